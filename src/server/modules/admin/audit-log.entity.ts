@@ -1,0 +1,21 @@
+import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+
+export const AUDIT_ACTIONS = ['guest_mode.enter', 'guest_mode.exit', 'subscription.grant'] as const;
+
+export const AuditLogEntry = defineEntity({
+  name: 'AuditLogEntry',
+  tableName: 'audit_log_entries',
+  properties: {
+    id: p.bigint('number').primary().autoincrement(),
+    /** Plain ids, not foreign keys: the record must outlive the accounts it names. */
+    actorUserId: p.integer().nullable(),
+    targetUserId: p.integer().nullable(),
+    action: p.enum(AUDIT_ACTIONS),
+    details: p.json<Record<string, unknown>>().nullable(),
+    ipAddress: p.string().length(64).nullable(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+  },
+  indexes: [{ properties: ['actorUserId', 'createdAt'] }, { properties: ['targetUserId', 'createdAt'] }],
+});
+
+export type AuditLogEntryEntity = InferEntity<typeof AuditLogEntry>;

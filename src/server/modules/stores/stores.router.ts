@@ -1,0 +1,80 @@
+import { z } from 'zod';
+import {
+  createStoreInput,
+  dashboardLimitsOutput,
+  storeIdSchema,
+  storeOutput,
+  updateStoreInput,
+} from '../../../shared/stores.ts';
+import { router } from '../../trpc/init.ts';
+import { authedProcedure } from '../../trpc/procedures.ts';
+import {
+  activeStoreOf,
+  createStore,
+  dashboardLimits,
+  deleteStore,
+  listStores,
+  setActiveStore,
+  toStoreDto,
+  updateStore,
+} from './stores.service.ts';
+
+// Store management needs an account, not a subscription: a new user creates a store before paying.
+export const storesRouter = router({
+  list: authedProcedure
+    .meta({ openapi: { method: 'GET', path: '/stores', tags: ['stores'], summary: "The user's stores" } })
+    .input(z.void())
+    .output(z.array(storeOutput))
+    .query(async ({ ctx }) => (await listStores(ctx.em, ctx.user)).map(toStoreDto)),
+
+  active: authedProcedure
+    .meta({ openapi: { method: 'GET', path: '/stores/active', tags: ['stores'], summary: 'The active store' } })
+    .input(z.void())
+    .output(z.object({ store: storeOutput.nullable() }))
+    .query(async ({ ctx }) => {
+      const store = await activeStoreOf(ctx.em, ctx.user, ctx.guestMode ? ctx.session.guestActiveStoreId : null);
+      return { store: store ? toStoreDto(store) : null };
+    }),
+
+  setActive: authedProcedure
+    .meta({
+      openapi: { method: 'POST', path: '/stores/active', tags: ['stores'], summary: 'Switch the active store' },
+      allowedInGuestMode: true,
+    })
+    .input(z.object({ storeId: storeIdSchema }))
+    .output(z.object({ success: z.literal(true), store: storeOutput }))
+    .mutation(async ({ ctx, input }) => {
+      const store = await setActiveStore(ctx.em, ctx.user, input.storeId, { guestMode: ctx.guestMode, session: ctx.session });
+      return { success: true as const, store: toStoreDto(store) };
+    }),
+
+  create: authedProcedure
+    .meta({ openapi: { method: 'POST', path: '/stores', tags: ['stores'], summary: 'Create a store' }, rest: { successStatus: 201 } })
+    .input(createStoreInput)
+    .output(storeOutput)
+    .mutation(async ({ ctx, input }) => toStoreDto(await createStore(ctx.em, ctx.user, input.name))),
+
+  update: authedProcedure
+    .meta({ openapi: { method: 'PATCH', path: '/stores/{storeId}', tags: ['stores'], summary: 'Rename a store or change its currency' } })
+    .input(updateStoreInput)
+    .output(storeOutput)
+    .mutation(async ({ ctx, input }) => {
+      const { storeId, ...changes } = input;
+      return toStoreDto(await updateStore(ctx.em, ctx.user, storeId, changes));
+    }),
+
+  remove: authedProcedure
+    .meta({ openapi: { method: 'DELETE', path: '/stores/{id}', tags: ['stores'], summary: 'Delete a store' } })
+    .input(z.object({ id: storeIdSchema }))
+    .output(z.object({ success: z.literal(true), activeStoreId: z.number().nullable() }))
+    .mutation(({ ctx, input }) => deleteStore(ctx.em, ctx.user, input.id)),
+
+  limits: authedProcedure
+    .meta({
+      openapi: { method: 'GET', path: '/stores/dashboard-limits', tags: ['stores'], summary: 'How many more stores the user may create' },
+      rest: { noCache: true },
+    })
+    .input(z.void())
+    .output(dashboardLimitsOutput)
+    .query(({ ctx }) => dashboardLimits(ctx.em, ctx.user)),
+});

@@ -1,0 +1,35 @@
+import cookie from '@fastify/cookie';
+import session from '@fastify/session';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+import { PostgresSessionStore } from '../modules/sessions/postgres-session-store.ts';
+import { SESSION_COOKIE_NAME } from '../modules/sessions/session-control.ts';
+
+const SESSION_LIFETIME_MS = 30 * 24 * 60 * 60 * 1000;
+const EXPIRED_SESSION_SWEEP_MS = 60 * 60 * 1000;
+
+export const sessionPlugin = fp(async (app: FastifyInstance, options: { orm: MikroORM; secret: string }) => {
+  const store = new PostgresSessionStore(options.orm);
+  await app.register(cookie);
+  await app.register(session, {
+    secret: options.secret,
+    cookieName: SESSION_COOKIE_NAME,
+    store,
+    saveUninitialized: false,
+    cookie: {
+      path: '/',
+      httpOnly: true,
+      sameSite: 'lax',
+      // Secure whenever the request came over https (behind a proxy: with TRUST_PROXY set).
+      secure: 'auto',
+      maxAge: SESSION_LIFETIME_MS,
+    },
+  });
+
+  const sweep = setInterval(() => {
+    store.deleteExpired().catch((error: unknown) => app.log.warn({ err: error }, 'Could not delete expired sessions'));
+  }, EXPIRED_SESSION_SWEEP_MS);
+  sweep.unref();
+  app.addHook('onClose', async () => clearInterval(sweep));
+});

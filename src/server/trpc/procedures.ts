@@ -1,0 +1,58 @@
+import { tierIncludesAiTools } from '../../shared/plans.ts';
+import { AppError } from '../errors.ts';
+import { activeStoreOf } from '../modules/stores/stores.service.ts';
+import { accessOf } from '../modules/subscriptions/subscriptions.service.ts';
+import { t } from './init.ts';
+
+export const GUEST_MODE_READ_ONLY_MESSAGE = 'Guest mode is read-only';
+export const SIGN_IN_REQUIRED_MESSAGE = 'You must be signed in to do that';
+export const SUBSCRIPTION_REQUIRED_MESSAGE = 'You need an active subscription to access this feature';
+export const TOOLS_NOT_IN_PLAN_MESSAGE = 'AI tools are not included in your plan. Please upgrade your plan to use them.';
+export const ADMIN_REQUIRED_MESSAGE = 'Administrator access required';
+export const NO_ACTIVE_STORE_MESSAGE = 'No active store selected';
+
+/** Every procedure starts here: guest mode lets an admin look, never change. */
+export const publicProcedure = t.procedure.use(({ ctx, type, meta, next }) => {
+  if (ctx.guestMode && type === 'mutation' && !meta?.allowedInGuestMode) {
+    throw new AppError('FORBIDDEN', GUEST_MODE_READ_ONLY_MESSAGE);
+  }
+  return next();
+});
+
+export const authedProcedure = publicProcedure.use(({ ctx, next }) => {
+  if (!ctx.sessionUser || !ctx.user) throw new AppError('UNAUTHORIZED', SIGN_IN_REQUIRED_MESSAGE);
+  return next({ ctx: { ...ctx, sessionUser: ctx.sessionUser, user: ctx.user } });
+});
+
+/** Admins, or users whose subscription (trial included) is live. */
+export const subscribedProcedure = authedProcedure.use(async ({ ctx, next }) => {
+  const access = await accessOf(ctx.em, ctx.user.id);
+  if (!ctx.sessionUser.isAdmin && !access.hasActiveSubscription) {
+    throw new AppError('FORBIDDEN', SUBSCRIPTION_REQUIRED_MESSAGE);
+  }
+  return next({ ctx: { ...ctx, access } });
+});
+
+/** AI tools: admins not in guest mode, or plans above basic. */
+export const toolsProcedure = subscribedProcedure.use(({ ctx, next }) => {
+  const adminOwnView = ctx.sessionUser.isAdmin && !ctx.guestMode;
+  if (!adminOwnView && !tierIncludesAiTools(ctx.access.tier)) {
+    throw new AppError('FORBIDDEN', TOOLS_NOT_IN_PLAN_MESSAGE);
+  }
+  return next();
+});
+
+/** Administrators, and the admin CLI (which has no account). */
+export const adminProcedure = publicProcedure.use(({ ctx, next }) => {
+  if (ctx.systemActor) return next({ ctx: { ...ctx, actorUserId: null as number | null } });
+  if (!ctx.sessionUser) throw new AppError('UNAUTHORIZED', SIGN_IN_REQUIRED_MESSAGE);
+  if (!ctx.sessionUser.isAdmin) throw new AppError('FORBIDDEN', ADMIN_REQUIRED_MESSAGE);
+  return next({ ctx: { ...ctx, actorUserId: ctx.sessionUser.id as number | null } });
+});
+
+/** Tenant data: ctx.store is the caller's active store, which the caller owns. */
+export const storeProcedure = subscribedProcedure.use(async ({ ctx, next }) => {
+  const store = await activeStoreOf(ctx.em, ctx.user, ctx.guestMode ? ctx.session.guestActiveStoreId : null);
+  if (!store) throw new AppError('BAD_REQUEST', NO_ACTIVE_STORE_MESSAGE);
+  return next({ ctx: { ...ctx, store } });
+});

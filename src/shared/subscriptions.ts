@@ -1,0 +1,32 @@
+import { z } from 'zod';
+import { SUBSCRIPTION_STATUSES } from './plans.ts';
+
+export const planOutput = z.object({
+  id: z.number(),
+  name: z.string(),
+  tier: z.string(),
+  monthlyPriceMinor: z.number(),
+  currency: z.string(),
+  maxDashboards: z.number(),
+  includesAiTools: z.boolean(),
+});
+export type Plan = z.infer<typeof planOutput>;
+
+export const subscriptionOutput = z.object({
+  id: z.number(),
+  status: z.enum(SUBSCRIPTION_STATUSES),
+  currentPeriodEnd: z.string(),
+  provider: z.string(),
+  plan: planOutput,
+});
+
+export const currentSubscriptionOutput = z.object({
+  hasActiveSubscription: z.boolean(),
+  subscription: subscriptionOutput.nullable(),
+});
+export type CurrentSubscription = z.infer<typeof currentSubscriptionOutput>;
+
+export const planIdSchema = z.coerce
+  .number({ error: 'Plan id must be a number' })
+  .int('Plan id must be a whole number')
+  .positive('Plan id must be a positive number');
