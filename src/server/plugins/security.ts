@@ -11,7 +11,8 @@ export function isCrossOrigin(request: FastifyRequest): boolean {
   const origin = request.headers.origin;
   if (!origin) return false;
   try {
-    return new URL(origin).host !== request.host;
+    // Through URL on both sides, so an explicit default port (":80", ":443") compares equal to none.
+    return new URL(origin).host !== new URL(`${request.protocol}://${request.host}`).host;
   } catch {
     return true;
   }

@@ -1,10 +1,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { tierFromPlanName, type PlanTier } from '../../../shared/plans.ts';
+import { tierFromPlanName, type PlanTier, type SubscriptionStatus } from '../../../shared/plans.ts';
 import { AppError } from '../../errors.ts';
 import { createAccount, findUserByUsername } from '../auth/auth.service.ts';
 import type { SessionControl } from '../sessions/session-control.ts';
-import { Store } from '../stores/store.entity.ts';
-import { activateSubscription, grantsAccess, latestSubscription, planByTier } from '../subscriptions/subscriptions.service.ts';
+import { activateSubscription, grantsAccess, planByTier } from '../subscriptions/subscriptions.service.ts';
 import { User, type UserEntity } from '../users/user.entity.ts';
 import { AuditLogEntry } from './audit-log.entity.ts';
 
@@ -57,31 +56,49 @@ export async function exitGuestMode(em: EntityManager, session: SessionControl, 
   return { success: true as const };
 }
 
+interface UserListRow {
+  id: number;
+  username: string;
+  email: string;
+  is_admin: boolean;
+  created_at: Date;
+  stores: number;
+  plan: string | null;
+  status: SubscriptionStatus | null;
+  current_period_end: Date | null;
+}
+
+/** Every account with its store count and latest subscription, in one query. */
 export async function listUsers(em: EntityManager) {
-  const users = await em.find(User, {}, { orderBy: { id: 'asc' } });
-  const storeCounts = await em
-    .createQueryBuilder(Store, 's')
-    .select(['s.owner', 'count(*) as count'])
-    .groupBy('s.owner')
-    .execute<{ owner: number; count: string }[]>();
-  const countByOwner = new Map(storeCounts.map((row) => [Number(row.owner), Number(row.count)]));
-  return Promise.all(
-    users.map(async (user) => {
-      const subscription = await latestSubscription(em, user.id);
-      return {
-        id: user.id,
-        username: user.username,
-        email: user.email,
-        isAdmin: user.isAdmin,
-        createdAt: user.createdAt.toISOString(),
-        stores: countByOwner.get(user.id) ?? 0,
-        plan: subscription ? subscription.plan.name : null,
-        subscriptionStatus: subscription?.status ?? null,
-        hasActiveSubscription: grantsAccess(subscription),
-        currentPeriodEnd: subscription?.currentPeriodEnd.toISOString() ?? null,
-      };
-    }),
-  );
+  const rows = await em.getConnection().execute<UserListRow[]>(`
+    select u.id, u.username, u.email, u.is_admin, u.created_at,
+           (select count(*) from stores s where s.owner_id = u.id)::int as stores,
+           p.name as plan, latest.status, latest.current_period_end
+      from users u
+      left join lateral (
+        select plan_id, status, current_period_end from subscriptions
+         where user_id = u.id order by created_at desc, id desc limit 1
+      ) latest on true
+      left join plans p on p.id = latest.plan_id
+     order by u.id`);
+  const now = new Date();
+  return rows.map((row) => {
+    const subscription = row.status && row.current_period_end
+      ? { status: row.status, currentPeriodEnd: new Date(row.current_period_end) }
+      : null;
+    return {
+      id: row.id,
+      username: row.username,
+      email: row.email,
+      isAdmin: row.is_admin,
+      createdAt: new Date(row.created_at).toISOString(),
+      stores: row.stores,
+      plan: row.plan,
+      subscriptionStatus: row.status,
+      hasActiveSubscription: grantsAccess(subscription, now),
+      currentPeriodEnd: subscription?.currentPeriodEnd.toISOString() ?? null,
+    };
+  });
 }
 
 export async function createUserAsAdmin(

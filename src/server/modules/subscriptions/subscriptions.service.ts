@@ -26,7 +26,10 @@ export function addOneMonth(from: Date): Date {
 }
 
 /** Trial and paid subscriptions give access until their period ends; past_due keeps it while payment is retried. */
-export function grantsAccess(subscription: SubscriptionEntity | null, now = new Date()): boolean {
+export function grantsAccess(
+  subscription: Pick<SubscriptionEntity, 'status' | 'currentPeriodEnd'> | null,
+  now = new Date(),
+): boolean {
   return (
     subscription !== null &&
     subscription.status !== 'canceled' &&

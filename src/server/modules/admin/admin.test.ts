@@ -1,0 +1,155 @@
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ApiClient, createTestApp, createTestDatabase, grantTestPlan, signedInAdmin, signedInClient } from '../../../../test/harness.ts';
+import { Store } from '../stores/store.entity.ts';
+import { User } from '../users/user.entity.ts';
+import { AuditLogEntry } from './audit-log.entity.ts';
+
+let database: Awaited<ReturnType<typeof createTestDatabase>>;
+let orm: MikroORM;
+let app: FastifyInstance;
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  orm = database.orm;
+  app = await createTestApp(orm);
+});
+afterAll(async () => {
+  await app.close();
+  await database.close();
+});
+
+/** A subscribed user with two stores, the second one active. */
+async function viewedUser() {
+  const signedIn = await signedInClient(app, 'viewed');
+  await grantTestPlan(orm, signedIn.credentials.username, 'professional');
+  const first = (await signedIn.client.post('/api/stores', { name: 'Viewed One' })).body;
+  const second = (await signedIn.client.post('/api/stores', { name: 'Viewed Two' })).body;
+  await signedIn.client.post('/api/stores/active', { storeId: second.id });
+  return { ...signedIn, first, second };
+}
+
+describe('guest mode access', () => {
+  it('is for admins only: 401 signed out, 403 for other users', async () => {
+    const anonymous = new ApiClient(app);
+    expect((await anonymous.get('/api/admin/guest-mode-status')).status).toBe(401);
+    expect((await anonymous.post('/api/admin/exit-guest-mode')).status).toBe(401);
+
+    const { client } = await signedInClient(app, 'plain');
+    const target = await viewedUser();
+    for (const answer of [
+      await client.get('/api/admin/guest-mode-status'),
+      await client.post('/api/admin/enter-guest-mode', { userId: target.user.id }),
+      await client.post('/api/admin/exit-guest-mode'),
+      await client.get('/api/admin/users'),
+    ]) {
+      expect(answer.status).toBe(403);
+      expect(answer.body).toEqual({ message: 'Administrator access required' });
+    }
+  });
+
+  it('status says not in guest mode before entering', async () => {
+    const { client } = await signedInAdmin(app, orm);
+    expect((await client.get('/api/admin/guest-mode-status')).body).toEqual({ isGuestMode: false, guestUserId: null, guestUsername: null });
+  });
+
+  it('enter: the admin sees the user’s stores while /api/user stays the admin', async () => {
+    const admin = await signedInAdmin(app, orm);
+    const target = await viewedUser();
+    const entered = await admin.client.post('/api/admin/enter-guest-mode', { userId: target.user.id });
+    expect(entered.status).toBe(200);
+    expect(entered.body).toEqual({ isGuestMode: true, guestUserId: target.user.id, guestUsername: target.credentials.username });
+    expect((await admin.client.get('/api/admin/guest-mode-status')).body).toEqual(entered.body);
+
+    expect((await admin.client.get('/api/user')).body).toMatchObject({ id: admin.user.id, isAdmin: true });
+    expect((await admin.client.get('/api/stores')).body.map((s: { name: string }) => s.name)).toEqual(['Viewed One', 'Viewed Two']);
+    expect((await admin.client.get('/api/stores/active')).body.store.id).toBe(target.second.id);
+    expect((await admin.client.get('/api/subscription/current')).body.subscription.plan.name).toBe('Professional');
+    expect((await admin.client.get('/api/stores/dashboard-limits')).body).toMatchObject({ isAdmin: false, currentDashboards: 2, maxDashboards: 3 });
+  });
+
+  it('is read-only: mutations answer 403 "Guest mode is read-only" and change nothing', async () => {
+    const admin = await signedInAdmin(app, orm);
+    const target = await viewedUser();
+    await admin.client.post('/api/admin/enter-guest-mode', { userId: target.user.id });
+    const attempts = [
+      await admin.client.post('/api/stores', { name: 'Sneaky' }),
+      await admin.client.patch(`/api/stores/${target.first.id}`, { name: 'Renamed' }),
+      await admin.client.patch(`/api/stores/${target.first.id}`, { currency: 'USD' }),
+      await admin.client.delete(`/api/stores/${target.first.id}`),
+      await admin.client.post('/api/subscription/checkout', { planId: 1 }),
+      await admin.client.post('/api/subscription/trial', { planId: 1 }),
+      await admin.client.post('/api/admin/enter-guest-mode', { userId: admin.user.id }),
+    ];
+    for (const attempt of attempts) {
+      expect(attempt.status).toBe(403);
+      expect(attempt.body).toEqual({ message: 'Guest mode is read-only' });
+    }
+    expect((await target.client.get('/api/stores')).body.map((s: { name: string; currency: string }) => [s.name, s.currency])).toEqual([
+      ['Viewed One', 'GBP'],
+      ['Viewed Two', 'GBP'],
+    ]);
+  });
+
+  it("switching the viewed store does not change the user's own active store", async () => {
+    const admin = await signedInAdmin(app, orm);
+    const target = await viewedUser();
+    await admin.client.post('/api/admin/enter-guest-mode', { userId: target.user.id });
+    const switched = await admin.client.post('/api/stores/active', { storeId: target.first.id });
+    expect(switched.status).toBe(200);
+    expect((await admin.client.get('/api/stores/active')).body.store.id).toBe(target.first.id);
+    expect((await target.client.get('/api/stores/active')).body.store.id).toBe(target.second.id);
+  });
+
+  it('exit returns to the admin account; entries and exits are in the audit log', async () => {
+    const admin = await signedInAdmin(app, orm);
+    const target = await viewedUser();
+    await admin.client.post('/api/admin/enter-guest-mode', { userId: target.user.id });
+    const exited = await admin.client.post('/api/admin/exit-guest-mode');
+    expect(exited.status).toBe(200);
+    expect(exited.body).toEqual({ success: true });
+    expect((await admin.client.get('/api/admin/guest-mode-status')).body.isGuestMode).toBe(false);
+    expect((await admin.client.get('/api/stores')).body).toEqual([]);
+    expect((await admin.client.post('/api/stores', { name: 'Admin own' })).status).toBe(201);
+
+    const again = await admin.client.post('/api/admin/exit-guest-mode');
+    expect(again.status).toBe(400);
+    expect(again.body).toEqual({ message: 'You are not in guest mode' });
+
+    const log = await orm.em.fork().find(AuditLogEntry, { actorUserId: admin.user.id }, { orderBy: { id: 'asc' } });
+    expect(log.map((entry) => [entry.action, entry.targetUserId])).toEqual([
+      ['guest_mode.enter', target.user.id],
+      ['guest_mode.exit', target.user.id],
+    ]);
+    expect(log[0]!.ipAddress).toBe('127.0.0.1');
+  });
+
+  it('refuses unknown users, oneself and malformed ids', async () => {
+    const admin = await signedInAdmin(app, orm);
+    expect((await admin.client.post('/api/admin/enter-guest-mode', { userId: 99999999 })).body).toEqual({ message: 'User not found' });
+    expect((await admin.client.post('/api/admin/enter-guest-mode', { userId: admin.user.id })).status).toBe(400);
+    expect((await admin.client.post('/api/admin/enter-guest-mode', { userId: 'x' })).status).toBe(400);
+    expect((await admin.client.get('/api/admin/guest-mode-status')).body.isGuestMode).toBe(false);
+  });
+
+  it('a guest-mode session whose admin lost the role acts as the account itself', async () => {
+    const admin = await signedInAdmin(app, orm);
+    const target = await viewedUser();
+    await admin.client.post('/api/admin/enter-guest-mode', { userId: target.user.id });
+    await orm.em.fork().nativeUpdate(User, { id: admin.user.id }, { isAdmin: false });
+    expect((await admin.client.get('/api/stores')).body).toEqual([]);
+    expect((await admin.client.get('/api/admin/guest-mode-status')).status).toBe(403);
+    expect(await orm.em.fork().count(Store, { owner: target.user.id })).toBe(2);
+  });
+});
+
+describe('GET /api/admin/users', () => {
+  it('lists accounts with store counts and plans', async () => {
+    const admin = await signedInAdmin(app, orm);
+    const target = await viewedUser();
+    const users = (await admin.client.get('/api/admin/users')).body as { id: number; stores: number; plan: string | null; hasActiveSubscription: boolean }[];
+    expect(users.find((user) => user.id === target.user.id)).toMatchObject({ stores: 2, plan: 'Professional', hasActiveSubscription: true });
+    expect(users.find((user) => user.id === admin.user.id)).toMatchObject({ stores: 0, plan: null, hasActiveSubscription: false });
+  });
+});

@@ -1,0 +1,220 @@
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ApiClient, createTestApp, createTestDatabase, signedInClient, testServices, uniqueUser } from '../../../../test/harness.ts';
+import { User } from '../users/user.entity.ts';
+
+let database: Awaited<ReturnType<typeof createTestDatabase>>;
+let orm: MikroORM;
+let app: FastifyInstance;
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  orm = database.orm;
+  app = await createTestApp(orm);
+});
+afterAll(async () => {
+  await app.close();
+  await database.close();
+});
+
+describe('POST /api/register', () => {
+  it('creates the account, answers 201 with the user and signs them in', async () => {
+    const client = new ApiClient(app);
+    const credentials = uniqueUser('reg');
+    const answer = await client.post('/api/register', credentials);
+    expect(answer.status).toBe(201);
+    expect(answer.body).toMatchObject({ username: credentials.username, email: credentials.email, isAdmin: false, isGuest: false });
+    expect(answer.body).not.toHaveProperty('passwordHash');
+    expect(answer.headers['set-cookie']).toMatch(/analytics\.sid=.*HttpOnly.*SameSite=Lax/);
+
+    const me = await client.get('/api/user');
+    expect(me.status).toBe(200);
+    expect(me.body.id).toBe(answer.body.id);
+  });
+
+  it('stores an argon2id hash, never the password', async () => {
+    const { credentials } = await signedInClient(app, 'hash');
+    const row = await orm.em.fork().findOneOrFail(User, { username: credentials.username }, { populate: ['passwordHash'] });
+    expect(row.passwordHash).toMatch(/^\$argon2id\$/);
+    expect(row.passwordHash).not.toContain(credentials.password);
+  });
+
+  it.each([
+    [{ username: 'ab' }, 'username', 'Username must be 3 to 32 characters'],
+    [{ username: 'a'.repeat(33) }, 'username', 'Username must be 3 to 32 characters'],
+    [{ username: 'bad name!' }, 'username', 'Username may contain only letters, digits, underscores, dots and hyphens'],
+    [{ email: 'not-an-email' }, 'email', 'Enter a valid email address'],
+    [{ password: 'short' }, 'password', 'Password must be at least 10 characters'],
+  ])('refuses %j with 400 and the field error', async (override, field, message) => {
+    const answer = await new ApiClient(app).post('/api/register', { ...uniqueUser('bad'), ...override });
+    expect(answer.status).toBe(400);
+    expect(answer.body.message).toBe(message);
+    expect(answer.body.errors).toContainEqual({ field, message });
+  });
+
+  it('lists every invalid field at once', async () => {
+    const answer = await new ApiClient(app).post('/api/register', { username: 'x', email: 'nope', password: '1' });
+    expect(answer.status).toBe(400);
+    expect(answer.body.errors.map((error: { field: string }) => error.field).sort()).toEqual(['email', 'password', 'username']);
+  });
+
+  it('refuses a taken username (any case) or email with 409 and keeps the first account', async () => {
+    const { credentials } = await signedInClient(app, 'taken');
+    const sameName = await new ApiClient(app).post('/api/register', { ...uniqueUser('x'), username: credentials.username.toUpperCase() });
+    expect(sameName.status).toBe(409);
+    expect(sameName.body.message).toBe('That username is already taken');
+
+    const sameEmail = await new ApiClient(app).post('/api/register', { ...uniqueUser('y'), email: credentials.email.toUpperCase() });
+    expect(sameEmail.status).toBe(409);
+    expect(sameEmail.body.message).toBe('An account with that email already exists');
+
+    const login = await new ApiClient(app).post('/api/login', { username: credentials.username, password: credentials.password });
+    expect(login.status).toBe(200);
+  });
+
+  it('answers 400 with a message for a body that is not JSON', async () => {
+    const answer = await new ApiClient(app).request('POST', '/api/register', '{"username":', { 'content-type': 'application/json' });
+    expect(answer.status).toBe(400);
+    expect(typeof answer.body.message).toBe('string');
+    expect(JSON.stringify(answer.body)).not.toMatch(/\bat .*\.(ts|js):\d+/);
+  });
+});
+
+describe('POST /api/login', () => {
+  it('signs in by username or by email, in any case', async () => {
+    const { credentials, user } = await signedInClient(app, 'login');
+    for (const username of [credentials.username, credentials.email.toUpperCase()]) {
+      const client = new ApiClient(app);
+      const answer = await client.post('/api/login', { username, password: credentials.password });
+      expect(answer.status).toBe(200);
+      expect(answer.body.id).toBe(user.id);
+      expect((await client.get('/api/user')).body.username).toBe(credentials.username);
+    }
+  });
+
+  it('gives the same 401 text for a wrong password and an unknown user', async () => {
+    const { credentials } = await signedInClient(app, 'wrong');
+    const wrongPassword = await new ApiClient(app).post('/api/login', { username: credentials.username, password: 'not-the-password' });
+    const unknownUser = await new ApiClient(app).post('/api/login', { username: 'nobody-here', password: 'whatever-password' });
+    expect(wrongPassword.status).toBe(401);
+    expect(unknownUser.status).toBe(401);
+    expect(wrongPassword.body).toEqual({ message: 'Invalid username or password' });
+    expect(unknownUser.body).toEqual({ message: 'Invalid username or password' });
+  });
+
+  it('rotates the session id at sign-in', async () => {
+    const { credentials } = await signedInClient(app, 'rotate');
+    const client = new ApiClient(app);
+    await client.post('/api/login', { username: credentials.username, password: 'wrong-password!' });
+    // Plant a session first (a signed-in one from elsewhere), then sign in: the id must change.
+    const planted = (await signedInClient(app, 'planted')).client.sessionCookie;
+    client.sessionCookie = planted;
+    await client.post('/api/login', { username: credentials.username, password: credentials.password });
+    expect(client.sessionCookie).toBeTruthy();
+    expect(client.sessionCookie).not.toBe(planted);
+    const stale = new ApiClient(app);
+    stale.sessionCookie = planted;
+    expect((await stale.get('/api/user')).status).toBe(401);
+  });
+});
+
+describe('sessions', () => {
+  it('survive a server restart because they live in PostgreSQL', async () => {
+    const { client, user } = await signedInClient(app, 'restart');
+    const restarted = await createTestApp(orm);
+    try {
+      const again = new ApiClient(restarted);
+      again.sessionCookie = client.sessionCookie;
+      const me = await again.get('/api/user');
+      expect(me.status).toBe(200);
+      expect(me.body.id).toBe(user.id);
+    } finally {
+      await restarted.close();
+    }
+  });
+
+  it('GET /api/user answers 401 when signed out', async () => {
+    const answer = await new ApiClient(app).get('/api/user');
+    expect(answer.status).toBe(401);
+    expect(answer.body.message).toBeTruthy();
+  });
+
+  it('GET /api/logout destroys the session and redirects to /auth', async () => {
+    const { client } = await signedInClient(app, 'logout');
+    const cookieBefore = client.sessionCookie;
+    const answer = await client.get('/api/logout');
+    expect(answer.status).toBe(302);
+    expect(answer.headers.location).toBe('/auth');
+    const replay = new ApiClient(app);
+    replay.sessionCookie = cookieBefore;
+    expect((await replay.get('/api/user')).status).toBe(401);
+  });
+
+  it('refuses state-changing requests from another origin', async () => {
+    const { client } = await signedInClient(app, 'csrf');
+    const foreign = await client.request('POST', '/api/stores', { name: 'Evil' }, { origin: 'https://evil.example' });
+    expect(foreign.status).toBe(403);
+    const crossSite = await client.request('POST', '/api/stores', { name: 'Evil' }, { 'sec-fetch-site': 'cross-site' });
+    expect(crossSite.status).toBe(403);
+    expect((await client.get('/api/stores')).body).toEqual([]);
+    const sameOrigin = await client.request('POST', '/api/stores', { name: 'Mine' }, { origin: 'http://localhost:80' });
+    expect(sameOrigin.status).toBe(201);
+  });
+
+  it('marks the cookie Secure when the request came over https through a trusted proxy', async () => {
+    const { buildApp } = await import('../../app.ts');
+    const { loadConfig } = await import('../../config.ts');
+    const proxied = await buildApp({
+      config: { ...loadConfig({ LOG_LEVEL: 'silent', TRUST_PROXY: 'true' }), sessionSecret: 'x'.repeat(40) },
+      orm,
+      services: testServices(),
+      logger: false,
+    });
+    try {
+      const answer = await new ApiClient(proxied).request('POST', '/api/register', uniqueUser('secure'), { 'x-forwarded-proto': 'https' });
+      expect(answer.status).toBe(201);
+      expect(answer.headers['set-cookie']).toMatch(/; Secure/);
+    } finally {
+      await proxied.close();
+    }
+  });
+});
+
+describe('rate limits', () => {
+  it('answers 429 with Retry-After after too many failed sign-ins for one username', async () => {
+    const limited = await createTestApp(orm, testServices({
+      loginPerIp: { max: 100, windowMs: 60_000 },
+      loginFailuresPerUsername: { max: 3, windowMs: 60_000 },
+      registrationsPerIp: { max: 100, windowMs: 60_000 },
+    }));
+    try {
+      const { credentials } = await signedInClient(limited, 'throttle');
+      const attempt = (password: string) => new ApiClient(limited).post('/api/login', { username: credentials.username, password });
+      for (let i = 0; i < 3; i += 1) expect((await attempt('wrong-password')).status).toBe(401);
+      const blocked = await attempt(credentials.password);
+      expect(blocked.status).toBe(429);
+      expect(Number(blocked.headers['retry-after'])).toBeGreaterThan(0);
+      expect(blocked.body.message).toMatch(/Too many failed sign-in attempts/);
+    } finally {
+      await limited.close();
+    }
+  });
+
+  it('answers 429 after too many sign-ins from one address, whatever the username', async () => {
+    const limited = await createTestApp(orm, testServices({
+      loginPerIp: { max: 2, windowMs: 60_000 },
+      loginFailuresPerUsername: { max: 100, windowMs: 60_000 },
+      registrationsPerIp: { max: 100, windowMs: 60_000 },
+    }));
+    try {
+      const from = (ip: string, n: number) => new ApiClient(limited, { remoteAddress: ip }).post('/api/login', { username: `someone${n}`, password: 'wrong-password' });
+      expect((await from('10.0.0.1', 1)).status).toBe(401);
+      expect((await from('10.0.0.1', 2)).status).toBe(401);
+      expect((await from('10.0.0.1', 3)).status).toBe(429);
+      expect((await from('10.0.0.2', 4)).status).toBe(401);
+    } finally {
+      await limited.close();
+    }
+  });
+});

@@ -1,0 +1,56 @@
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ApiClient, createTestApp, createTestDatabase, grantTestPlan, signedInClient } from '../../../../test/harness.ts';
+import { PlatformConnection } from './platform-connection.entity.ts';
+
+let database: Awaited<ReturnType<typeof createTestDatabase>>;
+let orm: MikroORM;
+let app: FastifyInstance;
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  orm = database.orm;
+  app = await createTestApp(orm);
+});
+afterAll(async () => {
+  await app.close();
+  await database.close();
+});
+
+describe('GET /api/connection-status', () => {
+  it('answers 401 when signed out and [] without a store or connections', async () => {
+    expect((await new ApiClient(app).get('/api/connection-status')).status).toBe(401);
+    const { client } = await signedInClient(app, 'conn');
+    expect((await client.get('/api/connection-status')).body).toEqual([]);
+    await client.post('/api/stores', { name: 'Empty' });
+    expect((await client.get('/api/connection-status')).body).toEqual([]);
+  });
+
+  it("lists the active store's connections only, never another user's", async () => {
+    const owner = await signedInClient(app, 'connowner');
+    await grantTestPlan(orm, owner.credentials.username, 'professional');
+    const first = (await owner.client.post('/api/stores', { name: 'First' })).body;
+    const second = (await owner.client.post('/api/stores', { name: 'Second' })).body;
+    const other = await signedInClient(app, 'connother');
+    const otherStore = (await other.client.post('/api/stores', { name: 'Other' })).body;
+
+    const checkedAt = new Date('2026-11-20T09:30:00Z');
+    const em = orm.em.fork();
+    em.create(PlatformConnection, { store: first.id, platform: 'shopify', connected: true, lastCheckedAt: checkedAt });
+    em.create(PlatformConnection, { store: first.id, platform: 'metaads', connected: false, lastCheckedAt: null });
+    em.create(PlatformConnection, { store: second.id, platform: 'woocommerce', connected: true, lastCheckedAt: checkedAt });
+    em.create(PlatformConnection, { store: otherStore.id, platform: 'klaviyo', connected: true, lastCheckedAt: checkedAt });
+    await em.flush();
+
+    expect((await owner.client.get('/api/connection-status')).body).toEqual([
+      { platform: 'shopify', connected: true, lastChecked: '2026-11-20T09:30:00.000Z' },
+      { platform: 'metaads', connected: false, lastChecked: null },
+    ]);
+    await owner.client.post('/api/stores/active', { storeId: second.id });
+    expect((await owner.client.get('/api/connection-status')).body).toEqual([
+      { platform: 'woocommerce', connected: true, lastChecked: '2026-11-20T09:30:00.000Z' },
+    ]);
+    expect((await other.client.get('/api/connection-status')).body.map((row: { platform: string }) => row.platform)).toEqual(['klaviyo']);
+  });
+});

@@ -1,0 +1,118 @@
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ApiClient, createTestApp, createTestDatabase, grantTestPlan, signedInClient } from '../../../../test/harness.ts';
+import { User } from '../users/user.entity.ts';
+import { Subscription } from './subscription.entity.ts';
+import { addOneMonth } from './subscriptions.service.ts';
+
+let database: Awaited<ReturnType<typeof createTestDatabase>>;
+let orm: MikroORM;
+let app: FastifyInstance;
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  orm = database.orm;
+  app = await createTestApp(orm);
+});
+afterAll(async () => {
+  await app.close();
+  await database.close();
+});
+
+async function planId(client: ApiClient, name: string): Promise<number> {
+  const plans = (await client.get('/api/subscription/plans')).body as { id: number; name: string }[];
+  return plans.find((plan) => plan.name === name)!.id;
+}
+
+describe('plans', () => {
+  it('offers the four plans with their GBP prices, dashboard limits and AI tools', async () => {
+    const plans = (await new ApiClient(app).get('/api/subscription/plans')).body;
+    expect(plans).toEqual([
+      expect.objectContaining({ name: 'Basic', tier: 'basic', monthlyPriceMinor: 2900, currency: 'GBP', maxDashboards: 1, includesAiTools: false }),
+      expect.objectContaining({ name: 'Professional', tier: 'professional', monthlyPriceMinor: 7900, maxDashboards: 3, includesAiTools: true }),
+      expect.objectContaining({ name: 'Business', tier: 'business', monthlyPriceMinor: 19900, maxDashboards: 10, includesAiTools: true }),
+      expect.objectContaining({ name: 'Enterprise', tier: 'enterprise', monthlyPriceMinor: 49900, maxDashboards: 50, includesAiTools: true }),
+    ]);
+  });
+});
+
+describe('GET /api/subscription/current', () => {
+  it('answers 401 signed out and {hasActiveSubscription: false, subscription: null} without a plan', async () => {
+    expect((await new ApiClient(app).get('/api/subscription/current')).status).toBe(401);
+    const { client } = await signedInClient(app, 'nosub');
+    expect((await client.get('/api/subscription/current')).body).toEqual({ hasActiveSubscription: false, subscription: null });
+  });
+});
+
+describe('trial', () => {
+  it('starts a 14-day trial once per user', async () => {
+    const { client } = await signedInClient(app, 'trial');
+    const before = Date.now();
+    const started = await client.post('/api/subscription/trial', { planId: await planId(client, 'Professional') });
+    expect(started.status).toBe(200);
+    const current = (await client.get('/api/subscription/current')).body;
+    expect(current.hasActiveSubscription).toBe(true);
+    expect(current.subscription).toMatchObject({ status: 'trial', plan: { name: 'Professional' } });
+    const days = (Date.parse(current.subscription.currentPeriodEnd) - before) / 86_400_000;
+    expect(days).toBeGreaterThan(13.99);
+    expect(days).toBeLessThan(14.01);
+
+    const again = await client.post('/api/subscription/trial', { planId: await planId(client, 'Business') });
+    expect(again.status).toBe(409);
+    expect(again.body.message).toBe('You have already used your free trial.');
+  });
+
+  it('is refused once the trial was used, even after it ended', async () => {
+    const { client, user } = await signedInClient(app, 'trialend');
+    await client.post('/api/subscription/trial', { planId: await planId(client, 'Basic') });
+    await orm.em.fork().nativeUpdate(Subscription, { user: user.id }, { currentPeriodEnd: new Date(Date.now() - 1000) });
+    expect((await client.get('/api/subscription/current')).body).toMatchObject({ hasActiveSubscription: false, subscription: { status: 'trial' } });
+    expect((await client.post('/api/subscription/trial', { planId: await planId(client, 'Basic') })).status).toBe(409);
+    const row = await orm.em.fork().findOneOrFail(User, { id: user.id });
+    expect(row.trialStartedAt).toBeInstanceOf(Date);
+  });
+
+  it('answers 404 for an unknown plan and 400 for a malformed id', async () => {
+    const { client } = await signedInClient(app, 'trialbad');
+    expect((await client.post('/api/subscription/trial', { planId: 999999 })).status).toBe(404);
+    const malformed = await client.post('/api/subscription/trial', { planId: 'gold' });
+    expect(malformed.status).toBe(400);
+    expect(malformed.body.errors[0].field).toBe('planId');
+  });
+});
+
+describe('checkout through the test payment provider', () => {
+  it('activates the plan for a month, replaces the previous subscription and says it is test mode', async () => {
+    const { client, user } = await signedInClient(app, 'buyer');
+    await client.post('/api/subscription/trial', { planId: await planId(client, 'Basic') });
+    const bought = await client.post('/api/subscription/checkout', { planId: await planId(client, 'Business') });
+    expect(bought.status).toBe(200);
+    expect(bought.body).toMatchObject({ status: 'completed', redirectUrl: null, testMode: true });
+    expect(bought.body.current).toMatchObject({ hasActiveSubscription: true, subscription: { status: 'active', provider: 'test', plan: { name: 'Business' } } });
+
+    const rows = await orm.em.fork().find(Subscription, { user: user.id }, { orderBy: { id: 'asc' } });
+    expect(rows.map((row) => row.status)).toEqual(['canceled', 'active']);
+    expect((await client.get('/api/stores/dashboard-limits')).body.maxDashboards).toBe(10);
+  });
+
+  it('a canceled or past-end subscription gives no access; past_due keeps it until the period ends', async () => {
+    const { client, credentials, user } = await signedInClient(app, 'status');
+    await grantTestPlan(orm, credentials.username, 'professional');
+    const em = orm.em.fork();
+    await em.nativeUpdate(Subscription, { user: user.id }, { status: 'past_due' });
+    expect((await client.get('/api/subscription/current')).body).toMatchObject({ hasActiveSubscription: true, subscription: { status: 'past_due' } });
+    await em.nativeUpdate(Subscription, { user: user.id }, { status: 'canceled' });
+    expect((await client.get('/api/subscription/current')).body).toMatchObject({ hasActiveSubscription: false, subscription: { status: 'canceled' } });
+    expect((await client.get('/api/stores/dashboard-limits')).body.maxDashboards).toBe(1);
+  });
+});
+
+describe('addOneMonth', () => {
+  it('keeps the day of month and clamps to the last day of shorter months', () => {
+    expect(addOneMonth(new Date('2026-01-15T10:00:00Z')).toISOString()).toBe('2026-02-15T10:00:00.000Z');
+    expect(addOneMonth(new Date('2026-01-31T10:00:00Z')).toISOString()).toBe('2026-02-28T10:00:00.000Z');
+    expect(addOneMonth(new Date('2028-01-31T10:00:00Z')).toISOString()).toBe('2028-02-29T10:00:00.000Z');
+    expect(addOneMonth(new Date('2026-12-31T23:00:00Z')).toISOString()).toBe('2027-01-31T23:00:00.000Z');
+  });
+});

@@ -1,0 +1,131 @@
+import { MikroORM } from '@mikro-orm/postgresql';
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import { randomBytes } from 'node:crypto';
+import os from 'node:os';
+import path from 'node:path';
+import { inject } from 'vitest';
+import { ormConfig } from '../mikro-orm.config.ts';
+import { buildApp } from '../src/server/app.ts';
+import { loadConfig } from '../src/server/config.ts';
+import { createDatabaseIfMissing } from '../src/server/database/database.ts';
+import { createAuthLimiters, type AuthRateLimits } from '../src/server/modules/auth/attempt-limiter.ts';
+import { SESSION_COOKIE_NAME } from '../src/server/modules/sessions/session-control.ts';
+import { createServices, type AppServices } from '../src/server/trpc/context.ts';
+
+const generous = { max: 10_000, windowMs: 60_000 };
+export const GENEROUS_AUTH_LIMITS: AuthRateLimits = {
+  loginPerIp: generous,
+  loginFailuresPerUsername: generous,
+  registrationsPerIp: generous,
+};
+
+function databaseUrl(database: string): string {
+  return inject('databaseUrlPattern').replace('%7Bdatabase%7D', database).replace('{database}', database);
+}
+
+/** A fresh database cloned from the migrated template: this test file's alone. */
+export async function createTestDatabase(): Promise<{ orm: MikroORM; url: string; close: () => Promise<void> }> {
+  const name = `test_${randomBytes(6).toString('hex')}`;
+  await createDatabaseIfMissing(databaseUrl('postgres'), name, inject('templateDatabase'));
+  const url = databaseUrl(name);
+  const orm = await MikroORM.init(ormConfig(url));
+  return { orm, url, close: () => orm.close(true) };
+}
+
+export function testServices(limits: AuthRateLimits = GENEROUS_AUTH_LIMITS): AppServices {
+  return createServices({ authLimiters: createAuthLimiters(limits) });
+}
+
+export async function createTestApp(orm: MikroORM, services: AppServices = testServices()): Promise<FastifyInstance> {
+  const config = {
+    ...loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent' }),
+    dataDir: path.join(os.tmpdir(), 'storepulse-test-secrets'),
+    sessionSecret: 'a-test-session-secret-that-is-long-enough-123',
+    clientDistDir: path.join(os.tmpdir(), 'storepulse-no-client-build'),
+  };
+  const app = await buildApp({ config, orm, services, logger: false });
+  await app.ready();
+  return app;
+}
+
+export interface Answer<T = any> {
+  status: number;
+  body: T;
+  headers: LightMyRequestResponse['headers'];
+}
+
+/** A browser-like caller of the REST API that keeps its session cookie between requests. */
+export class ApiClient {
+  app: FastifyInstance;
+  sessionCookie: string | null = null;
+  remoteAddress: string;
+
+  constructor(app: FastifyInstance, options: { remoteAddress?: string } = {}) {
+    this.app = app;
+    this.remoteAddress = options.remoteAddress ?? '127.0.0.1';
+  }
+
+  async request<T = any>(method: string, url: string, payload?: unknown, headers: Record<string, string> = {}): Promise<Answer<T>> {
+    const response = await this.app.inject({
+      method: method as 'GET',
+      url,
+      remoteAddress: this.remoteAddress,
+      headers: {
+        ...(payload === undefined ? {} : { 'content-type': 'application/json' }),
+        ...(this.sessionCookie ? { cookie: `${SESSION_COOKIE_NAME}=${this.sessionCookie}` } : {}),
+        ...headers,
+      },
+      payload: payload === undefined ? undefined : typeof payload === 'string' ? payload : JSON.stringify(payload),
+    });
+    const cookie = response.cookies.find((candidate) => candidate.name === SESSION_COOKIE_NAME);
+    if (cookie) this.sessionCookie = cookie.value && cookie.expires?.getTime() !== 0 ? cookie.value : null;
+    const isJson = String(response.headers['content-type'] ?? '').includes('application/json');
+    return { status: response.statusCode, body: (isJson ? response.json() : response.body) as T, headers: response.headers };
+  }
+
+  get<T = any>(url: string) {
+    return this.request<T>('GET', url);
+  }
+  post<T = any>(url: string, payload: unknown = {}) {
+    return this.request<T>('POST', url, payload);
+  }
+  patch<T = any>(url: string, payload: unknown) {
+    return this.request<T>('PATCH', url, payload);
+  }
+  delete<T = any>(url: string) {
+    return this.request<T>('DELETE', url);
+  }
+}
+
+let userCounter = 0;
+
+export function uniqueUser(prefix = 'user') {
+  userCounter += 1;
+  const username = `${prefix}${userCounter}_${randomBytes(3).toString('hex')}`;
+  return { username, email: `${username}@example.com`, password: 'correct-horse-battery' };
+}
+
+/** Registers a new account through the API and returns a client signed in as it. */
+export async function signedInClient(app: FastifyInstance, prefix?: string) {
+  const client = new ApiClient(app);
+  const credentials = uniqueUser(prefix);
+  const answer = await client.post('/api/register', credentials);
+  if (answer.status !== 201) throw new Error(`Registration failed: ${answer.status} ${JSON.stringify(answer.body)}`);
+  return { client, credentials, user: answer.body as { id: number; username: string } };
+}
+
+/** Test set-up through the same admin procedures the CLI uses. */
+export async function grantTestPlan(orm: MikroORM, username: string, tier: 'basic' | 'professional' | 'business' | 'enterprise', days = 30) {
+  const { adminCaller } = await import('../src/scripts/admin-commands.ts');
+  return (await adminCaller(orm.em.fork())).grantPlan({ username, tier, days });
+}
+
+export async function signedInAdmin(app: FastifyInstance, orm: MikroORM) {
+  const { adminCaller } = await import('../src/scripts/admin-commands.ts');
+  const credentials = uniqueUser('admin');
+  await (await adminCaller(orm.em.fork())).createUser({ ...credentials, isAdmin: true });
+  const client = new ApiClient(app);
+  const answer = await client.post('/api/login', { username: credentials.username, password: credentials.password });
+  if (answer.status !== 200) throw new Error(`Admin sign-in failed: ${answer.status}`);
+  return { client, credentials, user: answer.body as { id: number; username: string } };
+}
