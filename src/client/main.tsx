@@ -1,0 +1,32 @@
+import { QueryClientProvider } from '@tanstack/react-query';
+import { StrictMode, useState } from 'react';
+import { createRoot } from 'react-dom/client';
+import { App } from './app.tsx';
+import './lib/i18n.ts';
+import { createQueryClient } from './lib/query-client.ts';
+import { ThemeProvider } from './lib/theme.tsx';
+import { createTrpcClient, trpc } from './lib/trpc.ts';
+import './styles.css';
+
+function Providers() {
+  const [queryClient] = useState(createQueryClient);
+  const [trpcClient] = useState(createTrpcClient);
+  return (
+    <trpc.Provider client={trpcClient} queryClient={queryClient}>
+      <QueryClientProvider client={queryClient}>
+        <ThemeProvider>
+          <App />
+        </ThemeProvider>
+      </QueryClientProvider>
+    </trpc.Provider>
+  );
+}
+
+const container = document.getElementById('root');
+if (!container) throw new Error('The page has no #root element');
+
+createRoot(container).render(
+  <StrictMode>
+    <Providers />
+  </StrictMode>,
+);
