@@ -60,6 +60,8 @@ export default defineConfig({
       PORT: String(port),
       DATA_DIR: dataDir,
       LOG_LEVEL: 'warn',
+      // Lets parallel work build into its own folder: CLIENT_DIST_DIR=/tmp/x npx vite build --outDir /tmp/x
+      ...(process.env.CLIENT_DIST_DIR ? { CLIENT_DIST_DIR: process.env.CLIENT_DIST_DIR } : {}),
     },
     timeout: 120_000,
     reuseExistingServer: false,

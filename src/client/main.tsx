@@ -2,6 +2,7 @@ import { QueryClientProvider } from '@tanstack/react-query';
 import { StrictMode, useState } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './app.tsx';
+import { Toaster } from './components/toast.tsx';
 import './lib/i18n.ts';
 import { createQueryClient } from './lib/query-client.ts';
 import { ThemeProvider } from './lib/theme.tsx';
@@ -16,6 +17,7 @@ function Providers() {
       <QueryClientProvider client={queryClient}>
         <ThemeProvider>
           <App />
+          <Toaster />
         </ThemeProvider>
       </QueryClientProvider>
     </trpc.Provider>

@@ -1,10 +1,6 @@
 import i18n from 'i18next';
 import LanguageDetector from 'i18next-browser-languagedetector';
 import { initReactI18next } from 'react-i18next';
-import de from '../locales/de/common.json' with { type: 'json' };
-import en from '../locales/en/common.json' with { type: 'json' };
-import es from '../locales/es/common.json' with { type: 'json' };
-import fr from '../locales/fr/common.json' with { type: 'json' };
 
 export const LANGUAGES = ['en', 'es', 'fr', 'de'] as const;
 export type Language = (typeof LANGUAGES)[number];
@@ -12,12 +8,17 @@ export const FALLBACK_LANGUAGE: Language = 'en';
 /** Where the chosen language is cached (the detector reads it first, then the browser setting). */
 export const LANGUAGE_STORAGE_KEY = 'i18nextLng';
 
-export const resources = {
-  en: { common: en },
-  es: { common: es },
-  fr: { common: fr },
-  de: { common: de },
-} as const;
+type Translations = { [key: string]: string | Translations };
+
+// Every locales/<language>/<namespace>.json is bundled; a feature adds its own namespace file per language.
+const localeFiles = import.meta.glob<Translations>('../locales/*/*.json', { eager: true, import: 'default' });
+
+export const resources: Record<string, Record<string, Translations>> = {};
+for (const [file, translations] of Object.entries(localeFiles)) {
+  const [, language, namespace] = /locales\/([^/]+)\/([^/]+)\.json$/.exec(file)!;
+  (resources[language!] ??= {})[namespace!] = translations;
+}
+export const NAMESPACES = Object.keys(resources[FALLBACK_LANGUAGE] ?? {});
 
 export function isLanguage(value: string | undefined): value is Language {
   return (LANGUAGES as readonly string[]).includes(value ?? '');
@@ -35,7 +36,7 @@ void i18n
   .init({
     resources,
     defaultNS: 'common',
-    ns: ['common'],
+    ns: NAMESPACES,
     supportedLngs: [...LANGUAGES],
     nonExplicitSupportedLngs: true,
     load: 'languageOnly',

@@ -1,6 +1,15 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 
-export const AUDIT_ACTIONS = ['guest_mode.enter', 'guest_mode.exit', 'subscription.grant'] as const;
+export const AUDIT_ACTIONS = [
+  'guest_mode.enter',
+  'guest_mode.exit',
+  'subscription.grant',
+  'password.changed',
+  'password.reset',
+  'guest.invited',
+  'guest.removed',
+  'email_template.updated',
+] as const;
 
 export const AuditLogEntry = defineEntity({
   name: 'AuditLogEntry',

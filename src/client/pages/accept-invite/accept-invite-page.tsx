@@ -1,0 +1,3 @@
+export function AcceptInvitePage() {
+  return null;
+}

@@ -1,0 +1,3 @@
+export function AdminAffiliatePage(_props: { userId: string }) {
+  return null;
+}

@@ -1,0 +1,3 @@
+export function AdminUserDashboardPage(_props: { userId: string }) {
+  return null;
+}

@@ -1,0 +1,3 @@
+export function EmailManagementPage() {
+  return null;
+}

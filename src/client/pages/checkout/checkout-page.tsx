@@ -1,0 +1,3 @@
+export function CheckoutPage(_props: { planId: string }) {
+  return null;
+}

@@ -1,0 +1,3 @@
+export function HelpCenterPage() {
+  return null;
+}

@@ -1,0 +1,3 @@
+export function TermsOfServicePage() {
+  return null;
+}

@@ -1,0 +1,3 @@
+export function ManageUsersPage() {
+  return null;
+}

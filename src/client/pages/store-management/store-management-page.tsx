@@ -1,0 +1,3 @@
+export function StoreManagementPage() {
+  return null;
+}

@@ -1,0 +1,80 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { EmailTemplate } from './email-template.entity.ts';
+import { OutboundEmail, type OutboundEmailEntity } from './outbound-email.entity.ts';
+
+export interface DefaultTemplate {
+  subject: string;
+  textBody: string;
+  /** The placeholders the body may use, shown to admins editing it. */
+  variables: readonly string[];
+}
+
+/** The e-mails the product sends, as shipped; admins may override subject and body per key. */
+export const DEFAULT_EMAIL_TEMPLATES = {
+  password_reset: {
+    subject: 'Reset your StorePulse password',
+    textBody:
+      'Hello {{username}},\n\nSomeone (hopefully you) asked to reset the password of your StorePulse account.\n' +
+      'Open this link within {{validMinutes}} minutes to choose a new password:\n\n{{resetUrl}}\n\n' +
+      'If you did not ask for this, ignore this e-mail: your password stays as it is.\n\nThe StorePulse team',
+    variables: ['username', 'resetUrl', 'validMinutes'],
+  },
+  guest_invitation: {
+    subject: '{{inviterName}} invited you to view {{storeName}} on StorePulse',
+    textBody:
+      'Hello,\n\n{{inviterName}} invited you to view the {{storeName}} dashboard on StorePulse (read-only).\n' +
+      'Accept the invitation within {{validDays}} days:\n\n{{acceptUrl}}\n\nThe StorePulse team',
+    variables: ['inviterName', 'storeName', 'acceptUrl', 'validDays'],
+  },
+  contact_confirmation: {
+    subject: 'We received your message',
+    textBody:
+      'Hello {{name}},\n\nThanks for getting in touch. We received your message and will get back to you as soon as possible.\n\n' +
+      'Your message:\n{{message}}\n\nThe StorePulse team',
+    variables: ['name', 'message'],
+  },
+} as const satisfies Record<string, DefaultTemplate>;
+
+export type EmailTemplateKey = keyof typeof DEFAULT_EMAIL_TEMPLATES;
+
+export function isEmailTemplateKey(key: string): key is EmailTemplateKey {
+  return Object.hasOwn(DEFAULT_EMAIL_TEMPLATES, key);
+}
+
+/** Replaces `{{name}}` with the variable's value; unknown placeholders are left as they are. */
+export function fillPlaceholders(text: string, variables: Record<string, string | number>): string {
+  return text.replace(/\{\{\s*(\w+)\s*\}\}/g, (whole, name: string) =>
+    Object.hasOwn(variables, name) ? String(variables[name]) : whole,
+  );
+}
+
+/** The template in force for a key: the admin's saved version, else the shipped default. */
+export async function templateFor(em: EntityManager, key: EmailTemplateKey): Promise<{ subject: string; textBody: string }> {
+  const saved = await em.findOne(EmailTemplate, { key });
+  return saved ?? DEFAULT_EMAIL_TEMPLATES[key];
+}
+
+/**
+ * Renders and records an e-mail in the outbox. Until an SMTP transport is configured the e-mail is
+ * written to the server log and kept with status `logged`, where admins can read it.
+ */
+export async function sendEmail(
+  em: EntityManager,
+  request: { to: string; template: EmailTemplateKey; variables: Record<string, string | number>; userId?: number | null },
+  log: (message: string) => void = (message) => console.info(message),
+): Promise<OutboundEmailEntity> {
+  const template = await templateFor(em, request.template);
+  const email = em.create(OutboundEmail, {
+    toAddress: request.to,
+    template: request.template,
+    subject: fillPlaceholders(template.subject, request.variables),
+    textBody: fillPlaceholders(template.textBody, request.variables),
+    status: 'logged',
+    error: null,
+    userId: request.userId ?? null,
+    sentAt: null,
+  });
+  await em.flush();
+  log(`[email] to ${email.toAddress}: ${email.subject}\n${email.textBody}`);
+  return email;
+}
