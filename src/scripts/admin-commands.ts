@@ -11,12 +11,17 @@ export const ADMIN_USAGE = `Usage: npm run admin -- <command> [options]
 Commands:
   create-user --username U --email E --password P [--admin]
   grant-plan  --username U --plan basic|professional|business|enterprise [--days 30]
-  list-users`;
+  list-users
+  outbox      [--to EMAIL] [--limit 20]   e-mails the product sent (or logged while no SMTP is set up)`;
 
 /** The admin procedures, called with full types and no HTTP: the CLI acts as the system administrator. */
 export async function adminCaller(em: EntityManager) {
+  return (await systemCaller(em)).admin;
+}
+
+async function systemCaller(em: EntityManager) {
   const context = await createContextInner({ em, session: memorySession(), services: createServices(), systemActor: true });
-  return createCaller(context).admin;
+  return createCaller(context);
 }
 
 function required(values: Record<string, unknown>, name: string): string {
@@ -48,6 +53,8 @@ export async function runAdminCommand(argv: string[], em: EntityManager): Promis
       admin: { type: 'boolean', default: false },
       plan: { type: 'string' },
       days: { type: 'string' },
+      to: { type: 'string' },
+      limit: { type: 'string' },
     },
     strict: true,
   });
@@ -86,6 +93,15 @@ export async function runAdminCommand(argv: string[], em: EntityManager): Promis
           until: user.currentPeriodEnd?.slice(0, 10) ?? null,
         })),
       );
+    }
+    case 'outbox': {
+      const limit = values.limit === undefined ? 20 : Number(values.limit);
+      if (!Number.isInteger(limit)) throw new UsageError('--limit must be a whole number');
+      const emails = await (await systemCaller(em)).email.outbox({ to: values.to, limit });
+      if (emails.length === 0) return '(no e-mails)';
+      return emails
+        .map((email) => `#${email.id} ${email.createdAt} ${email.status} to ${email.toAddress}\nSubject: ${email.subject}\n\n${email.textBody}`)
+        .join('\n\n' + '-'.repeat(72) + '\n');
     }
     default:
       throw new UsageError(command ? `Unknown command: ${command}` : 'No command given');

@@ -1,6 +1,7 @@
 import { adminRouter } from '../modules/admin/admin.router.ts';
 import { authRouter } from '../modules/auth/auth.router.ts';
 import { connectionsRouter } from '../modules/connections/connections.router.ts';
+import { emailRouter } from '../modules/email/email.router.ts';
 import { featureRequestsRouter } from '../modules/feature-requests/feature-requests.router.ts';
 import { guestsRouter } from '../modules/guests/guests.router.ts';
 import { settingsRouter } from '../modules/settings/settings.router.ts';
@@ -19,6 +20,7 @@ export const appRouter = router({
   support: supportRouter,
   featureRequests: featureRequestsRouter,
   guests: guestsRouter,
+  email: emailRouter,
 });
 
 export type AppRouter = typeof appRouter;

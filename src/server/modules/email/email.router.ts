@@ -1,0 +1,91 @@
+import { z } from 'zod';
+import { emailTemplateInput, emailTemplateOutput, outboundEmailOutput, type EmailTemplateDto } from '../../../shared/email.ts';
+import { AppError } from '../../errors.ts';
+import { router } from '../../trpc/init.ts';
+import { adminProcedure } from '../../trpc/procedures.ts';
+import { AuditLogEntry } from '../admin/audit-log.entity.ts';
+import { EmailTemplate } from './email-template.entity.ts';
+import { DEFAULT_EMAIL_TEMPLATES, isEmailTemplateKey, type EmailTemplateKey } from './email.service.ts';
+import { OutboundEmail } from './outbound-email.entity.ts';
+
+const TEMPLATE_NOT_FOUND_MESSAGE = 'Email template not found';
+
+function templateKey(key: string): EmailTemplateKey {
+  if (!isEmailTemplateKey(key)) throw new AppError('NOT_FOUND', TEMPLATE_NOT_FOUND_MESSAGE);
+  return key;
+}
+
+function toTemplateDto(key: EmailTemplateKey, saved: { subject: string; textBody: string; updatedAt: Date } | null): EmailTemplateDto {
+  const shipped = DEFAULT_EMAIL_TEMPLATES[key];
+  return {
+    key,
+    subject: saved?.subject ?? shipped.subject,
+    textBody: saved?.textBody ?? shipped.textBody,
+    variables: [...shipped.variables],
+    customized: saved !== null,
+    updatedAt: saved?.updatedAt.toISOString() ?? null,
+  };
+}
+
+/** Admin: the e-mails the product sends (templates) and has sent (outbox). */
+export const emailRouter = router({
+  templates: adminProcedure
+    .meta({ openapi: { method: 'GET', path: '/admin/email-templates', tags: ['admin'], summary: 'E-mail templates in force' } })
+    .input(z.void())
+    .output(z.array(emailTemplateOutput))
+    .query(async ({ ctx }) => {
+      const saved = new Map((await ctx.em.find(EmailTemplate, {})).map((row) => [row.key, row]));
+      return (Object.keys(DEFAULT_EMAIL_TEMPLATES) as EmailTemplateKey[]).map((key) => toTemplateDto(key, saved.get(key) ?? null));
+    }),
+
+  updateTemplate: adminProcedure
+    .meta({ openapi: { method: 'PUT', path: '/admin/email-templates/{key}', tags: ['admin'], summary: 'Change a template' } })
+    .input(emailTemplateInput)
+    .output(emailTemplateOutput)
+    .mutation(async ({ ctx, input }) => {
+      const key = templateKey(input.key);
+      const row = await ctx.em.upsert(EmailTemplate, {
+        key,
+        subject: input.subject,
+        textBody: input.textBody,
+        updatedAt: new Date(),
+        updatedByUserId: ctx.actorUserId,
+      });
+      ctx.em.create(AuditLogEntry, { actorUserId: ctx.actorUserId, targetUserId: null, action: 'email_template.updated', details: { key }, ipAddress: ctx.clientIp });
+      await ctx.em.flush();
+      return toTemplateDto(key, row);
+    }),
+
+  resetTemplate: adminProcedure
+    .meta({ openapi: { method: 'DELETE', path: '/admin/email-templates/{key}', tags: ['admin'], summary: 'Back to the shipped template' } })
+    .input(z.object({ key: z.string() }))
+    .output(emailTemplateOutput)
+    .mutation(async ({ ctx, input }) => {
+      const key = templateKey(input.key);
+      await ctx.em.nativeDelete(EmailTemplate, { key });
+      return toTemplateDto(key, null);
+    }),
+
+  outbox: adminProcedure
+    .meta({ openapi: { method: 'GET', path: '/admin/emails', tags: ['admin'], summary: 'E-mails sent (or logged), newest first' } })
+    .input(z.object({ to: z.string().trim().optional(), limit: z.coerce.number().int().min(1).max(500).default(100) }))
+    .output(z.array(outboundEmailOutput))
+    .query(async ({ ctx, input }) => {
+      const rows = await ctx.em.find(
+        OutboundEmail,
+        input.to ? { toAddress: { $ilike: input.to.replace(/[\\%_]/g, '\\$&') } } : {},
+        { orderBy: { id: 'desc' }, limit: input.limit },
+      );
+      return rows.map((row) => ({
+        id: row.id,
+        toAddress: row.toAddress,
+        template: row.template,
+        subject: row.subject,
+        textBody: row.textBody,
+        status: row.status,
+        error: row.error ?? null,
+        createdAt: row.createdAt.toISOString(),
+        sentAt: row.sentAt?.toISOString() ?? null,
+      }));
+    }),
+});
