@@ -29,6 +29,8 @@ export interface Context {
   /** The admin CLI: acts as an administrator without an account. */
   systemActor: boolean;
   clientIp: string | null;
+  /** Scheme and host the caller used (e.g. https://app.example.com), for links in e-mails; null off HTTP. */
+  origin: string | null;
   services: AppServices;
 }
 
@@ -37,6 +39,7 @@ export async function createContextInner(options: {
   session: SessionControl;
   services: AppServices;
   clientIp?: string | null;
+  origin?: string | null;
   systemActor?: boolean;
 }): Promise<Context> {
   const { em, session } = options;
@@ -58,11 +61,18 @@ export async function createContextInner(options: {
     guestMode,
     systemActor: options.systemActor ?? false,
     clientIp: options.clientIp ?? null,
+    origin: options.origin ?? null,
     services: options.services,
   };
 }
 
 export function contextFactory(fork: () => EntityManager, services: AppServices) {
   return ({ req, res }: { req: FastifyRequest; res: FastifyReply }) =>
-    createContextInner({ em: fork(), session: httpSession(req, res), services, clientIp: req.ip });
+    createContextInner({
+      em: fork(),
+      session: httpSession(req, res),
+      services,
+      clientIp: req.ip,
+      origin: `${req.protocol}://${req.host}`,
+    });
 }
