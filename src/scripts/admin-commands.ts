@@ -12,7 +12,8 @@ Commands:
   create-user --username U --email E --password P [--admin]
   grant-plan  --username U --plan basic|professional|business|enterprise [--days 30]
   list-users
-  outbox      [--to EMAIL] [--limit 20]   e-mails the product sent (or logged while no SMTP is set up)`;
+  outbox      [--to EMAIL] [--limit 20]   e-mails the product sent (or logged while no SMTP is set up)
+  rebuild-rollups --store ID             recomputes a store's daily rollups from its orders, refunds and metrics`;
 
 /** The admin procedures, called with full types and no HTTP: the CLI acts as the system administrator. */
 export async function adminCaller(em: EntityManager) {
@@ -55,6 +56,7 @@ export async function runAdminCommand(argv: string[], em: EntityManager): Promis
       days: { type: 'string' },
       to: { type: 'string' },
       limit: { type: 'string' },
+      store: { type: 'string' },
     },
     strict: true,
   });
@@ -102,6 +104,12 @@ export async function runAdminCommand(argv: string[], em: EntityManager): Promis
       return emails
         .map((email) => `#${email.id} ${email.createdAt} ${email.status} to ${email.toAddress}\nSubject: ${email.subject}\n\n${email.textBody}`)
         .join('\n\n' + '-'.repeat(72) + '\n');
+    }
+    case 'rebuild-rollups': {
+      const storeId = Number(required(values, 'store'));
+      if (!Number.isInteger(storeId) || storeId <= 0) throw new UsageError('--store must be a store id');
+      const rebuilt = await (await systemCaller(em)).commerce.rebuildRollups({ storeId });
+      return `Rebuilt the rollups of store ${rebuilt.storeId}: ${rebuilt.dailyRows} daily rows, ${rebuilt.channelRows} channel rows in ${rebuilt.milliseconds} ms`;
     }
     default:
       throw new UsageError(command ? `Unknown command: ${command}` : 'No command given');

@@ -2,6 +2,7 @@ import { MikroORM } from '@mikro-orm/postgresql';
 import pg from 'pg';
 import { ormConfig } from '../../../mikro-orm.config.ts';
 import type { AppConfig } from '../config.ts';
+import { seedFxRates } from '../modules/commerce/fx.ts';
 import { seedPlans } from '../modules/subscriptions/plan-catalogue.ts';
 import { startEmbeddedPostgres, type RunningPostgres } from './embedded-postgres.ts';
 
@@ -27,10 +28,11 @@ export async function createDatabaseIfMissing(maintenanceUrl: string, name: stri
   }
 }
 
-/** Applies pending migrations and the plan catalogue: what every start needs before serving. */
+/** Applies pending migrations, the plan catalogue and the FX seed: what every start needs before serving. */
 export async function prepareSchema(orm: MikroORM): Promise<void> {
   await orm.migrator.up();
   await seedPlans(orm.em.fork());
+  await seedFxRates(orm.em.fork());
 }
 
 /**

@@ -1,5 +1,16 @@
 import { AuditLogEntry } from '../modules/admin/audit-log.entity.ts';
 import { PasswordResetToken } from '../modules/auth/password-reset-token.entity.ts';
+import { AdMetricDaily } from '../modules/commerce/ad-metric.entity.ts';
+import { StoreCostSettings } from '../modules/commerce/cost-settings.entity.ts';
+import { Customer } from '../modules/commerce/customer.entity.ts';
+import { EmailMetricDaily } from '../modules/commerce/email-metric.entity.ts';
+import { Expense } from '../modules/commerce/expense.entity.ts';
+import { FxRate } from '../modules/commerce/fx-rate.entity.ts';
+import { OrderLine } from '../modules/commerce/order-line.entity.ts';
+import { Order } from '../modules/commerce/order.entity.ts';
+import { Product } from '../modules/commerce/product.entity.ts';
+import { Refund } from '../modules/commerce/refund.entity.ts';
+import { ChannelDailyRollup, DailyRollup } from '../modules/commerce/rollup.entity.ts';
 import { PlatformConnection } from '../modules/connections/platform-connection.entity.ts';
 import { EmailTemplate } from '../modules/email/email-template.entity.ts';
 import { OutboundEmail } from '../modules/email/outbound-email.entity.ts';
@@ -28,4 +39,16 @@ export const entities = [
   FeatureRequestVote,
   GuestInvitation,
   StoreGuest,
+  Product,
+  Customer,
+  Order,
+  OrderLine,
+  Refund,
+  AdMetricDaily,
+  EmailMetricDaily,
+  Expense,
+  StoreCostSettings,
+  FxRate,
+  DailyRollup,
+  ChannelDailyRollup,
 ];

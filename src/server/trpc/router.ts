@@ -1,5 +1,6 @@
 import { adminRouter } from '../modules/admin/admin.router.ts';
 import { authRouter } from '../modules/auth/auth.router.ts';
+import { commerceRouter } from '../modules/commerce/commerce.router.ts';
 import { connectionsRouter } from '../modules/connections/connections.router.ts';
 import { emailRouter } from '../modules/email/email.router.ts';
 import { featureRequestsRouter } from '../modules/feature-requests/feature-requests.router.ts';
@@ -21,6 +22,7 @@ export const appRouter = router({
   featureRequests: featureRequestsRouter,
   guests: guestsRouter,
   email: emailRouter,
+  commerce: commerceRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -1,0 +1,859 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { createHash } from 'node:crypto';
+import { ORDER_STATUSES, type OrderStatus } from '../../../shared/commerce.ts';
+import { AppError } from '../../errors.ts';
+import { channelOf, withLandingSiteParameters, type AttributionFields } from './channel.ts';
+import { dayInZone } from './days.ts';
+import { assertFxCoverage, rateSql } from './fx.ts';
+import { num, sqlRunner, type SqlRunner } from './raw-sql.ts';
+import {
+  adKeyArrays,
+  adMetricContributions,
+  analyzeGrownTables,
+  emailKeyArrays,
+  applyRollupDelta,
+  emailMetricContributions,
+  lockStoreForIngest,
+  orderContributions,
+  RollupDelta,
+  type AdMetricKey,
+  type EmailMetricKey,
+} from './rollups.ts';
+
+// The one way commerce data gets in: connectors, webhooks and the demo generator all call these.
+// Each call is idempotent (natural keys + upsert: replaying a batch changes nothing) and runs in one
+// transaction per batch of at most INGEST_BATCH_SIZE rows, which also brings both rollup tables up
+// to date (see rollups.ts). Writes are set-based: one statement per table per batch.
+
+export const INGEST_BATCH_SIZE = 2000;
+
+export type StoreRef = number | { id: number };
+
+function storeIdOf(store: StoreRef): number {
+  return typeof store === 'number' ? store : store.id;
+}
+
+export interface IngestOrderLine {
+  /** Unique within the order; defaults to the line's position. */
+  externalId?: string;
+  /** The product's id on the order's platform (see upsertProducts). */
+  productExternalId?: string | null;
+  title: string;
+  sku?: string | null;
+  quantity: number;
+  unitPriceMinor: number;
+  /** Discount on the whole line. */
+  discountMinor?: number;
+  /** Unit cost at the time of the order; when absent, the product's unit cost (same currency) is taken. */
+  unitCostMinor?: number | null;
+}
+
+export interface IngestOrder extends AttributionFields {
+  /** Store platform key, e.g. 'shopify'. (platform, externalId) identifies the order within the store. */
+  platform: string;
+  externalId: string;
+  orderNumber?: string | null;
+  placedAt: Date | string;
+  /** The platform's last change; an older version never overwrites a newer one. Defaults to placedAt. */
+  updatedAt?: Date | string | null;
+  currency: string;
+  /** Merchandise before discounts; excludes tax and shipping. */
+  grossMinor: number;
+  discountsMinor?: number;
+  shippingMinor?: number;
+  taxesMinor?: number;
+  /** 'refunded' and 'partially_refunded' follow from the refunds once any are ingested. */
+  status: OrderStatus;
+  isTest?: boolean;
+  /** null or absent: a guest checkout. */
+  customer?: { externalId: string; email?: string | null; emailHash?: string | null } | null;
+  /** Absent: the stored lines stay as they are; [] removes them. */
+  lines?: IngestOrderLine[];
+}
+
+export interface IngestRefund {
+  platform: string;
+  externalId: string;
+  orderExternalId: string;
+  /** Defaults to `platform`. */
+  orderPlatform?: string;
+  refundedAt: Date | string;
+  /** Merchandise refunded, in the order's currency (tax and shipping refunds are not net sales). */
+  amountMinor: number;
+  currency: string;
+  reason?: string | null;
+}
+
+export interface IngestAdMetric {
+  platform: string;
+  accountId: string;
+  campaignId: string;
+  /** The platform's reporting day, 'YYYY-MM-DD'. */
+  day: string;
+  campaignName: string;
+  currency: string;
+  impressions?: number;
+  clicks?: number;
+  spendMinor: number;
+  conversions?: number;
+  conversionValueMinor?: number;
+}
+
+export interface IngestEmailMetric {
+  platform: string;
+  campaignId: string;
+  day: string;
+  campaignName: string;
+  currency: string;
+  sends?: number;
+  opens?: number;
+  clicks?: number;
+  attributedOrders?: number;
+  attributedRevenueMinor?: number;
+  spendMinor?: number;
+}
+
+export interface IngestProduct {
+  platform: string;
+  externalId: string;
+  title: string;
+  sku?: string | null;
+  priceMinor: number;
+  currency: string;
+  /** Absent or null keeps a cost entered before (e.g. in the P&L). */
+  unitCostMinor?: number | null;
+  imageUrl?: string | null;
+  active?: boolean;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Validation: cheap checks that keep garbage out of the rollups (a bad row fails its whole batch).
+
+function invalid(what: string, message: string): never {
+  throw new AppError('BAD_REQUEST', `${what}: ${message}`);
+}
+
+function requireText(value: unknown, what: string, field: string, max = 255): string {
+  if (typeof value !== 'string' || value.trim() === '') invalid(what, `${field} is required`);
+  if (value.length > max) invalid(what, `${field} must be at most ${max} characters`);
+  return value;
+}
+
+function optionalText(value: unknown, what: string, field: string, max = 255): string | null {
+  if (value === undefined || value === null || value === '') return null;
+  if (typeof value !== 'string') invalid(what, `${field} must be text`);
+  return value.length > max ? value.slice(0, max) : value;
+}
+
+function requireInteger(value: unknown, what: string, field: string, options: { min?: number; fallback?: number } = {}): number {
+  const resolved = value === undefined || value === null ? options.fallback : value;
+  if (typeof resolved !== 'number' || !Number.isSafeInteger(resolved)) invalid(what, `${field} must be a whole number`);
+  if (options.min !== undefined && resolved < options.min) invalid(what, `${field} must be at least ${options.min}`);
+  return resolved;
+}
+
+function requireCurrency(value: unknown, what: string): string {
+  if (typeof value !== 'string' || !/^[A-Z]{3}$/.test(value)) invalid(what, 'currency must be a 3-letter ISO code');
+  return value;
+}
+
+function requireInstant(value: unknown, what: string, field: string): string {
+  const date = value instanceof Date ? value : typeof value === 'string' ? new Date(value) : null;
+  if (!date || Number.isNaN(date.getTime())) invalid(what, `${field} must be a date and time`);
+  return date.toISOString();
+}
+
+function requireDay(value: unknown, what: string): string {
+  if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(value) || Number.isNaN(Date.parse(`${value}T00:00:00Z`))) {
+    invalid(what, "day must be 'YYYY-MM-DD'");
+  }
+  return value;
+}
+
+export function hashEmail(email: string): string {
+  return createHash('sha256').update(email.trim().toLowerCase()).digest('hex');
+}
+
+/** The batch with one row per key (the last one wins, or the newest by `version` when given). */
+function latestPerKey<T>(rows: T[], keyOf: (row: T) => string, version?: (row: T) => string): T[] {
+  const byKey = new Map<string, T>();
+  for (const row of rows) {
+    const key = keyOf(row);
+    const previous = byKey.get(key);
+    if (previous && version && version(previous) > version(row)) continue;
+    byKey.set(key, row);
+  }
+  return [...byKey.values()];
+}
+
+function chunks<T>(rows: T[], size = INGEST_BATCH_SIZE): T[][] {
+  const result: T[][] = [];
+  for (let start = 0; start < rows.length; start += size) result.push(rows.slice(start, start + size));
+  return result;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Orders
+
+interface NormalizedLine {
+  external_id: string;
+  product_external_id: string | null;
+  title: string;
+  sku: string | null;
+  quantity: number;
+  unit_price_minor: number;
+  discount_minor: number;
+  unit_cost_minor: number | null;
+}
+
+interface NormalizedOrder {
+  platform: string;
+  external_id: string;
+  order_number: string | null;
+  placed_at: string;
+  updated_at: string;
+  currency: string;
+  gross_minor: number;
+  discounts_minor: number;
+  shipping_minor: number;
+  taxes_minor: number;
+  status: OrderStatus;
+  is_test: boolean;
+  customer: { externalId: string; emailHash: string | null } | null;
+  customer_id: number | null;
+  landing_site: string | null;
+  referrer: string | null;
+  utm_source: string | null;
+  utm_medium: string | null;
+  utm_campaign: string | null;
+  utm_content: string | null;
+  utm_term: string | null;
+  gclid: string | null;
+  fbclid: string | null;
+  msclkid: string | null;
+  ttclid: string | null;
+  channel: string;
+  lines: NormalizedLine[] | null;
+}
+
+function normalizeOrder(order: IngestOrder): NormalizedOrder {
+  const what = `Order ${String(order?.platform)}/${String(order?.externalId)}`;
+  const platform = requireText(order.platform, what, 'platform', 32);
+  const externalId = requireText(order.externalId, what, 'externalId');
+  if (!(ORDER_STATUSES as readonly string[]).includes(order.status)) invalid(what, `status must be one of ${ORDER_STATUSES.join(', ')}`);
+  const placedAt = requireInstant(order.placedAt, what, 'placedAt');
+  const attribution = withLandingSiteParameters(order);
+  let customer: NormalizedOrder['customer'] = null;
+  if (order.customer) {
+    const emailHash = order.customer.emailHash
+      ? order.customer.emailHash.toLowerCase()
+      : order.customer.email
+        ? hashEmail(order.customer.email)
+        : null;
+    if (emailHash !== null && !/^[0-9a-f]{64}$/.test(emailHash)) invalid(what, 'customer.emailHash must be a SHA-256 hex digest');
+    customer = { externalId: requireText(order.customer.externalId, what, 'customer.externalId'), emailHash };
+  }
+  const lines =
+    order.lines === undefined
+      ? null
+      : latestPerKey(
+          order.lines.map((line, index) => ({
+            external_id: line.externalId === undefined ? String(index + 1) : requireText(line.externalId, what, 'line externalId'),
+            product_external_id: optionalText(line.productExternalId, what, 'line productExternalId'),
+            title: typeof line.title === 'string' ? line.title : '',
+            sku: optionalText(line.sku, what, 'line sku'),
+            quantity: requireInteger(line.quantity, what, 'line quantity', { min: 0 }),
+            unit_price_minor: requireInteger(line.unitPriceMinor, what, 'line unitPriceMinor', { min: 0 }),
+            discount_minor: requireInteger(line.discountMinor, what, 'line discountMinor', { min: 0, fallback: 0 }),
+            unit_cost_minor: line.unitCostMinor === undefined || line.unitCostMinor === null ? null : requireInteger(line.unitCostMinor, what, 'line unitCostMinor', { min: 0 }),
+          })),
+          (line) => line.external_id,
+        );
+  return {
+    platform,
+    external_id: externalId,
+    order_number: optionalText(order.orderNumber, what, 'orderNumber', 64),
+    placed_at: placedAt,
+    updated_at: order.updatedAt ? requireInstant(order.updatedAt, what, 'updatedAt') : placedAt,
+    currency: requireCurrency(order.currency, what),
+    gross_minor: requireInteger(order.grossMinor, what, 'grossMinor', { min: 0 }),
+    discounts_minor: requireInteger(order.discountsMinor, what, 'discountsMinor', { min: 0, fallback: 0 }),
+    shipping_minor: requireInteger(order.shippingMinor, what, 'shippingMinor', { min: 0, fallback: 0 }),
+    taxes_minor: requireInteger(order.taxesMinor, what, 'taxesMinor', { min: 0, fallback: 0 }),
+    status: order.status,
+    is_test: order.isTest === true,
+    customer,
+    customer_id: null,
+    landing_site: attribution.landingSite,
+    referrer: attribution.referrer,
+    utm_source: optionalText(attribution.utmSource, what, 'utmSource'),
+    utm_medium: optionalText(attribution.utmMedium, what, 'utmMedium'),
+    utm_campaign: optionalText(attribution.utmCampaign, what, 'utmCampaign'),
+    utm_content: optionalText(attribution.utmContent, what, 'utmContent'),
+    utm_term: optionalText(attribution.utmTerm, what, 'utmTerm'),
+    gclid: attribution.gclid,
+    fbclid: attribution.fbclid,
+    msclkid: attribution.msclkid,
+    ttclid: attribution.ttclid,
+    channel: channelOf(attribution),
+    lines,
+  };
+}
+
+/** The status an order shows: cancelled wins; otherwise refunds decide between refunded and partially refunded. */
+function derivedStatusSql(inputStatus: string, refunds: string, gross: string, discounts: string): string {
+  return `(case when ${inputStatus} = 'cancelled' then 'cancelled'
+               when ${refunds} > 0 and ${refunds} >= ${gross} - ${discounts} then 'refunded'
+               when ${refunds} > 0 then 'partially_refunded'
+               else ${inputStatus} end)`;
+}
+
+const ORDER_RECORD = `platform text, external_id text, order_number text, placed_at timestamptz, updated_at timestamptz,
+  currency text, gross_minor bigint, discounts_minor bigint, shipping_minor bigint, taxes_minor bigint, status text,
+  is_test boolean, customer_id bigint, landing_site text, referrer text, utm_source text, utm_medium text,
+  utm_campaign text, utm_content text, utm_term text, gclid text, fbclid text, msclkid text, ttclid text, channel text`;
+
+const ORDER_COPIED_COLUMNS = [
+  'order_number', 'placed_at', 'placed_day', 'currency', 'gross_minor', 'discounts_minor', 'shipping_minor', 'taxes_minor',
+  'customer_id', 'landing_site', 'referrer', 'utm_source', 'utm_medium', 'utm_campaign', 'utm_content', 'utm_term',
+  'gclid', 'fbclid', 'msclkid', 'ttclid', 'channel', 'is_test', 'updated_at',
+];
+
+const UPSERT_ORDERS_SQL = `
+  insert into orders (store_id, platform, external_id, order_number, placed_at, placed_day, currency, gross_minor,
+    discounts_minor, shipping_minor, taxes_minor, refunds_minor, net_sales_minor, customer_id, is_new_customer,
+    landing_site, referrer, utm_source, utm_medium, utm_campaign, utm_content, utm_term, gclid, fbclid, msclkid,
+    ttclid, channel, status, is_test, updated_at)
+  select $1, x.platform, x.external_id, x.order_number, x.placed_at, (x.placed_at at time zone $2)::date, x.currency,
+    x.gross_minor, x.discounts_minor, x.shipping_minor, x.taxes_minor, 0, x.gross_minor - x.discounts_minor,
+    x.customer_id, false, x.landing_site, x.referrer, x.utm_source, x.utm_medium, x.utm_campaign, x.utm_content,
+    x.utm_term, x.gclid, x.fbclid, x.msclkid, x.ttclid, x.channel, x.status, x.is_test, x.updated_at
+  from jsonb_to_recordset($3::jsonb) as x(${ORDER_RECORD})
+  order by x.platform, x.external_id
+  on conflict (store_id, platform, external_id) do update set
+    ${ORDER_COPIED_COLUMNS.map((column) => `${column} = excluded.${column}`).join(', ')},
+    net_sales_minor = excluded.gross_minor - excluded.discounts_minor - orders.refunds_minor,
+    status = ${derivedStatusSql('excluded.status', 'orders.refunds_minor', 'excluded.gross_minor', 'excluded.discounts_minor')}
+  where orders.updated_at <= excluded.updated_at
+  returning id::text as id, platform, external_id, (xmax = 0) as inserted`;
+
+const UPSERT_LINES_SQL = `
+  insert into order_lines (store_id, order_id, product_id, external_id, title, sku, quantity, unit_price_minor, discount_minor, unit_cost_minor)
+  select $1, x.order_id, p.id, x.external_id, x.title, x.sku, x.quantity, x.unit_price_minor, x.discount_minor, x.unit_cost_minor
+  from jsonb_to_recordset($2::jsonb) as x(order_id bigint, product_platform text, product_external_id text, external_id text,
+    title text, sku text, quantity int, unit_price_minor bigint, discount_minor bigint, unit_cost_minor bigint)
+  left join products p on p.store_id = $1 and p.platform = x.product_platform and p.external_id = x.product_external_id
+  order by x.order_id, x.external_id
+  on conflict (store_id, order_id, external_id) do update set
+    product_id = excluded.product_id, title = excluded.title, sku = excluded.sku, quantity = excluded.quantity,
+    unit_price_minor = excluded.unit_price_minor, discount_minor = excluded.discount_minor,
+    unit_cost_minor = coalesce(excluded.unit_cost_minor, order_lines.unit_cost_minor)`;
+
+/** Every order of these customers, found through the (store, customer) index one customer at a time. */
+const ORDERS_OF_CUSTOMERS = `unnest($2::bigint[]) as k(id)
+   join lateral (select o.* from orders o where o.store_id = $1 and o.customer_id = k.id offset 0) o on true`;
+
+async function ordersOfCustomers(q: SqlRunner, storeId: number, customerIds: number[]): Promise<number[]> {
+  if (customerIds.length === 0) return [];
+  const rows = await q.rows<{ id: string }>(`select o.id::text as id from ${ORDERS_OF_CUSTOMERS}`, [storeId, customerIds]);
+  return rows.map((row) => num(row.id));
+}
+
+/**
+ * is_new_customer of every order of these customers (only the earliest counting order is new) and
+ * of the batch's guest orders (new unless cancelled or test). Reads, then flips the ones that differ.
+ */
+async function refreshNewCustomerFlags(q: SqlRunner, storeId: number, customerIds: number[], guestOrderIds: number[]): Promise<void> {
+  const flip: number[] = [];
+  if (customerIds.length > 0) {
+    const rows = await q.rows<{ id: string }>(
+      `select w.id::text as id from (
+         select o.id, o.is_new_customer,
+                (o.status <> 'cancelled' and not o.is_test)
+                and row_number() over (partition by o.customer_id
+                                       order by (o.status <> 'cancelled' and not o.is_test) desc, o.placed_at, o.id) = 1 as is_new
+           from ${ORDERS_OF_CUSTOMERS}
+       ) w
+       where w.is_new_customer <> w.is_new`,
+      [storeId, customerIds],
+    );
+    for (const row of rows) flip.push(num(row.id));
+  }
+  if (guestOrderIds.length > 0) {
+    const rows = await q.rows<{ id: string }>(
+      `select o.id::text as id from orders o
+        where o.store_id = $1 and o.id = any($2::bigint[]) and o.customer_id is null
+          and o.is_new_customer <> (o.status <> 'cancelled' and not o.is_test)`,
+      [storeId, guestOrderIds],
+    );
+    for (const row of rows) flip.push(num(row.id));
+  }
+  if (flip.length > 0) {
+    await q.run(`update orders set is_new_customer = not is_new_customer where store_id = $1 and id = any($2::bigint[])`, [storeId, flip]);
+  }
+}
+
+/** first_order_at, orders_count and total_spent_minor (in the store's currency) of these customers. */
+async function refreshCustomerAggregates(q: SqlRunner, storeId: number, storeCurrency: string, customerIds: number[]): Promise<void> {
+  if (customerIds.length === 0) return;
+  const changed = await q.rows<{ id: string; first_order_at: string | null; orders_count: number; total_spent: string }>(
+    `select k.id::text as id, a.first_order_at::text as first_order_at, a.orders_count, a.total_spent::text as total_spent
+       from unnest($2::bigint[]) as k(id)
+       join lateral (select c.first_order_at, c.orders_count, c.total_spent_minor from customers c
+                      where c.store_id = $1 and c.id = k.id limit 1) c on true
+       cross join lateral (
+         select min(o.placed_at) as first_order_at, count(*)::int as orders_count,
+                coalesce(sum(case when o.currency = $3 then o.net_sales_minor
+                                  else round(o.net_sales_minor * ${rateSql('$3::text', 'o.placed_day')} / ${rateSql('o.currency', 'o.placed_day')})
+                             end), 0)::bigint as total_spent
+           from orders o
+          where o.store_id = $1 and o.customer_id = k.id and o.status <> 'cancelled' and not o.is_test
+       ) a
+      where c.first_order_at is distinct from a.first_order_at or c.orders_count <> a.orders_count
+         or c.total_spent_minor <> a.total_spent`,
+    [storeId, customerIds, storeCurrency],
+  );
+  if (changed.length === 0) return;
+  await q.run(
+    `update customers c
+        set first_order_at = a.first_order_at, orders_count = a.orders_count, total_spent_minor = a.total_spent, updated_at = now()
+       from unnest($2::bigint[], $3::timestamptz[], $4::int[], $5::bigint[]) as a(id, first_order_at, orders_count, total_spent)
+      where c.store_id = $1 and c.id = any($2::bigint[]) and c.id = a.id`,
+    [storeId, changed.map((row) => row.id), changed.map((row) => row.first_order_at), changed.map((row) => row.orders_count), changed.map((row) => row.total_spent)],
+  );
+}
+
+/** The currencies that customers' totals or reports will convert, checked to have a rate on the batch's first day. */
+async function assertBatchFxCoverage(em: EntityManager, store: { timezone: string; currency: string }, rows: { currency: string; at: string }[]): Promise<void> {
+  const foreign = rows.filter((row) => row.currency !== store.currency);
+  if (foreign.length === 0) return;
+  const firstDay = foreign.map((row) => dayInZone(row.at, store.timezone)).sort()[0]!;
+  await assertFxCoverage(em, [store.currency, ...foreign.map((row) => row.currency)], firstDay);
+}
+
+export interface IngestResult {
+  inserted: number;
+  updated: number;
+  /** Rows older than what is stored (by updatedAt), left alone. */
+  skipped: number;
+}
+
+async function ingestOrderBatch(em: EntityManager, storeId: number, orders: NormalizedOrder[]): Promise<IngestResult> {
+  return em.transactional(async (tx) => {
+    const q = sqlRunner(tx);
+    const store = await lockStoreForIngest(q, storeId);
+    await assertBatchFxCoverage(tx, store, orders.map((order) => ({ currency: order.currency, at: order.placed_at })));
+
+    // 1. Customers (locked by the upsert, in key order).
+    // One row per customer; an order that carries no e-mail does not erase another order's.
+    const customersByKey = new Map<string, { platform: string; external_id: string; email_hash: string | null }>();
+    for (const order of orders) {
+      if (!order.customer) continue;
+      const key = `${order.platform}\u0000${order.customer.externalId}`;
+      const emailHash = order.customer.emailHash ?? customersByKey.get(key)?.email_hash ?? null;
+      customersByKey.set(key, { platform: order.platform, external_id: order.customer.externalId, email_hash: emailHash });
+    }
+    const customers = [...customersByKey.values()];
+    const customerIds = new Map<string, number>();
+    if (customers.length > 0) {
+      const rows = await q.rows<{ id: string; platform: string; external_id: string; inserted: boolean }>(
+        `insert into customers (store_id, platform, external_id, email_hash, updated_at)
+         select $1, x.platform, x.external_id, x.email_hash, now()
+           from jsonb_to_recordset($2::jsonb) as x(platform text, external_id text, email_hash text)
+          order by x.platform, x.external_id
+         on conflict (store_id, platform, external_id) do update set email_hash = coalesce(excluded.email_hash, customers.email_hash)
+         returning id::text as id, platform, external_id, (xmax = 0) as inserted`,
+        [storeId, JSON.stringify(customers)],
+      );
+      for (const row of rows) customerIds.set(`${row.platform}\u0000${row.external_id}`, num(row.id));
+      // The orders' foreign keys probe customers next.
+      await analyzeGrownTables(q, { customers: rows.filter((row) => row.inserted).length });
+    }
+    for (const order of orders) {
+      order.customer_id = order.customer ? customerIds.get(`${order.platform}\u0000${order.customer.externalId}`)! : null;
+    }
+
+    // 2. The batch's stored orders, locked, and every order whose contribution the batch can change.
+    const keys = [...orders].sort((a, b) => (a.platform + '\u0000' + a.external_id < b.platform + '\u0000' + b.external_id ? -1 : 1));
+    const existing = await q.rows<{ id: string; customer_id: string | null }>(
+      `select o.id::text as id, o.customer_id::text as customer_id
+         from unnest($2::text[], $3::text[]) as k(platform, external_id)
+         join lateral (select o.id, o.customer_id from orders o
+                        where o.store_id = $1 and o.platform = k.platform and o.external_id = k.external_id
+                          for update) o on true`,
+      [storeId, keys.map((order) => order.platform), keys.map((order) => order.external_id)],
+    );
+    const affectedCustomers = new Set<number>(customerIds.values());
+    for (const row of existing) if (row.customer_id !== null) affectedCustomers.add(num(row.customer_id));
+    const affectedOrders = new Set<number>(existing.map((row) => num(row.id)));
+    for (const id of await ordersOfCustomers(q, storeId, [...affectedCustomers])) affectedOrders.add(id);
+    const delta = new RollupDelta().add(await orderContributions(q, storeId, [...affectedOrders]), -1);
+
+    // 3. The orders themselves; an older version than the stored one is skipped.
+    const upserted = await q.rows<{ id: string; platform: string; external_id: string; inserted: boolean }>(UPSERT_ORDERS_SQL, [
+      storeId,
+      store.timezone,
+      JSON.stringify(orders.map(({ lines, customer, ...order }) => order)),
+    ]);
+    const orderIds = new Map(upserted.map((row) => [`${row.platform}\u0000${row.external_id}`, num(row.id)]));
+    for (const id of orderIds.values()) affectedOrders.add(id);
+
+    // 4. Lines of the applied orders that came with lines.
+    let lineCount = 0;
+    const withLines = orders.filter((order) => order.lines !== null && orderIds.has(`${order.platform}\u0000${order.external_id}`));
+    if (withLines.length > 0) {
+      const lineRows = withLines.flatMap((order) =>
+        order.lines!.map((line) => ({ ...line, order_id: orderIds.get(`${order.platform}\u0000${order.external_id}`)!, product_platform: order.platform })),
+      );
+      const lineOrderIds = withLines.map((order) => orderIds.get(`${order.platform}\u0000${order.external_id}`)!);
+      if (lineRows.length > 0) lineCount = await q.run(UPSERT_LINES_SQL, [storeId, JSON.stringify(lineRows)]);
+      // Lines the platform no longer sends.
+      const kept = new Set(lineRows.map((line) => `${line.order_id}\u0000${line.external_id}`));
+      const stored = await q.rows<{ id: string; order_id: string; external_id: string }>(
+        `select l.id::text as id, l.order_id::text as order_id, l.external_id
+           from unnest($2::bigint[]) as k(id)
+           join lateral (select l.id, l.order_id, l.external_id from order_lines l where l.store_id = $1 and l.order_id = k.id offset 0) l on true`,
+        [storeId, lineOrderIds],
+      );
+      const gone = stored.filter((line) => !kept.has(`${line.order_id}\u0000${line.external_id}`)).map((line) => line.id);
+      if (gone.length > 0) await q.run(`delete from order_lines where store_id = $1 and id = any($2::bigint[])`, [storeId, gone]);
+      // Cost snapshot for lines without one: the product's cost when it is in the order's currency.
+      await q.run(
+        `update order_lines l set unit_cost_minor = p.unit_cost_minor
+           from products p, orders o
+          where l.store_id = $1 and l.order_id = any($2::bigint[]) and l.unit_cost_minor is null
+            and p.store_id = $1 and p.id = l.product_id and p.unit_cost_minor is not null
+            and o.store_id = $1 and o.id = any($2::bigint[]) and o.id = l.order_id and o.currency = p.currency`,
+        [storeId, lineOrderIds],
+      );
+    }
+
+    await analyzeGrownTables(q, { orders: upserted.filter((row) => row.inserted).length, order_lines: lineCount });
+
+    // 5. New vs returning and the customers' aggregates.
+    const guestOrderIds = orders.filter((order) => order.customer_id === null).map((order) => orderIds.get(`${order.platform}\u0000${order.external_id}`)).filter((id): id is number => id !== undefined);
+    await refreshNewCustomerFlags(q, storeId, [...affectedCustomers], guestOrderIds);
+    await refreshCustomerAggregates(q, storeId, store.currency, [...affectedCustomers]);
+
+    // 6. Rollups: contribution after minus before.
+    delta.add(await orderContributions(q, storeId, [...affectedOrders]), 1);
+    await applyRollupDelta(q, storeId, delta);
+
+    const inserted = upserted.filter((row) => row.inserted).length;
+    return { inserted, updated: upserted.length - inserted, skipped: orders.length - upserted.length };
+  });
+}
+
+/** Adds or updates orders with their customers and lines; see IngestOrder. */
+export async function ingestOrders(em: EntityManager, store: StoreRef, orders: IngestOrder[]): Promise<IngestResult> {
+  const normalized = latestPerKey(
+    orders.map(normalizeOrder),
+    (order) => `${order.platform}\u0000${order.external_id}`,
+    (order) => order.updated_at,
+  );
+  const total: IngestResult = { inserted: 0, updated: 0, skipped: orders.length - normalized.length };
+  for (const batch of chunks(normalized)) {
+    const result = await ingestOrderBatch(em, storeIdOf(store), batch);
+    total.inserted += result.inserted;
+    total.updated += result.updated;
+    total.skipped += result.skipped;
+  }
+  return total;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Refunds
+
+interface NormalizedRefund {
+  platform: string;
+  external_id: string;
+  order_platform: string;
+  order_external_id: string;
+  refunded_at: string;
+  amount_minor: number;
+  currency: string;
+  reason: string | null;
+}
+
+function normalizeRefund(refund: IngestRefund): NormalizedRefund {
+  const what = `Refund ${String(refund?.platform)}/${String(refund?.externalId)}`;
+  const platform = requireText(refund.platform, what, 'platform', 32);
+  return {
+    platform,
+    external_id: requireText(refund.externalId, what, 'externalId'),
+    order_platform: refund.orderPlatform ? requireText(refund.orderPlatform, what, 'orderPlatform', 32) : platform,
+    order_external_id: requireText(refund.orderExternalId, what, 'orderExternalId'),
+    refunded_at: requireInstant(refund.refundedAt, what, 'refundedAt'),
+    amount_minor: requireInteger(refund.amountMinor, what, 'amountMinor', { min: 0 }),
+    currency: requireCurrency(refund.currency, what),
+    reason: optionalText(refund.reason, what, 'reason', 2000),
+  };
+}
+
+async function ingestRefundBatch(em: EntityManager, storeId: number, refunds: NormalizedRefund[]): Promise<IngestResult> {
+  return em.transactional(async (tx) => {
+    const q = sqlRunner(tx);
+    const store = await lockStoreForIngest(q, storeId);
+
+    const orderKeys = [...new Set(refunds.map((refund) => `${refund.order_platform}\u0000${refund.order_external_id}`))].sort().map((key) => key.split('\u0000'));
+    const orders = await q.rows<{ id: string; platform: string; external_id: string; customer_id: string | null; currency: string }>(
+      `select o.id::text as id, o.platform, o.external_id, o.customer_id::text as customer_id, o.currency
+         from unnest($2::text[], $3::text[]) as k(platform, external_id)
+         join lateral (select o.id, o.platform, o.external_id, o.customer_id, o.currency from orders o
+                        where o.store_id = $1 and o.platform = k.platform and o.external_id = k.external_id
+                          for update) o on true`,
+      [storeId, orderKeys.map((key) => key[0]), orderKeys.map((key) => key[1])],
+    );
+    const orderByKey = new Map(orders.map((order) => [`${order.platform}\u0000${order.external_id}`, order]));
+    const rows = refunds.map((refund) => {
+      const order = orderByKey.get(`${refund.order_platform}\u0000${refund.order_external_id}`);
+      if (!order) {
+        throw new AppError('BAD_REQUEST', `Refund ${refund.platform}/${refund.external_id}: order ${refund.order_platform}/${refund.order_external_id} has not been ingested`);
+      }
+      if (order.currency !== refund.currency) {
+        throw new AppError('BAD_REQUEST', `Refund ${refund.platform}/${refund.external_id}: currency ${refund.currency} differs from its order's ${order.currency}`);
+      }
+      return { ...refund, order_id: num(order.id) };
+    });
+
+    // A stored refund may have pointed at another order: that one changes too.
+    const refundKeys = [...rows].sort((a, b) => (`${a.platform}\u0000${a.external_id}` < `${b.platform}\u0000${b.external_id}` ? -1 : 1));
+    const previous = await q.rows<{ order_id: string }>(
+      `select r.order_id::text as order_id
+         from unnest($2::text[], $3::text[]) as k(platform, external_id)
+         join lateral (select r.order_id from refunds r
+                        where r.store_id = $1 and r.platform = k.platform and r.external_id = k.external_id
+                          for update) r on true`,
+      [storeId, refundKeys.map((row) => row.platform), refundKeys.map((row) => row.external_id)],
+    );
+    const changedOrders = new Set<number>([...rows.map((row) => row.order_id), ...previous.map((row) => num(row.order_id))]);
+    const customerRows = await q.rows<{ customer_id: string }>(
+      `select distinct customer_id::text as customer_id from orders
+        where store_id = $1 and id = any($2::bigint[]) and customer_id is not null`,
+      [storeId, [...changedOrders]],
+    );
+    const customers = customerRows.map((row) => num(row.customer_id));
+    const affectedOrders = new Set(changedOrders);
+    for (const id of await ordersOfCustomers(q, storeId, customers)) affectedOrders.add(id);
+    const delta = new RollupDelta().add(await orderContributions(q, storeId, [...affectedOrders]), -1);
+
+    const upserted = await q.rows<{ inserted: boolean }>(
+      `insert into refunds (store_id, order_id, platform, external_id, refunded_at, refunded_day, amount_minor, currency, reason)
+       select $1, x.order_id, x.platform, x.external_id, x.refunded_at, (x.refunded_at at time zone $2)::date, x.amount_minor, x.currency, x.reason
+         from jsonb_to_recordset($3::jsonb) as x(order_id bigint, platform text, external_id text, refunded_at timestamptz, amount_minor bigint, currency text, reason text)
+        order by x.platform, x.external_id
+       on conflict (store_id, platform, external_id) do update set
+         order_id = excluded.order_id, refunded_at = excluded.refunded_at, refunded_day = excluded.refunded_day,
+         amount_minor = excluded.amount_minor, currency = excluded.currency, reason = excluded.reason
+       returning (xmax = 0) as inserted`,
+      [storeId, store.timezone, JSON.stringify(rows)],
+    );
+
+    await analyzeGrownTables(q, { refunds: upserted.filter((row) => row.inserted).length });
+    const totals = await q.rows<{ id: string; total: string }>(
+      `select k.id::text as id, t.total::text as total
+         from unnest($2::bigint[]) as k(id)
+         cross join lateral (select coalesce(sum(r.amount_minor), 0)::bigint as total from refunds r where r.store_id = $1 and r.order_id = k.id) t`,
+      [storeId, [...changedOrders]],
+    );
+    await q.run(
+      `update orders o
+          set refunds_minor = t.total, net_sales_minor = o.gross_minor - o.discounts_minor - t.total,
+              status = ${derivedStatusSql('o.status', 't.total', 'o.gross_minor', 'o.discounts_minor')}
+         from unnest($2::bigint[], $3::bigint[]) as t(id, total)
+        where o.store_id = $1 and o.id = any($2::bigint[]) and o.id = t.id
+          and (o.refunds_minor <> t.total or o.status <> ${derivedStatusSql('o.status', 't.total', 'o.gross_minor', 'o.discounts_minor')})`,
+      [storeId, totals.map((row) => row.id), totals.map((row) => row.total)],
+    );
+    await refreshCustomerAggregates(q, storeId, store.currency, customers);
+
+    delta.add(await orderContributions(q, storeId, [...affectedOrders]), 1);
+    await applyRollupDelta(q, storeId, delta);
+    const inserted = upserted.filter((row) => row.inserted).length;
+    return { inserted, updated: upserted.length - inserted, skipped: 0 };
+  });
+}
+
+/** Adds or updates refunds; each lowers net sales on its own day and updates its order. */
+export async function ingestRefunds(em: EntityManager, store: StoreRef, refunds: IngestRefund[]): Promise<IngestResult> {
+  const normalized = latestPerKey(refunds.map(normalizeRefund), (refund) => `${refund.platform}\u0000${refund.external_id}`);
+  const total: IngestResult = { inserted: 0, updated: 0, skipped: refunds.length - normalized.length };
+  for (const batch of chunks(normalized)) {
+    const result = await ingestRefundBatch(em, storeIdOf(store), batch);
+    total.inserted += result.inserted;
+    total.updated += result.updated;
+  }
+  return total;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Ad and e-mail metrics
+
+function normalizeAdMetric(row: IngestAdMetric) {
+  const what = `Ad metrics ${String(row?.platform)}/${String(row?.campaignId)}/${String(row?.day)}`;
+  const conversions = row.conversions ?? 0;
+  if (typeof conversions !== 'number' || !Number.isFinite(conversions) || conversions < 0) invalid(what, 'conversions must be a number of at least 0');
+  return {
+    platform: requireText(row.platform, what, 'platform', 32),
+    account_id: requireText(row.accountId, what, 'accountId', 64),
+    campaign_id: requireText(row.campaignId, what, 'campaignId', 64),
+    day: requireDay(row.day, what),
+    campaign_name: optionalText(row.campaignName, what, 'campaignName') ?? '',
+    currency: requireCurrency(row.currency, what),
+    impressions: requireInteger(row.impressions, what, 'impressions', { min: 0, fallback: 0 }),
+    clicks: requireInteger(row.clicks, what, 'clicks', { min: 0, fallback: 0 }),
+    spend_minor: requireInteger(row.spendMinor, what, 'spendMinor', { min: 0 }),
+    conversions,
+    conversion_value_minor: requireInteger(row.conversionValueMinor, what, 'conversionValueMinor', { min: 0, fallback: 0 }),
+  };
+}
+
+/** Adds or replaces daily campaign rows of advertising platforms; they feed the channel rollups. */
+export async function ingestAdMetrics(em: EntityManager, store: StoreRef, rows: IngestAdMetric[]): Promise<IngestResult> {
+  const storeId = storeIdOf(store);
+  const keyOf = (row: ReturnType<typeof normalizeAdMetric>) => [row.platform, row.account_id, row.campaign_id, row.day].join('\u0000');
+  // In key order, so that concurrent writers lock rows in the same order.
+  const normalized = latestPerKey(rows.map(normalizeAdMetric), keyOf).sort((a, b) => (keyOf(a) < keyOf(b) ? -1 : 1));
+  const total: IngestResult = { inserted: 0, updated: 0, skipped: rows.length - normalized.length };
+  for (const batch of chunks(normalized)) {
+    await em.transactional(async (tx) => {
+      const q = sqlRunner(tx);
+      await lockStoreForIngest(q, storeId);
+      const keys: AdMetricKey[] = batch.map((row) => ({ platform: row.platform, accountId: row.account_id, campaignId: row.campaign_id, day: row.day }));
+      await q.run(
+        `select 1
+           from unnest($2::text[], $3::text[], $4::text[], $5::date[]) as k(platform, account_id, campaign_id, day)
+           join lateral (select 1 from ad_metrics_daily a
+                          where a.store_id = $1 and a.platform = k.platform and a.account_id = k.account_id
+                            and a.campaign_id = k.campaign_id and a.day = k.day
+                            for update) a on true`,
+        [storeId, ...adKeyArrays(keys)],
+      );
+      const delta = new RollupDelta().add(await adMetricContributions(q, storeId, keys), -1);
+      const upserted = await q.rows<{ inserted: boolean }>(
+        `insert into ad_metrics_daily (store_id, platform, account_id, campaign_id, day, campaign_name, currency, impressions, clicks, spend_minor, conversions, conversion_value_minor)
+         select $1, x.platform, x.account_id, x.campaign_id, x.day, x.campaign_name, x.currency, x.impressions, x.clicks, x.spend_minor, x.conversions, x.conversion_value_minor
+           from jsonb_to_recordset($2::jsonb) as x(platform text, account_id text, campaign_id text, day date, campaign_name text, currency text,
+                                                   impressions bigint, clicks bigint, spend_minor bigint, conversions float8, conversion_value_minor bigint)
+          order by x.platform, x.account_id, x.campaign_id, x.day
+         on conflict (store_id, platform, account_id, campaign_id, day) do update set
+           campaign_name = excluded.campaign_name, currency = excluded.currency, impressions = excluded.impressions,
+           clicks = excluded.clicks, spend_minor = excluded.spend_minor, conversions = excluded.conversions,
+           conversion_value_minor = excluded.conversion_value_minor
+         returning (xmax = 0) as inserted`,
+        [storeId, JSON.stringify(batch)],
+      );
+      delta.add(await adMetricContributions(q, storeId, keys), 1);
+      await applyRollupDelta(q, storeId, delta);
+      const inserted = upserted.filter((row) => row.inserted).length;
+      total.inserted += inserted;
+      total.updated += upserted.length - inserted;
+    });
+  }
+  return total;
+}
+
+function normalizeEmailMetric(row: IngestEmailMetric) {
+  const what = `E-mail metrics ${String(row?.platform)}/${String(row?.campaignId)}/${String(row?.day)}`;
+  return {
+    platform: requireText(row.platform, what, 'platform', 32),
+    campaign_id: requireText(row.campaignId, what, 'campaignId', 64),
+    day: requireDay(row.day, what),
+    campaign_name: optionalText(row.campaignName, what, 'campaignName') ?? '',
+    currency: requireCurrency(row.currency, what),
+    sends: requireInteger(row.sends, what, 'sends', { min: 0, fallback: 0 }),
+    opens: requireInteger(row.opens, what, 'opens', { min: 0, fallback: 0 }),
+    clicks: requireInteger(row.clicks, what, 'clicks', { min: 0, fallback: 0 }),
+    attributed_orders: requireInteger(row.attributedOrders, what, 'attributedOrders', { min: 0, fallback: 0 }),
+    attributed_revenue_minor: requireInteger(row.attributedRevenueMinor, what, 'attributedRevenueMinor', { min: 0, fallback: 0 }),
+    spend_minor: requireInteger(row.spendMinor, what, 'spendMinor', { min: 0, fallback: 0 }),
+  };
+}
+
+/** Adds or replaces daily campaign rows of e-mail platforms; they feed the channel rollups. */
+export async function ingestEmailMetrics(em: EntityManager, store: StoreRef, rows: IngestEmailMetric[]): Promise<IngestResult> {
+  const storeId = storeIdOf(store);
+  const keyOf = (row: ReturnType<typeof normalizeEmailMetric>) => [row.platform, row.campaign_id, row.day].join('\u0000');
+  const normalized = latestPerKey(rows.map(normalizeEmailMetric), keyOf).sort((a, b) => (keyOf(a) < keyOf(b) ? -1 : 1));
+  const total: IngestResult = { inserted: 0, updated: 0, skipped: rows.length - normalized.length };
+  for (const batch of chunks(normalized)) {
+    await em.transactional(async (tx) => {
+      const q = sqlRunner(tx);
+      await lockStoreForIngest(q, storeId);
+      const keys: EmailMetricKey[] = batch.map((row) => ({ platform: row.platform, campaignId: row.campaign_id, day: row.day }));
+      await q.run(
+        `select 1
+           from unnest($2::text[], $3::text[], $4::date[]) as k(platform, campaign_id, day)
+           join lateral (select 1 from email_metrics_daily e
+                          where e.store_id = $1 and e.platform = k.platform and e.campaign_id = k.campaign_id and e.day = k.day
+                            for update) e on true`,
+        [storeId, ...emailKeyArrays(keys)],
+      );
+      const delta = new RollupDelta().add(await emailMetricContributions(q, storeId, keys), -1);
+      const upserted = await q.rows<{ inserted: boolean }>(
+        `insert into email_metrics_daily (store_id, platform, campaign_id, day, campaign_name, currency, sends, opens, clicks, attributed_orders, attributed_revenue_minor, spend_minor)
+         select $1, x.platform, x.campaign_id, x.day, x.campaign_name, x.currency, x.sends, x.opens, x.clicks, x.attributed_orders, x.attributed_revenue_minor, x.spend_minor
+           from jsonb_to_recordset($2::jsonb) as x(platform text, campaign_id text, day date, campaign_name text, currency text, sends bigint,
+                                                   opens bigint, clicks bigint, attributed_orders int, attributed_revenue_minor bigint, spend_minor bigint)
+          order by x.platform, x.campaign_id, x.day
+         on conflict (store_id, platform, campaign_id, day) do update set
+           campaign_name = excluded.campaign_name, currency = excluded.currency, sends = excluded.sends, opens = excluded.opens,
+           clicks = excluded.clicks, attributed_orders = excluded.attributed_orders,
+           attributed_revenue_minor = excluded.attributed_revenue_minor, spend_minor = excluded.spend_minor
+         returning (xmax = 0) as inserted`,
+        [storeId, JSON.stringify(batch)],
+      );
+      delta.add(await emailMetricContributions(q, storeId, keys), 1);
+      await applyRollupDelta(q, storeId, delta);
+      const inserted = upserted.filter((row) => row.inserted).length;
+      total.inserted += inserted;
+      total.updated += upserted.length - inserted;
+    });
+  }
+  return total;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Products
+
+/** Adds or updates catalogue products. A missing unit cost keeps the one stored (e.g. edited in the P&L). */
+export async function upsertProducts(em: EntityManager, store: StoreRef, products: IngestProduct[]): Promise<IngestResult> {
+  const storeId = storeIdOf(store);
+  const normalized = latestPerKey(
+    products.map((product) => {
+      const what = `Product ${String(product?.platform)}/${String(product?.externalId)}`;
+      return {
+        platform: requireText(product.platform, what, 'platform', 32),
+        external_id: requireText(product.externalId, what, 'externalId'),
+        title: typeof product.title === 'string' ? product.title : '',
+        sku: optionalText(product.sku, what, 'sku'),
+        price_minor: requireInteger(product.priceMinor, what, 'priceMinor', { min: 0 }),
+        currency: requireCurrency(product.currency, what),
+        unit_cost_minor: product.unitCostMinor === undefined || product.unitCostMinor === null ? null : requireInteger(product.unitCostMinor, what, 'unitCostMinor', { min: 0 }),
+        image_url: optionalText(product.imageUrl, what, 'imageUrl', 2000),
+        active: product.active !== false,
+      };
+    }),
+    (product) => `${product.platform}\u0000${product.external_id}`,
+  );
+  const total: IngestResult = { inserted: 0, updated: 0, skipped: products.length - normalized.length };
+  for (const batch of chunks(normalized)) {
+    const rows = await sqlRunner(em).rows<{ inserted: boolean }>(
+      `insert into products (store_id, platform, external_id, title, sku, price_minor, currency, unit_cost_minor, image_url, active, updated_at)
+       select $1, x.platform, x.external_id, x.title, x.sku, x.price_minor, x.currency, x.unit_cost_minor, x.image_url, x.active, now()
+         from jsonb_to_recordset($2::jsonb) as x(platform text, external_id text, title text, sku text, price_minor bigint, currency text,
+                                                 unit_cost_minor bigint, image_url text, active boolean)
+        order by x.platform, x.external_id
+       on conflict (store_id, platform, external_id) do update set
+         title = excluded.title, sku = excluded.sku, price_minor = excluded.price_minor, currency = excluded.currency,
+         unit_cost_minor = coalesce(excluded.unit_cost_minor, products.unit_cost_minor), image_url = excluded.image_url,
+         active = excluded.active, updated_at = now()
+       returning (xmax = 0) as inserted`,
+      [storeId, JSON.stringify(batch)],
+    );
+    const inserted = rows.filter((row) => row.inserted).length;
+    total.inserted += inserted;
+    total.updated += rows.length - inserted;
+  }
+  return total;
+}

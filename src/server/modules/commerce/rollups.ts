@@ -1,0 +1,459 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { AppError } from '../../errors.ts';
+import { num, sqlRunner, type SqlRunner } from './raw-sql.ts';
+
+// What each raw row contributes to the rollup tables, and how a change is applied.
+//
+// Ingest computes the contribution of every order whose numbers a batch can change (the batch's
+// orders and all orders of their customers, old and new) before and after writing the batch, and
+// adds the difference to the rollups (INSERT ... ON CONFLICT DO UPDATE SET x = x + excluded.x). The
+// rebuild computes the contribution of every row of the store. Both use the same queries below, so
+// "incremental == rebuild" holds exactly when ingest picks the right orders; rollups.test.ts checks it.
+//
+// An order counts unless it is cancelled or a test. A counting order contributes, in its currency:
+// - on its placed day (and its channel): 1 order, gross, discounts, shipping, taxes, net sales
+//   (gross - discounts), new- or returning-customer order, units, COGS of costed lines, and the net
+//   value of lines without cost; 1 new customer when it is a known customer's first counting order;
+// - on the day of each of its refunds (and its channel): the refund, and minus the refund in net sales;
+// - on its customer's first-order day (the cohort day): its net sales after all refunds, in the
+//   LTV column of every horizon N (30..365) with placed day < cohort day + N.
+// "First" is by placed_at, then id. An order without a customer (guest checkout) is a new-customer
+// order but adds no new customer. Ad metric rows add spend, impressions, clicks and the platform's
+// conversions and conversion value to their platform's channel row; e-mail rows add their spend,
+// clicks, attributed orders (as conversions) and attributed revenue (as conversion value).
+
+const INGEST_LOCK = 'storepulse.commerce.ingest';
+
+/**
+ * Serialises every writer of one store's commerce rows (ingest batches, rebuilds) until the end of
+ * the transaction, so a batch reads rows no concurrent batch is changing. Different stores never wait.
+ */
+export async function lockStoreForIngest(q: SqlRunner, storeId: number): Promise<{ timezone: string; currency: string }> {
+  await q.run(`select pg_advisory_xact_lock(hashtext($1), $2::int)`, [INGEST_LOCK, storeId]);
+  // Batches are many short statements: compiling them to machine code costs more than it saves.
+  await q.run(`set local jit = off`);
+  const [store] = await q.rows<{ timezone: string; currency: string }>(`select timezone, currency from stores where id = $1`, [storeId]);
+  if (!store) throw new AppError('NOT_FOUND', 'Store not found');
+  return store;
+}
+
+/**
+ * Gives the planner statistics for tables that are filling up from (nearly) nothing: a first sync or
+ * the demo generator. A table is analyzed when a batch wrote at least 100 rows to it, more than its
+ * statistics know of. Without statistics the planner cannot tell the (store_id, customer_id) index
+ * from the (store_id, platform, external_id) one and may probe the wrong one once per order. ANALYZE
+ * inside the batch's transaction also counts the rows the batch just wrote, and on a small table it
+ * takes milliseconds. Once a table is larger than a batch, autovacuum keeps its statistics current.
+ */
+export async function analyzeGrownTables(q: SqlRunner, written: Record<string, number>): Promise<void> {
+  const candidates = Object.entries(written).filter(([, count]) => count >= 100);
+  if (candidates.length === 0) return;
+  const rows = await q.rows<{ name: string }>(
+    `select t.name from unnest($1::text[], $2::int[]) as t(name, written)
+       join pg_class c on c.oid = to_regclass(t.name)
+      where c.reltuples < t.written`,
+    [candidates.map(([name]) => name), candidates.map(([, count]) => count)],
+  );
+  if (rows.length > 0) await q.run(`analyze ${rows.map((row) => `"${row.name}"`).join(', ')}`);
+}
+
+/** daily_rollups value columns: property name -> column. */
+export const DAILY_COLUMNS = {
+  ordersCount: 'orders_count',
+  grossMinor: 'gross_minor',
+  discountsMinor: 'discounts_minor',
+  refundsMinor: 'refunds_minor',
+  shippingMinor: 'shipping_minor',
+  taxesMinor: 'taxes_minor',
+  netSalesMinor: 'net_sales_minor',
+  newCustomerOrders: 'new_customer_orders',
+  returningCustomerOrders: 'returning_customer_orders',
+  newCustomers: 'new_customers',
+  units: 'units',
+  cogsMinor: 'cogs_minor',
+  uncostedSalesMinor: 'uncosted_sales_minor',
+  ltvNet30Minor: 'ltv_net_30_minor',
+  ltvNet60Minor: 'ltv_net_60_minor',
+  ltvNet90Minor: 'ltv_net_90_minor',
+  ltvNet180Minor: 'ltv_net_180_minor',
+  ltvNet365Minor: 'ltv_net_365_minor',
+} as const;
+
+/** channel_daily_rollups value columns. platformConversions is numeric(20,6), carried as integer millionths. */
+export const CHANNEL_COLUMNS = {
+  ordersCount: 'orders_count',
+  netSalesMinor: 'net_sales_minor',
+  newCustomers: 'new_customers',
+  spendMinor: 'spend_minor',
+  impressions: 'impressions',
+  clicks: 'clicks',
+  platformConversions: 'platform_conversions',
+  platformConversionValueMinor: 'platform_conversion_value_minor',
+} as const;
+
+export type DailyField = keyof typeof DAILY_COLUMNS;
+export type ChannelField = keyof typeof CHANNEL_COLUMNS;
+export type DailyValues = Record<DailyField, number>;
+/** platformConversions in millionths, so that adding and subtracting stays exact. */
+export type ChannelValues = Record<ChannelField, number>;
+
+const DAILY_FIELDS = Object.keys(DAILY_COLUMNS) as DailyField[];
+const CHANNEL_FIELDS = Object.keys(CHANNEL_COLUMNS) as ChannelField[];
+const SQL_TYPES: Record<string, string> = { orders_count: 'int', new_customer_orders: 'int', returning_customer_orders: 'int', new_customers: 'int', units: 'int', platform_conversions: 'numeric' };
+
+/** "12.345678" (numeric with up to 6 decimals) -> 12345678, exactly. */
+export function parseMillionths(value: string | number | null | undefined): number {
+  if (value === null || value === undefined) return 0;
+  const text = String(value).trim();
+  const negative = text.startsWith('-');
+  const [whole = '0', fraction = ''] = text.replace(/^[-+]/, '').split('.');
+  const result = Number(whole) * 1_000_000 + Number(fraction.padEnd(6, '0').slice(0, 6));
+  return negative ? -result : result;
+}
+
+export function formatMillionths(value: number): string {
+  const sign = value < 0 ? '-' : '';
+  const magnitude = Math.abs(value);
+  return `${sign}${Math.floor(magnitude / 1_000_000)}.${String(magnitude % 1_000_000).padStart(6, '0')}`;
+}
+
+function zeroDaily(): DailyValues {
+  return Object.fromEntries(DAILY_FIELDS.map((field) => [field, 0])) as DailyValues;
+}
+function zeroChannel(): ChannelValues {
+  return Object.fromEntries(CHANNEL_FIELDS.map((field) => [field, 0])) as ChannelValues;
+}
+
+/** One (day, channel, currency) group of contributions; channel is null for cohort (LTV) parts. */
+export interface ContributionRow extends Partial<DailyValues> {
+  day: string;
+  channel: string | null;
+  currency: string;
+  spendMinor?: number;
+  impressions?: number;
+  clicks?: number;
+  /** millionths */
+  platformConversions?: number;
+  platformConversionValueMinor?: number;
+}
+
+/** Pending changes to both rollup tables, keyed by their primary keys (store implied). */
+export class RollupDelta {
+  readonly daily = new Map<string, DailyValues>();
+  readonly channel = new Map<string, ChannelValues>();
+
+  add(rows: ContributionRow[], sign: 1 | -1): this {
+    for (const row of rows) {
+      const dailyKey = `${row.day}|${row.currency}`;
+      let daily = this.daily.get(dailyKey);
+      if (!daily) this.daily.set(dailyKey, (daily = zeroDaily()));
+      for (const field of DAILY_FIELDS) daily[field] += sign * (row[field] ?? 0);
+      if (row.channel === null) continue;
+      const channelKey = `${row.day}|${row.channel}|${row.currency}`;
+      let channel = this.channel.get(channelKey);
+      if (!channel) this.channel.set(channelKey, (channel = zeroChannel()));
+      for (const field of CHANNEL_FIELDS) channel[field] += sign * (row[field] ?? 0);
+    }
+    return this;
+  }
+}
+
+function nonZero(values: Record<string, number>): boolean {
+  return Object.values(values).some((value) => value !== 0);
+}
+
+const COUNTING = `o.status <> 'cancelled' and not o.is_test`;
+
+const LINE_SUMS = `sum(l.quantity)::bigint as units,
+              coalesce(sum(l.quantity::bigint * l.unit_cost_minor) filter (where l.unit_cost_minor is not null), 0) as cogs,
+              coalesce(sum(l.quantity::bigint * l.unit_price_minor - l.discount_minor) filter (where l.unit_cost_minor is null), 0) as uncosted`;
+
+const ORDER_COLUMNS = `o.id, o.customer_id, o.placed_at, o.placed_day, o.currency, o.channel,
+              o.gross_minor, o.discounts_minor, o.shipping_minor, o.taxes_minor`;
+
+// Per counting order: its columns, its lines' sums and its refunds' total; and its refunds one by one.
+// For a batch, every lookup is an index probe driven by the ids (LATERAL subqueries with LIMIT or an
+// aggregate are never flattened into joins), so the plan stays right even when the statistics of a
+// store that is filling up are stale. For the whole store, plain grouped joins (rebuildRollups
+// analyzes the tables first).
+const SCOPED_ORDERS = `
+     per_order as materialized (
+       select o.id, o.customer_id, o.placed_at, o.placed_day, o.currency, o.channel,
+              o.gross_minor, o.discounts_minor, o.shipping_minor, o.taxes_minor,
+              coalesce(l.units, 0) as units, coalesce(l.cogs, 0) as cogs, coalesce(l.uncosted, 0) as uncosted,
+              coalesce(rt.total, 0) as refunds_total
+         from unnest($2::bigint[]) as k(id)
+         join lateral (select ${ORDER_COLUMNS} from orders o where o.store_id = $1 and o.id = k.id and ${COUNTING} limit 1) o on true
+         left join lateral (select ${LINE_SUMS} from order_lines l where l.store_id = $1 and l.order_id = o.id) l on true
+         left join lateral (select sum(r.amount_minor) as total from refunds r where r.store_id = $1 and r.order_id = o.id) rt on true
+     ),
+     refund_rows as (
+       select r.refunded_day, p.channel, p.currency, r.amount_minor
+         from per_order p
+         join lateral (select r.refunded_day, r.amount_minor from refunds r where r.store_id = $1 and r.order_id = p.id offset 0) r on true
+     )`;
+
+const ALL_ORDERS = `
+     per_order as materialized (
+       select ${ORDER_COLUMNS},
+              coalesce(l.units, 0) as units, coalesce(l.cogs, 0) as cogs, coalesce(l.uncosted, 0) as uncosted,
+              coalesce(rt.total, 0) as refunds_total
+         from orders o
+         left join (select l.order_id, ${LINE_SUMS} from order_lines l where l.store_id = $1 group by l.order_id) l on l.order_id = o.id
+         left join (select r.order_id, sum(r.amount_minor) as total from refunds r where r.store_id = $1 group by r.order_id) rt on rt.order_id = o.id
+        where o.store_id = $1 and ${COUNTING}
+     ),
+     refund_rows as (
+       select r.refunded_day, p.channel, p.currency, r.amount_minor
+         from refunds r join per_order p on p.id = r.order_id
+        where r.store_id = $1
+     )`;
+
+const LTV_HORIZON_DAYS = [30, 60, 90, 180, 365];
+
+function contributionsSql(scope: string): string {
+  const ltv = LTV_HORIZON_DAYS;
+  return `with ${scope},
+     ranked as (
+       select p.*,
+              p.customer_id is null or row_number() over (partition by p.customer_id order by p.placed_at, p.id) = 1 as is_new,
+              case when p.customer_id is not null
+                   then first_value(p.placed_day) over (partition by p.customer_id order by p.placed_at, p.id) end as cohort_day
+         from per_order p
+     ),
+     parts as (
+       select r.placed_day as day, r.channel, r.currency,
+              1 as orders_count, r.gross_minor as gross, r.discounts_minor as discounts, 0::bigint as refunds,
+              r.shipping_minor as shipping, r.taxes_minor as taxes, r.gross_minor - r.discounts_minor as net,
+              case when r.is_new then 1 else 0 end as new_orders,
+              case when r.is_new then 0 else 1 end as returning_orders,
+              case when r.is_new and r.customer_id is not null then 1 else 0 end as new_customers,
+              r.units, r.cogs, r.uncosted,
+              ${ltv.map((n) => `0::bigint as ltv_${n}`).join(', ')}
+         from ranked r
+       union all
+       select rr.refunded_day, rr.channel, rr.currency,
+              0, 0, 0, rr.amount_minor, 0, 0, -rr.amount_minor, 0, 0, 0, 0, 0, 0,
+              ${ltv.map(() => '0').join(', ')}
+         from refund_rows rr
+       union all
+       select r.cohort_day, null, r.currency,
+              0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+              ${ltv.map((n) => `case when r.placed_day < r.cohort_day + ${n} then r.gross_minor - r.discounts_minor - r.refunds_total else 0 end`).join(', ')}
+         from ranked r
+        where r.customer_id is not null and r.placed_day < r.cohort_day + 365
+     )
+     select to_char(day, 'YYYY-MM-DD') as day, channel, currency,
+            sum(orders_count)::text as orders_count, sum(gross)::text as gross, sum(discounts)::text as discounts,
+            sum(refunds)::text as refunds, sum(shipping)::text as shipping, sum(taxes)::text as taxes, sum(net)::text as net,
+            sum(new_orders)::text as new_orders, sum(returning_orders)::text as returning_orders,
+            sum(new_customers)::text as new_customers, sum(units)::text as units, sum(cogs)::text as cogs,
+            sum(uncosted)::text as uncosted, ${ltv.map((n) => `sum(ltv_${n})::text as ltv_${n}`).join(', ')}
+       from parts
+      group by day, channel, currency`;
+}
+
+const SCOPED_CONTRIBUTIONS_SQL = contributionsSql(SCOPED_ORDERS);
+const ALL_CONTRIBUTIONS_SQL = contributionsSql(ALL_ORDERS);
+
+/**
+ * The contributions of the given orders (or of all the store's orders), grouped by (day, channel,
+ * currency). The ids must include every order of every customer among them: "new customer" and the
+ * cohort day are ranked within the set.
+ */
+export async function orderContributions(q: SqlRunner, storeId: number, orderIds: number[] | 'all'): Promise<ContributionRow[]> {
+  if (orderIds !== 'all' && orderIds.length === 0) return [];
+  const rows =
+    orderIds === 'all'
+      ? await q.rows<Record<string, string | null>>(ALL_CONTRIBUTIONS_SQL, [storeId])
+      : await q.rows<Record<string, string | null>>(SCOPED_CONTRIBUTIONS_SQL, [storeId, [...orderIds].sort((a, b) => a - b)]);
+  return rows.map((row) => ({
+    day: row.day!,
+    channel: row.channel ?? null,
+    currency: row.currency!,
+    ordersCount: num(row.orders_count),
+    grossMinor: num(row.gross),
+    discountsMinor: num(row.discounts),
+    refundsMinor: num(row.refunds),
+    shippingMinor: num(row.shipping),
+    taxesMinor: num(row.taxes),
+    netSalesMinor: num(row.net),
+    newCustomerOrders: num(row.new_orders),
+    returningCustomerOrders: num(row.returning_orders),
+    newCustomers: num(row.new_customers),
+    units: num(row.units),
+    cogsMinor: num(row.cogs),
+    uncostedSalesMinor: num(row.uncosted),
+    ltvNet30Minor: num(row.ltv_30),
+    ltvNet60Minor: num(row.ltv_60),
+    ltvNet90Minor: num(row.ltv_90),
+    ltvNet180Minor: num(row.ltv_180),
+    ltvNet365Minor: num(row.ltv_365),
+  }));
+}
+
+export interface AdMetricKey {
+  platform: string;
+  accountId: string;
+  campaignId: string;
+  day: string;
+}
+
+export interface EmailMetricKey {
+  platform: string;
+  campaignId: string;
+  day: string;
+}
+
+function metricRows(rows: Record<string, string | null>[]): ContributionRow[] {
+  return rows.map((row) => ({
+    day: row.day!,
+    channel: row.channel!,
+    currency: row.currency!,
+    spendMinor: num(row.spend),
+    impressions: num(row.impressions),
+    clicks: num(row.clicks),
+    platformConversions: parseMillionths(row.conversions),
+    platformConversionValueMinor: num(row.conversion_value),
+  }));
+}
+
+const AD_SUMS = `sum(a.spend_minor)::text as spend, sum(a.impressions)::text as impressions, sum(a.clicks)::text as clicks,
+            sum(round(a.conversions::numeric, 6))::text as conversions, sum(a.conversion_value_minor)::text as conversion_value`;
+
+/** Arrays of the keys' columns, for `unnest`. */
+export function adKeyArrays(keys: AdMetricKey[]) {
+  return [keys.map((k) => k.platform), keys.map((k) => k.accountId), keys.map((k) => k.campaignId), keys.map((k) => k.day)];
+}
+
+export function emailKeyArrays(keys: EmailMetricKey[]) {
+  return [keys.map((k) => k.platform), keys.map((k) => k.campaignId), keys.map((k) => k.day)];
+}
+
+/** Probes by primary key, one per batch key (see SCOPED_ORDERS). */
+export const AD_ROWS_OF_KEYS = `unnest($2::text[], $3::text[], $4::text[], $5::date[]) as k(platform, account_id, campaign_id, day)
+   join lateral (select a.* from ad_metrics_daily a
+                  where a.store_id = $1 and a.platform = k.platform and a.account_id = k.account_id
+                    and a.campaign_id = k.campaign_id and a.day = k.day limit 1) a on true`;
+
+export const EMAIL_ROWS_OF_KEYS = `unnest($2::text[], $3::text[], $4::date[]) as k(platform, campaign_id, day)
+   join lateral (select e.* from email_metrics_daily e
+                  where e.store_id = $1 and e.platform = k.platform and e.campaign_id = k.campaign_id and e.day = k.day limit 1) e on true`;
+
+/** What ad metric rows (the given keys, or all of the store's) add to their platform's channel rows. */
+export async function adMetricContributions(q: SqlRunner, storeId: number, keys: AdMetricKey[] | 'all'): Promise<ContributionRow[]> {
+  if (keys !== 'all' && keys.length === 0) return [];
+  const select = `select to_char(a.day, 'YYYY-MM-DD') as day, a.platform as channel, a.currency, ${AD_SUMS}`;
+  const rows =
+    keys === 'all'
+      ? await q.rows<Record<string, string | null>>(`${select} from ad_metrics_daily a where a.store_id = $1 group by a.day, a.platform, a.currency`, [storeId])
+      : await q.rows<Record<string, string | null>>(`${select} from ${AD_ROWS_OF_KEYS} group by a.day, a.platform, a.currency`, [storeId, ...adKeyArrays(keys)]);
+  return metricRows(rows);
+}
+
+const EMAIL_SUMS = `sum(e.spend_minor)::text as spend, '0' as impressions, sum(e.clicks)::text as clicks,
+            sum(e.attributed_orders)::text as conversions, sum(e.attributed_revenue_minor)::text as conversion_value`;
+
+/** What e-mail metric rows add to their platform's channel rows. */
+export async function emailMetricContributions(q: SqlRunner, storeId: number, keys: EmailMetricKey[] | 'all'): Promise<ContributionRow[]> {
+  if (keys !== 'all' && keys.length === 0) return [];
+  const select = `select to_char(e.day, 'YYYY-MM-DD') as day, e.platform as channel, e.currency, ${EMAIL_SUMS}`;
+  const rows =
+    keys === 'all'
+      ? await q.rows<Record<string, string | null>>(`${select} from email_metrics_daily e where e.store_id = $1 group by e.day, e.platform, e.currency`, [storeId])
+      : await q.rows<Record<string, string | null>>(`${select} from ${EMAIL_ROWS_OF_KEYS} group by e.day, e.platform, e.currency`, [storeId, ...emailKeyArrays(keys)]);
+  return metricRows(rows);
+}
+
+function upsertAddingSql(table: string, keyColumns: { name: string; type: string }[], valueColumns: string[]): string {
+  const recordType = [...keyColumns.map((key) => `${key.name} ${key.type}`), ...valueColumns.map((column) => `${column} ${SQL_TYPES[column] ?? 'bigint'}`)].join(', ');
+  const keys = keyColumns.map((key) => key.name);
+  return `insert into ${table} (store_id, ${[...keys, ...valueColumns].join(', ')})
+          select $1, ${[...keys, ...valueColumns].map((column) => `x.${column}`).join(', ')}
+            from jsonb_to_recordset($2::jsonb) as x(${recordType})
+           order by ${keys.map((key) => `x.${key}`).join(', ')}
+          on conflict (store_id, ${keys.join(', ')}) do update set
+          ${valueColumns.map((column) => `${column} = ${table}.${column} + excluded.${column}`).join(',\n          ')}`;
+}
+
+function deleteEmptySql(table: string, keyColumns: { name: string; type: string }[], valueColumns: string[]): string {
+  return `delete from ${table} t
+           using jsonb_to_recordset($2::jsonb) as x(${keyColumns.map((key) => `${key.name} ${key.type}`).join(', ')})
+           where t.store_id = $1 and ${keyColumns.map((key) => `t.${key.name} = x.${key.name}`).join(' and ')}
+             and ${valueColumns.map((column) => `t.${column} = 0`).join(' and ')}`;
+}
+
+const DAILY_KEYS = [
+  { name: 'day', type: 'date' },
+  { name: 'currency', type: 'text' },
+];
+const CHANNEL_KEYS = [
+  { name: 'day', type: 'date' },
+  { name: 'channel', type: 'text' },
+  { name: 'currency', type: 'text' },
+];
+const DAILY_UPSERT = upsertAddingSql('daily_rollups', DAILY_KEYS, Object.values(DAILY_COLUMNS));
+const DAILY_DELETE_EMPTY = deleteEmptySql('daily_rollups', DAILY_KEYS, Object.values(DAILY_COLUMNS));
+const CHANNEL_UPSERT = upsertAddingSql('channel_daily_rollups', CHANNEL_KEYS, Object.values(CHANNEL_COLUMNS));
+const CHANNEL_DELETE_EMPTY = deleteEmptySql('channel_daily_rollups', CHANNEL_KEYS, Object.values(CHANNEL_COLUMNS));
+
+/**
+ * Adds the delta to both rollup tables (rows in key order, so concurrent writers lock them in the
+ * same order) and removes rows that end up all zero, which the rebuild would not produce.
+ */
+export async function applyRollupDelta(q: SqlRunner, storeId: number, delta: RollupDelta): Promise<void> {
+  const daily = [...delta.daily.entries()]
+    .filter(([, values]) => nonZero(values))
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([key, values]) => {
+      const [day, currency] = key.split('|');
+      return { day, currency, ...Object.fromEntries(DAILY_FIELDS.map((field) => [DAILY_COLUMNS[field], values[field]])) };
+    });
+  const channel = [...delta.channel.entries()]
+    .filter(([, values]) => nonZero(values))
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([key, values]) => {
+      const [day, channelKey, currency] = key.split('|');
+      return {
+        day,
+        channel: channelKey,
+        currency,
+        ...Object.fromEntries(
+          CHANNEL_FIELDS.map((field) => [CHANNEL_COLUMNS[field], field === 'platformConversions' ? formatMillionths(values[field]) : values[field]]),
+        ),
+      };
+    });
+  if (daily.length > 0) {
+    const json = JSON.stringify(daily);
+    await q.run(DAILY_UPSERT, [storeId, json]);
+    await q.run(DAILY_DELETE_EMPTY, [storeId, json]);
+  }
+  if (channel.length > 0) {
+    const json = JSON.stringify(channel);
+    await q.run(CHANNEL_UPSERT, [storeId, json]);
+    await q.run(CHANNEL_DELETE_EMPTY, [storeId, json]);
+  }
+}
+
+/** Recomputes both rollup tables of a store from its raw rows, in one transaction. */
+export async function rebuildRollups(em: EntityManager, storeId: number): Promise<{ dailyRows: number; channelRows: number }> {
+  return em.transactional(async (tx) => {
+    const q = sqlRunner(tx);
+    await lockStoreForIngest(q, storeId);
+    // A rebuild reads every row of the store: fresh statistics make the planner pick hash joins.
+    await q.run(`analyze orders, order_lines, refunds, ad_metrics_daily, email_metrics_daily`);
+    await q.run(`delete from daily_rollups where store_id = $1`, [storeId]);
+    await q.run(`delete from channel_daily_rollups where store_id = $1`, [storeId]);
+    const delta = new RollupDelta()
+      .add(await orderContributions(q, storeId, 'all'), 1)
+      .add(await adMetricContributions(q, storeId, 'all'), 1)
+      .add(await emailMetricContributions(q, storeId, 'all'), 1);
+    await applyRollupDelta(q, storeId, delta);
+    const [counts] = await q.rows<{ daily: number; channel: number }>(
+      `select (select count(*) from daily_rollups where store_id = $1)::int as daily,
+              (select count(*) from channel_daily_rollups where store_id = $1)::int as channel`,
+      [storeId],
+    );
+    return { dailyRows: counts!.daily, channelRows: counts!.channel };
+  });
+}

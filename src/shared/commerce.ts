@@ -1,0 +1,158 @@
+import { z } from 'zod';
+import { currencySchema, storeIdSchema } from './stores.ts';
+
+export const ORDER_STATUSES = ['paid', 'pending', 'refunded', 'partially_refunded', 'cancelled'] as const;
+export type OrderStatus = (typeof ORDER_STATUSES)[number];
+
+export const EXPENSE_RECURRENCES = ['monthly', 'one_off'] as const;
+export type ExpenseRecurrence = (typeof EXPENSE_RECURRENCES)[number];
+
+/** Paid advertising platforms: their key is both a platform key and the channel of the orders they bring. */
+export const AD_CHANNELS = ['googleads', 'metaads', 'bingads', 'tiktokads'] as const;
+/** E-mail platforms, likewise. */
+export const EMAIL_CHANNELS = ['klaviyo', 'omnisend', 'mailchimp', 'email'] as const;
+/** Where an order came from when no marketing platform can claim it. */
+export const UNPAID_CHANNELS = ['organic_search', 'organic_social', 'referral', 'direct'] as const;
+
+export const CHANNELS = [...AD_CHANNELS, ...EMAIL_CHANNELS, ...UNPAID_CHANNELS] as const;
+export type Channel = (typeof CHANNELS)[number];
+
+/** Channels whose orders are attributed to marketing spend (ROAS counts their net sales). */
+export const MARKETING_CHANNELS: readonly Channel[] = [...AD_CHANNELS, ...EMAIL_CHANNELS];
+
+export function isMarketingChannel(channel: string): boolean {
+  return (MARKETING_CHANNELS as readonly string[]).includes(channel);
+}
+
+/** A calendar day 'YYYY-MM-DD' (in the store's time zone when it buckets orders). */
+export const dayString = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}$/, 'Use a date like 2026-01-31')
+  .refine((value) => {
+    const date = new Date(`${value}T00:00:00Z`);
+    return !Number.isNaN(date.getTime()) && date.toISOString().slice(0, 10) === value;
+  }, 'Not a valid date');
+
+
+export const COMPARISONS = ['previous_period', 'previous_year', 'none'] as const;
+export type Comparison = (typeof COMPARISONS)[number];
+
+/** The longest range the KPI endpoints accept (a little over two years, for year-on-year views). */
+export const MAX_RANGE_DAYS = 800;
+
+function daysBetween(from: string, to: string): number {
+  return Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000);
+}
+
+export const kpisInput = z
+  .object({
+    from: dayString,
+    to: dayString,
+    compare: z.enum(COMPARISONS).default('previous_period'),
+    /** Display currency; defaults to the store's. */
+    currency: currencySchema.optional(),
+    /** Another store the caller may see (multi-store views); defaults to the active store. */
+    storeId: storeIdSchema.optional(),
+  })
+  .refine((input) => input.from <= input.to, { message: 'The start date must not be after the end date', path: ['from'] })
+  .refine((input) => daysBetween(input.from, input.to) < MAX_RANGE_DAYS, { message: `A range can span at most ${MAX_RANGE_DAYS} days`, path: ['to'] });
+
+export type KpisInput = z.input<typeof kpisInput>;
+
+const deltaOutput = z.object({ absolute: z.number().nullable(), percent: z.number().nullable() });
+
+export const kpiValueOutput = z.object({
+  current: z.number().nullable(),
+  previous: z.number().nullable(),
+  delta: deltaOutput,
+});
+
+export const KPI_KEYS = ['netSales', 'spend', 'clicks', 'orders', 'roas', 'cac', 'mer', 'aov', 'ltv'] as const;
+export type KpiKey = (typeof KPI_KEYS)[number];
+
+const dayRange = z.object({ from: z.string(), to: z.string() });
+
+export const kpisOutput = z.object({
+  storeId: z.number(),
+  /** Money values are in minor units of this currency. */
+  currency: z.string(),
+  range: dayRange,
+  previousRange: dayRange.nullable(),
+  kpis: z.object({
+    /** minor units */
+    netSales: kpiValueOutput,
+    /** ads + e-mail, minor units */
+    spend: kpiValueOutput,
+    clicks: kpiValueOutput,
+    orders: kpiValueOutput,
+    roas: kpiValueOutput,
+    /** minor units per new customer */
+    cac: kpiValueOutput,
+    mer: kpiValueOutput,
+    /** minor units per order */
+    aov: kpiValueOutput,
+    /** 90-day LTV of the customers acquired in the range, minor units per customer */
+    ltv: kpiValueOutput,
+  }),
+  /** One entry per day of the range (days without data are zero), for sparklines. */
+  series: z.array(
+    z.object({
+      day: z.string(),
+      netSales: z.number(),
+      spend: z.number(),
+      clicks: z.number(),
+      orders: z.number(),
+      newCustomers: z.number(),
+      roas: z.number().nullable(),
+      cac: z.number().nullable(),
+      mer: z.number().nullable(),
+      aov: z.number().nullable(),
+    }),
+  ),
+  /** Marketing and unpaid channels of the range, by spend then net sales. */
+  channels: z.array(
+    z.object({
+      channel: z.string(),
+      spend: z.number(),
+      netSales: z.number(),
+      orders: z.number(),
+      newCustomers: z.number(),
+      impressions: z.number(),
+      clicks: z.number(),
+      platformConversions: z.number(),
+      platformConversionValue: z.number(),
+      /** our ROAS: net sales of the channel's orders / its spend */
+      roas: z.number().nullable(),
+      /** the platform's own: its conversion value / spend */
+      platformRoas: z.number().nullable(),
+      cac: z.number().nullable(),
+    }),
+  ),
+});
+
+export type KpisOutput = z.infer<typeof kpisOutput>;
+
+export const ltvCohortsInput = z.object({
+  /** How many monthly cohorts, ending with the current month. */
+  months: z.number().int().min(1).max(36).default(12),
+  currency: currencySchema.optional(),
+  storeId: storeIdSchema.optional(),
+});
+
+export const ltvCohortsOutput = z.object({
+  storeId: z.number(),
+  currency: z.string(),
+  cohorts: z.array(
+    z.object({
+      /** 'YYYY-MM' */
+      month: z.string(),
+      customers: z.number(),
+      /** horizon in days -> average net sales per customer (minor units), null without customers */
+      ltv: z.record(z.string(), z.number().nullable()),
+      /** horizon -> whether every customer of the cohort has been a customer that long */
+      complete: z.record(z.string(), z.boolean()),
+    }),
+  ),
+});
+
+export type LtvCohortsOutput = z.infer<typeof ltvCohortsOutput>;
