@@ -10,6 +10,7 @@ import { restPlugin } from './plugins/rest.ts';
 import { securityPlugin } from './plugins/security.ts';
 import { sessionPlugin } from './plugins/session.ts';
 import { spaPlugin } from './plugins/spa.ts';
+import { createAuthLimiters } from './modules/auth/attempt-limiter.ts';
 import { contextFactory, createServices, type AppServices } from './trpc/context.ts';
 import { appRouter, type AppRouter } from './trpc/router.ts';
 
@@ -44,7 +45,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     routerOptions: { maxParamLength: 5000 },
     bodyLimit: 1024 * 1024,
   });
-  const services = options.services ?? createServices({});
+  const services = options.services ?? createServices({ authLimiters: createAuthLimiters(config.authRateLimits) });
   const createContext = contextFactory(() => orm.em.fork(), services);
 
   app.setErrorHandler((error: { statusCode?: number; message?: string }, request, reply) => {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import path from 'node:path';
+import { DEFAULT_AUTH_RATE_LIMITS, type AuthRateLimits } from './modules/auth/attempt-limiter.ts';
 
 const booleanFromEnv = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
@@ -17,6 +18,9 @@ const envSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   PAYMENT_PROVIDER: z.enum(['test']).default('test'),
   CLIENT_DIST_DIR: z.string().min(1).default('dist/client'),
+  RATE_LIMIT_LOGINS_PER_IP: z.coerce.number().int().min(1).default(DEFAULT_AUTH_RATE_LIMITS.loginPerIp.max),
+  RATE_LIMIT_FAILED_LOGINS_PER_USERNAME: z.coerce.number().int().min(1).default(DEFAULT_AUTH_RATE_LIMITS.loginFailuresPerUsername.max),
+  RATE_LIMIT_REGISTRATIONS_PER_IP: z.coerce.number().int().min(1).default(DEFAULT_AUTH_RATE_LIMITS.registrationsPerIp.max),
 });
 
 export interface AppConfig {
@@ -31,6 +35,7 @@ export interface AppConfig {
   logLevel: string;
   paymentProvider: 'test';
   clientDistDir: string;
+  authRateLimits: AuthRateLimits;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
@@ -52,5 +57,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     logLevel: values.LOG_LEVEL,
     paymentProvider: values.PAYMENT_PROVIDER,
     clientDistDir: path.resolve(values.CLIENT_DIST_DIR),
+    authRateLimits: {
+      loginPerIp: { max: values.RATE_LIMIT_LOGINS_PER_IP, windowMs: 15 * 60_000 },
+      loginFailuresPerUsername: { max: values.RATE_LIMIT_FAILED_LOGINS_PER_USERNAME, windowMs: 15 * 60_000 },
+      registrationsPerIp: { max: values.RATE_LIMIT_REGISTRATIONS_PER_IP, windowMs: 60 * 60_000 },
+    },
   };
 }

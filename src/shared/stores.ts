@@ -13,6 +13,10 @@ export const currencySchema = z.enum(CURRENCY_CODES, {
   error: `Currency must be one of ${CURRENCY_CODES.join(', ')}`,
 });
 
+/** The caller's relation to a store: its owner, or a guest who may only look. */
+export const STORE_ROLES = ['owner', 'guest'] as const;
+export type StoreRole = (typeof STORE_ROLES)[number];
+
 export const storeIdSchema = z.coerce
   .number({ error: 'Store id must be a number' })
   .int('Store id must be a whole number')
@@ -32,6 +36,9 @@ export const storeOutput = z.object({
   currency: z.enum(CURRENCY_CODES),
   timezone: z.string(),
   createdAt: z.string(),
+  /** 'guest' when the store was shared with the caller through an invitation (read-only). */
+  role: z.enum(STORE_ROLES),
+  ownerUsername: z.string(),
 });
 export type Store = z.infer<typeof storeOutput>;
 

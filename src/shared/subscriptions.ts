@@ -20,9 +20,14 @@ export const subscriptionOutput = z.object({
   plan: planOutput,
 });
 
+/** 'own': the user's plan; 'guest': through a store shared with them (subscription is then null); 'none'. */
+export const SUBSCRIPTION_ACCESS = ['own', 'guest', 'none'] as const;
+export type SubscriptionAccess = (typeof SUBSCRIPTION_ACCESS)[number];
+
 export const currentSubscriptionOutput = z.object({
   hasActiveSubscription: z.boolean(),
   subscription: subscriptionOutput.nullable(),
+  access: z.enum(SUBSCRIPTION_ACCESS),
 });
 export type CurrentSubscription = z.infer<typeof currentSubscriptionOutput>;
 

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { createTestDatabase, grantTestPlan, testServices, uniqueUser } from '../../../test/harness.ts';
 import { createAccount } from '../modules/auth/auth.service.ts';
 import { memorySession } from '../modules/sessions/session-control.ts';
+import { StoreGuest } from '../modules/guests/guest-invitation.entity.ts';
 import { Store } from '../modules/stores/store.entity.ts';
 import { createContextInner } from './context.ts';
 import { createCallerFactory, router } from './init.ts';
@@ -25,6 +26,7 @@ const probes = router({
   tools: toolsProcedure.query(() => 'tools'),
   admin: adminProcedure.query(() => 'admin'),
   store: storeProcedure.query(({ ctx }) => ctx.store.name),
+  storeWrite: storeProcedure.input(z.void()).mutation(({ ctx }) => `changed ${ctx.store.name}`),
 });
 const createProbeCaller = createCallerFactory(probes);
 
@@ -96,6 +98,18 @@ describe('procedure builders', () => {
       code: 'BAD_REQUEST',
       message: 'No active store selected',
     });
+  });
+
+  it('lets an invited viewer read a shared store but not change it', async () => {
+    const owner = await userWith({ tier: 'professional', store: 'Owned Store' });
+    const viewer = await userWith({ tier: 'basic' });
+    const em = orm.em.fork();
+    em.create(StoreGuest, { store: owner.activeStore!.id, user: viewer.id, invitedBy: owner.id });
+    await em.flush();
+    const asViewer = await callerFor(viewer.id);
+    expect(await asViewer.store()).toBe('Owned Store');
+    await expect(asViewer.storeWrite()).rejects.toMatchObject({ code: 'FORBIDDEN', message: 'You have view-only access to this store' });
+    expect(await (await callerFor(owner.id)).storeWrite()).toBe('changed Owned Store');
   });
 
   it("guest mode reads the viewed user's data and refuses mutations", async () => {

@@ -1,6 +1,6 @@
 import { tierIncludesAiTools } from '../../shared/plans.ts';
 import { AppError } from '../errors.ts';
-import { activeStoreOf } from '../modules/stores/stores.service.ts';
+import { activeStoreOf, storeRoleOf } from '../modules/stores/stores.service.ts';
 import { accessOf } from '../modules/subscriptions/subscriptions.service.ts';
 import { t } from './init.ts';
 
@@ -10,6 +10,7 @@ export const SUBSCRIPTION_REQUIRED_MESSAGE = 'You need an active subscription to
 export const TOOLS_NOT_IN_PLAN_MESSAGE = 'AI tools are not included in your plan. Please upgrade your plan to use them.';
 export const ADMIN_REQUIRED_MESSAGE = 'Administrator access required';
 export const NO_ACTIVE_STORE_MESSAGE = 'No active store selected';
+export const VIEW_ONLY_STORE_MESSAGE = 'You have view-only access to this store';
 
 /** Every procedure starts here: guest mode lets an admin look, never change. */
 export const publicProcedure = t.procedure.use(({ ctx, type, meta, next }) => {
@@ -50,9 +51,14 @@ export const adminProcedure = publicProcedure.use(({ ctx, next }) => {
   return next({ ctx: { ...ctx, actorUserId: ctx.sessionUser.id as number | null } });
 });
 
-/** Tenant data: ctx.store is the caller's active store, which the caller owns. */
-export const storeProcedure = subscribedProcedure.use(async ({ ctx, next }) => {
+/**
+ * Tenant data: ctx.store is the caller's active store, which they own or were invited to view.
+ * Invited viewers read; only the owner changes a store's data.
+ */
+export const storeProcedure = subscribedProcedure.use(async ({ ctx, type, next }) => {
   const store = await activeStoreOf(ctx.em, ctx.user, ctx.guestMode ? ctx.session.guestActiveStoreId : null);
   if (!store) throw new AppError('BAD_REQUEST', NO_ACTIVE_STORE_MESSAGE);
-  return next({ ctx: { ...ctx, store } });
+  const storeRole = storeRoleOf(store, ctx.user);
+  if (type === 'mutation' && storeRole === 'guest') throw new AppError('FORBIDDEN', VIEW_ONLY_STORE_MESSAGE);
+  return next({ ctx: { ...ctx, store, storeRole } });
 });

@@ -1,10 +1,31 @@
 import { z } from 'zod';
 import { emailSchema, newPasswordSchema, userOutput, usernameSchema } from '../../../shared/auth.ts';
-import { PLAN_TIERS } from '../../../shared/plans.ts';
 import { router } from '../../trpc/init.ts';
 import { adminProcedure } from '../../trpc/procedures.ts';
 import { toPublicUser } from '../users/user-presenter.ts';
-import { createUserAsAdmin, enterGuestMode, exitGuestMode, grantPlan, guestModeStatus, listUsers } from './admin.service.ts';
+import {
+  adminStatsOutput,
+  auditEntryOutput,
+  auditLogInput,
+  grantDaysSchema,
+  grantPlanOutput,
+  grantPlanToUserInput,
+  planTierSchema,
+  userDetailOutput,
+  userIdSchema,
+} from '../../../shared/admin.ts';
+import {
+  adminStats,
+  auditLog,
+  createUserAsAdmin,
+  enterGuestMode,
+  exitGuestMode,
+  grantPlan,
+  grantPlanToUser,
+  guestModeStatus,
+  listUsers,
+  userDetail,
+} from './admin.service.ts';
 
 const guestModeStatusOutput = z.object({
   isGuestMode: z.boolean(),
@@ -64,18 +85,35 @@ export const adminRouter = router({
     .input(
       z.object({
         username: z.string().trim().min(1, 'Username is required'),
-        tier: z.enum(PLAN_TIERS, { error: `Plan must be one of ${PLAN_TIERS.join(', ')}` }),
-        days: z.number().int().min(1, 'Days must be at least 1').max(3650, 'Days must be at most 3650').default(30),
+        tier: planTierSchema,
+        days: grantDaysSchema.default(30),
       }),
     )
-    .output(
-      z.object({
-        username: z.string(),
-        plan: z.string(),
-        tier: z.string().nullable(),
-        status: z.string(),
-        currentPeriodEnd: z.string(),
-      }),
-    )
+    .output(grantPlanOutput)
     .mutation(({ ctx, input }) => grantPlan(ctx.em, { userId: ctx.actorUserId, ip: ctx.clientIp }, input)),
+
+  /** The console's "Grant plan" on a user's detail page: the same rule as grantPlan, by id. */
+  grantPlanToUser: adminProcedure
+    .meta({ openapi: { method: 'POST', path: '/admin/users/{userId}/grant-plan', tags: ['admin'], summary: 'Give a user a plan for some days' } })
+    .input(grantPlanToUserInput)
+    .output(grantPlanOutput)
+    .mutation(({ ctx, input }) => grantPlanToUser(ctx.em, { userId: ctx.actorUserId, ip: ctx.clientIp }, input)),
+
+  stats: adminProcedure
+    .meta({ openapi: { method: 'GET', path: '/admin/stats', tags: ['admin'], summary: 'Key figures: users, subscriptions, trials, MRR, sign-ups' } })
+    .input(z.void())
+    .output(adminStatsOutput)
+    .query(({ ctx }) => adminStats(ctx.em)),
+
+  auditLog: adminProcedure
+    .meta({ openapi: { method: 'GET', path: '/admin/audit-log', tags: ['admin'], summary: 'Recent audit entries, newest first' } })
+    .input(auditLogInput)
+    .output(z.array(auditEntryOutput))
+    .query(({ ctx, input }) => auditLog(ctx.em, { limit: input.limit })),
+
+  userDetail: adminProcedure
+    .meta({ openapi: { method: 'GET', path: '/admin/users/{userId}', tags: ['admin'], summary: 'One account: stores, subscriptions, audit entries' } })
+    .input(z.object({ userId: userIdSchema }))
+    .output(userDetailOutput)
+    .query(({ ctx, input }) => userDetail(ctx.em, input.userId)),
 });

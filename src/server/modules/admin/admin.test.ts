@@ -2,7 +2,9 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient, createTestApp, createTestDatabase, grantTestPlan, signedInAdmin, signedInClient } from '../../../../test/harness.ts';
+import { newGuestOf } from '../../../../test/guests.ts';
 import { Store } from '../stores/store.entity.ts';
+import { Subscription } from '../subscriptions/subscription.entity.ts';
 import { User } from '../users/user.entity.ts';
 import { AuditLogEntry } from './audit-log.entity.ts';
 
@@ -151,5 +153,119 @@ describe('GET /api/admin/users', () => {
     const users = (await admin.client.get('/api/admin/users')).body as { id: number; stores: number; plan: string | null; hasActiveSubscription: boolean }[];
     expect(users.find((user) => user.id === target.user.id)).toMatchObject({ stores: 2, plan: 'Professional', hasActiveSubscription: true });
     expect(users.find((user) => user.id === admin.user.id)).toMatchObject({ stores: 0, plan: null, hasActiveSubscription: false });
+  });
+});
+
+describe('console figures and details', () => {
+  async function planIdOf(client: ApiClient, name: string): Promise<number> {
+    return ((await client.get('/api/subscription/plans')).body as { id: number; name: string }[]).find((plan) => plan.name === name)!.id;
+  }
+
+  it('stats count users, live subscriptions, trials and MRR from paid plans only (GBP)', async () => {
+    const admin = await signedInAdmin(app, orm);
+    const before = (await admin.client.get('/api/admin/stats')).body;
+
+    const trialist = await signedInClient(app, 'trialist');
+    await trialist.client.post('/api/subscription/trial', { planId: await planIdOf(trialist.client, 'Professional') });
+    const payer = await signedInClient(app, 'payer');
+    await payer.client.post('/api/subscription/checkout', { planId: await planIdOf(payer.client, 'Business') });
+    const granted = await signedInClient(app, 'granted');
+    await grantTestPlan(orm, granted.credentials.username, 'enterprise');
+    const lapsed = await signedInClient(app, 'lapsed');
+    await lapsed.client.post('/api/subscription/checkout', { planId: await planIdOf(lapsed.client, 'Basic') });
+    await orm.em.fork().nativeUpdate(Subscription, { user: lapsed.user.id }, { status: 'canceled' });
+
+    const after = (await admin.client.get('/api/admin/stats')).body;
+    expect(after.users - before.users).toBe(4);
+    expect(after.newUsers7d - before.newUsers7d).toBe(4);
+    expect(after.newUsers30d - before.newUsers30d).toBe(4);
+    expect(after.trials - before.trials).toBe(1);
+    // The paid Business plan and the admin-granted Enterprise plan are live; only the paid one is revenue.
+    expect(after.activeSubscriptions - before.activeSubscriptions).toBe(2);
+    expect(after.mrrMinor - before.mrrMinor).toBe(19900);
+    expect(after.currency).toBe('GBP');
+    expect(after.recentSignups.slice(0, 4).map((signup: { username: string }) => signup.username)).toEqual([
+      lapsed.credentials.username,
+      granted.credentials.username,
+      payer.credentials.username,
+      trialist.credentials.username,
+    ]);
+    expect(after.recentSignups[1]).toMatchObject({ email: granted.credentials.email, plan: 'Enterprise' });
+  });
+
+  it('grant-plan by id gives the plan for the days asked and is audited with both usernames', async () => {
+    const admin = await signedInAdmin(app, orm);
+    const target = await signedInClient(app, 'grantee');
+    const before = Date.now();
+    const answer = await admin.client.post(`/api/admin/users/${target.user.id}/grant-plan`, { tier: 'business', days: 10 });
+    expect(answer.status).toBe(200);
+    expect(answer.body).toMatchObject({ username: target.credentials.username, plan: 'Business', tier: 'business', status: 'active' });
+    const days = (Date.parse(answer.body.currentPeriodEnd) - before) / 86_400_000;
+    expect(days).toBeGreaterThan(9.99);
+    expect(days).toBeLessThan(10.01);
+    expect((await target.client.get('/api/subscription/current')).body).toMatchObject({ hasActiveSubscription: true, subscription: { plan: { name: 'Business' } } });
+
+    const log = (await admin.client.get('/api/admin/audit-log?limit=5')).body;
+    expect(log.length).toBeLessThanOrEqual(5);
+    expect(log[0]).toMatchObject({
+      action: 'subscription.grant',
+      actorUserId: admin.user.id,
+      actorUsername: admin.credentials.username,
+      targetUserId: target.user.id,
+      targetUsername: target.credentials.username,
+      details: { plan: 'Business', days: 10 },
+    });
+
+    const badTier = await admin.client.post(`/api/admin/users/${target.user.id}/grant-plan`, { tier: 'gold', days: 10 });
+    expect(badTier.status).toBe(400);
+    expect(badTier.body.message).toBe('Plan must be one of basic, professional, business, enterprise');
+    const badDays = await admin.client.post(`/api/admin/users/${target.user.id}/grant-plan`, { tier: 'basic', days: 0 });
+    expect(badDays.body.message).toBe('Days must be at least 1');
+    const unknown = await admin.client.post('/api/admin/users/99999999/grant-plan', { tier: 'basic', days: 5 });
+    expect(unknown.status).toBe(404);
+    expect(unknown.body).toEqual({ message: 'User not found' });
+  });
+
+  it('user detail: account, access, stores with guest counts, shared stores, subscription history and audit entries', async () => {
+    const admin = await signedInAdmin(app, orm);
+    const target = await viewedUser();
+    const guest = await newGuestOf(app, orm, target, target.first.id);
+    await admin.client.post(`/api/admin/users/${target.user.id}/grant-plan`, { tier: 'business', days: 30 });
+
+    const detail = await admin.client.get(`/api/admin/users/${target.user.id}`);
+    expect(detail.status).toBe(200);
+    expect(detail.body.user).toMatchObject({ id: target.user.id, username: target.credentials.username, email: target.credentials.email, isAdmin: false, isGuest: false });
+    expect(detail.body.access).toEqual({ hasActiveSubscription: true, source: 'own', tier: 'business', maxDashboards: 10 });
+    expect(detail.body.stores.map((store: { name: string; guests: number }) => [store.name, store.guests])).toEqual([
+      ['Viewed One', 1],
+      ['Viewed Two', 0],
+    ]);
+    expect(detail.body.subscriptions.map((s: { plan: string; status: string; live: boolean }) => [s.plan, s.status, s.live])).toEqual([
+      ['Business', 'active', true],
+      ['Professional', 'canceled', false],
+    ]);
+    expect(detail.body.audit.map((entry: { action: string }) => entry.action)).toEqual(['subscription.grant', 'guest.invited', 'subscription.grant']);
+
+    const guestDetail = (await admin.client.get(`/api/admin/users/${guest.user.id}`)).body;
+    expect(guestDetail.user.isGuest).toBe(true);
+    expect(guestDetail.access).toMatchObject({ hasActiveSubscription: true, source: 'guest', tier: null });
+    expect(guestDetail.sharedStores).toEqual([expect.objectContaining({ id: target.first.id, name: 'Viewed One', ownerUsername: target.credentials.username })]);
+
+    expect((await admin.client.get('/api/admin/users/99999999')).body).toEqual({ message: 'User not found' });
+  });
+
+  it('stats, audit log, detail and grant are for admins only', async () => {
+    const { client, user } = await signedInClient(app, 'nosy');
+    for (const answer of [
+      await client.get('/api/admin/stats'),
+      await client.get('/api/admin/audit-log'),
+      await client.get(`/api/admin/users/${user.id}`),
+      await client.post(`/api/admin/users/${user.id}/grant-plan`, { tier: 'enterprise', days: 365 }),
+    ]) {
+      expect(answer.status).toBe(403);
+      expect(answer.body).toEqual({ message: 'Administrator access required' });
+    }
+    expect((await client.get('/api/subscription/current')).body.hasActiveSubscription).toBe(false);
+    expect((await new ApiClient(app).get('/api/admin/stats')).status).toBe(401);
   });
 });

@@ -1,9 +1,11 @@
 import { z } from 'zod';
 import { loginInput, registerInput, userOutput } from '../../../shared/auth.ts';
+import { requestPasswordResetInput, resetPasswordInput } from '../../../shared/settings.ts';
 import { router } from '../../trpc/init.ts';
 import { authedProcedure, publicProcedure } from '../../trpc/procedures.ts';
 import { toPublicUser } from '../users/user-presenter.ts';
 import { login, register } from './auth.service.ts';
+import { requestPasswordReset, resetPassword } from './password-reset.service.ts';
 
 export const authRouter = router({
   register: publicProcedure
@@ -37,4 +39,17 @@ export const authRouter = router({
       await ctx.session.signOut();
       return { success: true as const };
     }),
+
+  /** Always the same answer, whether or not the address belongs to an account. */
+  requestPasswordReset: publicProcedure
+    .meta({ openapi: { method: 'POST', path: '/forgot-password', tags: ['auth'], summary: 'E-mail a link to reset the password' } })
+    .input(requestPasswordResetInput)
+    .output(z.object({ message: z.string() }))
+    .mutation(({ ctx, input }) => requestPasswordReset(ctx.em, input.email, { clientIp: ctx.clientIp, origin: ctx.origin })),
+
+  resetPassword: publicProcedure
+    .meta({ openapi: { method: 'POST', path: '/reset-password', tags: ['auth'], summary: 'Set a new password with an e-mailed link' } })
+    .input(resetPasswordInput)
+    .output(z.object({ success: z.literal(true) }))
+    .mutation(({ ctx, input }) => resetPassword(ctx.em, input, { clientIp: ctx.clientIp })),
 });

@@ -20,12 +20,14 @@ import {
 } from './stores.service.ts';
 
 // Store management needs an account, not a subscription: a new user creates a store before paying.
+// A guest sees the stores shared with them (role 'guest') but may only switch to them: renaming,
+// changing the currency and deleting look up the caller's own stores, so a shared one answers 404.
 export const storesRouter = router({
   list: authedProcedure
     .meta({ openapi: { method: 'GET', path: '/stores', tags: ['stores'], summary: "The user's stores" } })
     .input(z.void())
     .output(z.array(storeOutput))
-    .query(async ({ ctx }) => (await listStores(ctx.em, ctx.user)).map(toStoreDto)),
+    .query(async ({ ctx }) => (await listStores(ctx.em, ctx.user)).map((store) => toStoreDto(store, ctx.user))),
 
   active: authedProcedure
     .meta({ openapi: { method: 'GET', path: '/stores/active', tags: ['stores'], summary: 'The active store' } })
@@ -33,7 +35,7 @@ export const storesRouter = router({
     .output(z.object({ store: storeOutput.nullable() }))
     .query(async ({ ctx }) => {
       const store = await activeStoreOf(ctx.em, ctx.user, ctx.guestMode ? ctx.session.guestActiveStoreId : null);
-      return { store: store ? toStoreDto(store) : null };
+      return { store: store ? toStoreDto(store, ctx.user) : null };
     }),
 
   setActive: authedProcedure
@@ -45,14 +47,14 @@ export const storesRouter = router({
     .output(z.object({ success: z.literal(true), store: storeOutput }))
     .mutation(async ({ ctx, input }) => {
       const store = await setActiveStore(ctx.em, ctx.user, input.storeId, { guestMode: ctx.guestMode, session: ctx.session });
-      return { success: true as const, store: toStoreDto(store) };
+      return { success: true as const, store: toStoreDto(store, ctx.user) };
     }),
 
   create: authedProcedure
     .meta({ openapi: { method: 'POST', path: '/stores', tags: ['stores'], summary: 'Create a store' }, rest: { successStatus: 201 } })
     .input(createStoreInput)
     .output(storeOutput)
-    .mutation(async ({ ctx, input }) => toStoreDto(await createStore(ctx.em, ctx.user, input.name))),
+    .mutation(async ({ ctx, input }) => toStoreDto(await createStore(ctx.em, ctx.user, input.name), ctx.user)),
 
   update: authedProcedure
     .meta({ openapi: { method: 'PATCH', path: '/stores/{storeId}', tags: ['stores'], summary: 'Rename a store or change its currency' } })
@@ -60,7 +62,7 @@ export const storesRouter = router({
     .output(storeOutput)
     .mutation(async ({ ctx, input }) => {
       const { storeId, ...changes } = input;
-      return toStoreDto(await updateStore(ctx.em, ctx.user, storeId, changes));
+      return toStoreDto(await updateStore(ctx.em, ctx.user, storeId, changes), ctx.user);
     }),
 
   remove: authedProcedure

@@ -1,8 +1,14 @@
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { CurrencyCode } from '../../../shared/currencies.ts';
-import { DASHBOARD_LIMIT_REACHED_MESSAGE, type DashboardLimits, type Store as StoreDto } from '../../../shared/stores.ts';
+import {
+  DASHBOARD_LIMIT_REACHED_MESSAGE,
+  type DashboardLimits,
+  type Store as StoreDto,
+  type StoreRole,
+} from '../../../shared/stores.ts';
 import { AppError } from '../../errors.ts';
+import { StoreGuest } from '../guests/guest-invitation.entity.ts';
 import type { SessionControl } from '../sessions/session-control.ts';
 import { accessOf } from '../subscriptions/subscriptions.service.ts';
 import { User, type UserEntity } from '../users/user.entity.ts';
@@ -10,18 +16,35 @@ import { Store, type StoreEntity } from './store.entity.ts';
 
 export const STORE_NOT_FOUND_MESSAGE = 'Store not found';
 
-export function toStoreDto(store: StoreEntity): StoreDto {
+/** The viewer's relation to a store they can see: they own it, or it was shared with them. */
+export function storeRoleOf(store: StoreEntity, viewer: Pick<UserEntity, 'id'>): StoreRole {
+  return store.owner.id === viewer.id ? 'owner' : 'guest';
+}
+
+/** A store as the viewer sees it; a shared store must have been loaded with its owner. */
+export function toStoreDto(store: StoreEntity, viewer: Pick<UserEntity, 'id' | 'username'>): StoreDto {
+  const role = storeRoleOf(store, viewer);
   return {
     id: store.id,
     name: store.name,
     currency: store.currency as CurrencyCode,
     timezone: store.timezone,
     createdAt: store.createdAt.toISOString(),
+    role,
+    ownerUsername: role === 'owner' ? viewer.username : store.owner.username,
   };
 }
 
-export function listStores(em: EntityManager, owner: UserEntity): Promise<StoreEntity[]> {
-  return em.find(Store, { owner: owner.id }, { orderBy: { id: 'asc' } });
+/** Stores shared with this user (they are a guest of them), oldest share first, owners loaded. */
+export async function sharedStores(em: EntityManager, user: Pick<UserEntity, 'id'>): Promise<StoreEntity[]> {
+  const shares = await em.find(StoreGuest, { user: user.id }, { populate: ['store.owner'], orderBy: { store: { id: 'asc' } } });
+  return shares.map((share) => share.store);
+}
+
+/** Every store the user may see: their own (by id), then those shared with them. */
+export async function listStores(em: EntityManager, user: UserEntity): Promise<StoreEntity[]> {
+  const own = await em.find(Store, { owner: user.id }, { orderBy: { id: 'asc' } });
+  return [...own, ...(await sharedStores(em, user))];
 }
 
 /** A store of this owner, or 404: another user's store id is indistinguishable from a missing one. */
@@ -31,21 +54,40 @@ export async function ownedStore(em: EntityManager, owner: UserEntity, storeId: 
   return store;
 }
 
+/** The store if the user owns it or is one of its guests; null for anyone else's (or a missing) store. */
+export async function findVisibleStore(em: EntityManager, user: Pick<UserEntity, 'id'>, storeId: number): Promise<StoreEntity | null> {
+  const store = await em.findOne(Store, { id: storeId }, { populate: ['owner'] });
+  if (!store) return null;
+  if (store.owner.id === user.id) return store;
+  const share = await em.findOne(StoreGuest, { store: storeId, user: user.id });
+  return share ? store : null;
+}
+
+/** A store the user may look at (own or shared), or 404 as for a missing one. */
+export async function visibleStore(em: EntityManager, user: UserEntity, storeId: number): Promise<StoreEntity> {
+  const store = await findVisibleStore(em, user, storeId);
+  if (!store) throw new AppError('NOT_FOUND', STORE_NOT_FOUND_MESSAGE);
+  return store;
+}
+
 /**
- * The store the user works in: the one they chose, else their first one. In guest mode an admin's
- * own switch (kept in the session) wins, so looking never changes the viewed user's choice.
+ * The store the user works in: the one they chose, else their first own store, else the first store
+ * shared with them. A choice they can no longer see (guest access removed) is skipped. In guest mode
+ * an admin's own switch (kept in the session) wins, so looking never changes the viewed user's choice.
  */
 export async function activeStoreOf(
   em: EntityManager,
-  owner: UserEntity,
+  user: UserEntity,
   guestActiveStoreId: number | null = null,
 ): Promise<StoreEntity | null> {
-  for (const candidateId of [guestActiveStoreId, owner.activeStore?.id ?? null]) {
+  for (const candidateId of [guestActiveStoreId, user.activeStore?.id ?? null]) {
     if (candidateId === null) continue;
-    const store = await em.findOne(Store, { id: candidateId, owner: owner.id });
+    const store = await findVisibleStore(em, user, candidateId);
     if (store) return store;
   }
-  return em.findOne(Store, { owner: owner.id }, { orderBy: { id: 'asc' } });
+  const firstOwn = await em.findOne(Store, { owner: user.id }, { orderBy: { id: 'asc' } });
+  if (firstOwn) return firstOwn;
+  return (await sharedStores(em, user))[0] ?? null;
 }
 
 export async function dashboardLimits(em: EntityManager, owner: UserEntity): Promise<DashboardLimits> {
@@ -110,17 +152,18 @@ export async function deleteStore(
   });
 }
 
+/** Switches to a store the user owns or was invited to; in guest mode only the admin's session changes. */
 export async function setActiveStore(
   em: EntityManager,
-  owner: UserEntity,
+  user: UserEntity,
   storeId: number,
   options: { guestMode: boolean; session: SessionControl },
 ): Promise<StoreEntity> {
-  const store = await ownedStore(em, owner, storeId);
+  const store = await visibleStore(em, user, storeId);
   if (options.guestMode) {
     await options.session.setGuestActiveStore(store.id);
   } else {
-    owner.activeStore = store;
+    user.activeStore = store;
     await em.flush();
   }
   return store;

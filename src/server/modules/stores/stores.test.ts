@@ -202,3 +202,16 @@ describe('isolation between users', () => {
     for (const answer of answers) expect(answer.status).toBe(401);
   });
 });
+
+describe('role and owner of each store', () => {
+  it("an owner's stores say role 'owner' with the owner's username, in list, active, switch, create and update", async () => {
+    const { client, credentials } = await subscribedClient();
+    const mine = { role: 'owner', ownerUsername: credentials.username };
+    const created = await client.post('/api/stores', { name: 'Mine' });
+    expect(created.body).toMatchObject(mine);
+    expect((await client.get('/api/stores')).body).toEqual([expect.objectContaining({ id: created.body.id, ...mine })]);
+    expect((await client.get('/api/stores/active')).body.store).toMatchObject(mine);
+    expect((await client.post('/api/stores/active', { storeId: created.body.id })).body.store).toMatchObject(mine);
+    expect((await client.patch(`/api/stores/${created.body.id}`, { name: 'Still mine' })).body).toMatchObject({ name: 'Still mine', ...mine });
+  });
+});

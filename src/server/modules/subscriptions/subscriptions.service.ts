@@ -3,6 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { DEFAULT_MAX_DASHBOARDS, TRIAL_DAYS, tierFromPlanName, type PlanTier } from '../../../shared/plans.ts';
 import type { CurrentSubscription, Plan as PlanDto } from '../../../shared/subscriptions.ts';
 import { AppError } from '../../errors.ts';
+import { StoreGuest } from '../guests/guest-invitation.entity.ts';
 import { User, type UserEntity } from '../users/user.entity.ts';
 import type { PaymentProvider } from './payment-provider.ts';
 import { Plan, type PlanEntity } from './plan.entity.ts';
@@ -59,37 +60,63 @@ export async function latestSubscription(em: EntityManager, userId: number): Pro
   return em.findOne(Subscription, { user: userId }, { populate: ['plan'], orderBy: { createdAt: 'desc', id: 'desc' } });
 }
 
+export type AccessSource = 'own' | 'guest' | 'none';
+
 export interface Access {
   hasActiveSubscription: boolean;
   tier: PlanTier | null;
   maxDashboards: number;
+  /** Where access comes from: the user's own plan, a store shared with them by an owner who has access, or nowhere. */
+  source: AccessSource;
 }
 
+/** An owner's access carries over to the guests of their stores: a live plan, or an administrator. */
+async function ownerGrantsAccess(em: EntityManager, owner: UserEntity, now: Date): Promise<boolean> {
+  return owner.isAdmin || grantsAccess(await latestSubscription(em, owner.id), now);
+}
+
+/** Whether the user is a guest of at least one store whose owner has access. */
+export async function hasGuestAccess(em: EntityManager, userId: number, now = new Date()): Promise<boolean> {
+  const shares = await em.find(StoreGuest, { user: userId }, { populate: ['store.owner'] });
+  const owners = new Map(shares.map((share) => [share.store.owner.id, share.store.owner]));
+  for (const owner of owners.values()) {
+    if (await ownerGrantsAccess(em, owner, now)) return true;
+  }
+  return false;
+}
+
+/**
+ * What the user may use. A guest without a plan of their own passes the subscription gate through
+ * a store shared with them, but with no tier: AI tools stay with the paying owner.
+ */
 export async function accessOf(em: EntityManager, userId: number, now = new Date()): Promise<Access> {
   const subscription = await latestSubscription(em, userId);
-  if (!subscription || !grantsAccess(subscription, now)) {
-    return { hasActiveSubscription: false, tier: null, maxDashboards: DEFAULT_MAX_DASHBOARDS };
+  if (subscription && grantsAccess(subscription, now)) {
+    return {
+      hasActiveSubscription: true,
+      tier: tierFromPlanName(subscription.plan.name),
+      maxDashboards: subscription.plan.maxDashboards,
+      source: 'own',
+    };
   }
-  return {
-    hasActiveSubscription: true,
-    tier: tierFromPlanName(subscription.plan.name),
-    maxDashboards: subscription.plan.maxDashboards,
-  };
+  if (await hasGuestAccess(em, userId, now)) {
+    return { hasActiveSubscription: true, tier: null, maxDashboards: DEFAULT_MAX_DASHBOARDS, source: 'guest' };
+  }
+  return { hasActiveSubscription: false, tier: null, maxDashboards: DEFAULT_MAX_DASHBOARDS, source: 'none' };
 }
 
 export async function currentSubscription(em: EntityManager, userId: number, now = new Date()): Promise<CurrentSubscription> {
   const subscription = await latestSubscription(em, userId);
-  if (!subscription) return { hasActiveSubscription: false, subscription: null };
-  return {
-    hasActiveSubscription: grantsAccess(subscription, now),
-    subscription: {
-      id: subscription.id,
-      status: subscription.status,
-      currentPeriodEnd: subscription.currentPeriodEnd.toISOString(),
-      provider: subscription.provider,
-      plan: toPlanDto(subscription.plan),
-    },
+  const dto = subscription && {
+    id: subscription.id,
+    status: subscription.status,
+    currentPeriodEnd: subscription.currentPeriodEnd.toISOString(),
+    provider: subscription.provider,
+    plan: toPlanDto(subscription.plan),
   };
+  if (dto && grantsAccess(subscription, now)) return { hasActiveSubscription: true, subscription: dto, access: 'own' };
+  if (await hasGuestAccess(em, userId, now)) return { hasActiveSubscription: true, subscription: null, access: 'guest' };
+  return { hasActiveSubscription: false, subscription: dto, access: 'none' };
 }
 
 async function activePlan(em: EntityManager, planId: number): Promise<PlanEntity> {
@@ -116,6 +143,8 @@ export async function startTrial(em: EntityManager, user: UserEntity, planId: nu
       throw new AppError('CONFLICT', 'You already have an active subscription.');
     }
     locked.trialStartedAt = now;
+    // A guest who starts a plan of their own is an owner from now on (the Guest Users menu returns).
+    locked.isGuest = false;
     const subscription = tx.create(Subscription, {
       user: user.id,
       plan,
@@ -156,6 +185,7 @@ export async function activateSubscription(
   const now = options.now ?? new Date();
   return em.transactional(async (tx) => {
     await cancelLiveSubscriptions(tx, userId, now);
+    await tx.nativeUpdate(User, { id: userId, isGuest: true }, { isGuest: false });
     const subscription = tx.create(Subscription, {
       user: userId,
       plan,

@@ -41,7 +41,23 @@ describe('GET /api/subscription/current', () => {
   it('answers 401 signed out and {hasActiveSubscription: false, subscription: null} without a plan', async () => {
     expect((await new ApiClient(app).get('/api/subscription/current')).status).toBe(401);
     const { client } = await signedInClient(app, 'nosub');
-    expect((await client.get('/api/subscription/current')).body).toEqual({ hasActiveSubscription: false, subscription: null });
+    expect((await client.get('/api/subscription/current')).body).toEqual({ hasActiveSubscription: false, subscription: null, access: 'none' });
+  });
+
+  it("says where access comes from: 'own' for the user's plan, 'none' once it has ended (the ended plan still shown)", async () => {
+    const { client, credentials, user } = await signedInClient(app, 'source');
+    await grantTestPlan(orm, credentials.username, 'business');
+    expect((await client.get('/api/subscription/current')).body).toMatchObject({
+      hasActiveSubscription: true,
+      access: 'own',
+      subscription: { status: 'active', plan: { name: 'Business' } },
+    });
+    await orm.em.fork().nativeUpdate(Subscription, { user: user.id }, { currentPeriodEnd: new Date(Date.now() - 1000) });
+    expect((await client.get('/api/subscription/current')).body).toMatchObject({
+      hasActiveSubscription: false,
+      access: 'none',
+      subscription: { plan: { name: 'Business' } },
+    });
   });
 });
 
