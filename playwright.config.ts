@@ -60,6 +60,11 @@ export default defineConfig({
       PORT: String(port),
       DATA_DIR: dataDir,
       LOG_LEVEL: 'warn',
+      // Every journey signs up from 127.0.0.1; the limits themselves are proven by the Vitest suite.
+      RATE_LIMIT_REGISTRATIONS_PER_IP: '10000',
+      RATE_LIMIT_LOGINS_PER_IP: '10000',
+      // Lets a test act as a client of its own (X-Forwarded-For, see e2e/shell-helpers.ts).
+      TRUST_PROXY: 'true',
       // Lets parallel work build into its own folder: CLIENT_DIST_DIR=/tmp/x npx vite build --outDir /tmp/x
       ...(process.env.CLIENT_DIST_DIR ? { CLIENT_DIST_DIR: process.env.CLIENT_DIST_DIR } : {}),
     },

@@ -1,43 +1,54 @@
-import type { ReactNode } from 'react';
+import { Suspense, lazy, useEffect, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Redirect, Route, Switch, useLocation, useSearch } from 'wouter';
 import { PageError, PageLoading } from './components/page-status.tsx';
-import { AppLayout } from './layout/app-layout.tsx';
+import { toast } from './components/toast.tsx';
+import { AppLayout, ContentLoading } from './layout/app-layout.tsx';
+import { PublicLayout } from './layout/public-layout.tsx';
+import { routeDecision, type RouteRequirement } from './lib/access.ts';
+import { useAuth } from './lib/auth.tsx';
 import { signInPathFor } from './lib/safe-redirect.ts';
-import { serverMessage, useSession, type CurrentUser } from './lib/session.ts';
+import { serverMessage, type CurrentUser } from './lib/session.ts';
+import { useAccess } from './lib/use-access.ts';
 import { AuthPage } from './pages/auth/auth-page.tsx';
 import { DashboardPage } from './pages/dashboard/dashboard-page.tsx';
+import { DataScreenPage, type DataScreen } from './pages/data-screens/data-screen-page.tsx';
 import { NotFoundPage } from './pages/not-found/not-found-page.tsx';
-import { OnboardingPricingPage } from './pages/onboarding-pricing/onboarding-pricing-page.tsx';
-import { AcceptInvitePage } from './pages/accept-invite/accept-invite-page.tsx';
-import { AdminAffiliatePage } from './pages/admin/admin-affiliate-page.tsx';
-import { AdminDashboardPage } from './pages/admin/admin-dashboard-page.tsx';
-import { AdminUserDashboardPage } from './pages/admin/admin-user-dashboard-page.tsx';
-import { AdminUsersPage } from './pages/admin/admin-users-page.tsx';
-import { EmailManagementPage } from './pages/admin/email-management-page.tsx';
-import { CheckoutPage } from './pages/checkout/checkout-page.tsx';
-import { ForgotPasswordPage } from './pages/forgot-password/forgot-password-page.tsx';
-import { GuestUsersPage } from './pages/guest-users/guest-users-page.tsx';
-import { HelpCenterPage } from './pages/help-center/help-center-page.tsx';
-import { PrivacyPolicyPage } from './pages/legal/privacy-policy-page.tsx';
-import { TermsOfServicePage } from './pages/legal/terms-of-service-page.tsx';
-import { ManageUsersPage } from './pages/manage-users/manage-users-page.tsx';
-import { PricingPage } from './pages/pricing/pricing-page.tsx';
-import { ProfilePage } from './pages/profile/profile-page.tsx';
-import { RequestFeaturePage } from './pages/request-feature/request-feature-page.tsx';
-import { ResetPasswordPage } from './pages/reset-password/reset-password-page.tsx';
-import { SettingsPage } from './pages/settings/settings-page.tsx';
-import { StoreManagementPage } from './pages/store-management/store-management-page.tsx';
+
+// Pages load on demand: the route-loading spinner shows meanwhile.
+const OnboardingPricingPage = lazy(() => import('./pages/onboarding-pricing/onboarding-pricing-page.tsx').then((m) => ({ default: m.OnboardingPricingPage })));
+const AcceptInvitePage = lazy(() => import('./pages/accept-invite/accept-invite-page.tsx').then((m) => ({ default: m.AcceptInvitePage })));
+const AdminAffiliatePage = lazy(() => import('./pages/admin/admin-affiliate-page.tsx').then((m) => ({ default: m.AdminAffiliatePage })));
+const AdminDashboardPage = lazy(() => import('./pages/admin/admin-dashboard-page.tsx').then((m) => ({ default: m.AdminDashboardPage })));
+const AdminUserDashboardPage = lazy(() => import('./pages/admin/admin-user-dashboard-page.tsx').then((m) => ({ default: m.AdminUserDashboardPage })));
+const AdminUsersPage = lazy(() => import('./pages/admin/admin-users-page.tsx').then((m) => ({ default: m.AdminUsersPage })));
+const EmailManagementPage = lazy(() => import('./pages/admin/email-management-page.tsx').then((m) => ({ default: m.EmailManagementPage })));
+const CheckoutPage = lazy(() => import('./pages/checkout/checkout-page.tsx').then((m) => ({ default: m.CheckoutPage })));
+const ForgotPasswordPage = lazy(() => import('./pages/forgot-password/forgot-password-page.tsx').then((m) => ({ default: m.ForgotPasswordPage })));
+const GuestUsersPage = lazy(() => import('./pages/guest-users/guest-users-page.tsx').then((m) => ({ default: m.GuestUsersPage })));
+const HelpCenterPage = lazy(() => import('./pages/help-center/help-center-page.tsx').then((m) => ({ default: m.HelpCenterPage })));
+const PrivacyPolicyPage = lazy(() => import('./pages/legal/privacy-policy-page.tsx').then((m) => ({ default: m.PrivacyPolicyPage })));
+const TermsOfServicePage = lazy(() => import('./pages/legal/terms-of-service-page.tsx').then((m) => ({ default: m.TermsOfServicePage })));
+const ManageUsersPage = lazy(() => import('./pages/manage-users/manage-users-page.tsx').then((m) => ({ default: m.ManageUsersPage })));
+const PricingPage = lazy(() => import('./pages/pricing/pricing-page.tsx').then((m) => ({ default: m.PricingPage })));
+const ProfilePage = lazy(() => import('./pages/profile/profile-page.tsx').then((m) => ({ default: m.ProfilePage })));
+const RequestFeaturePage = lazy(() => import('./pages/request-feature/request-feature-page.tsx').then((m) => ({ default: m.RequestFeaturePage })));
+const ResetPasswordPage = lazy(() => import('./pages/reset-password/reset-password-page.tsx').then((m) => ({ default: m.ResetPasswordPage })));
+const SettingsPage = lazy(() => import('./pages/settings/settings-page.tsx').then((m) => ({ default: m.SettingsPage })));
+const StoreManagementPage = lazy(() => import('./pages/store-management/store-management-page.tsx').then((m) => ({ default: m.StoreManagementPage })));
+
+function SessionError({ error, retry }: { error: unknown; retry: () => void }) {
+  const { t } = useTranslation();
+  return <PageError title={t('status.sessionCheckFailed')} message={serverMessage(error)} onRetry={retry} />;
+}
 
 /** `/`: a signed-in user goes to the dashboard, anyone else to the sign-in page. */
 function HomeRedirect() {
   const { t } = useTranslation();
-  const session = useSession();
+  const { session } = useAuth();
   if (session.status === 'signedIn') return <Redirect to="/dashboard" replace />;
   if (session.status === 'signedOut') return <Redirect to="/auth" replace />;
-  if (session.status === 'error') {
-    return <PageError title={t('status.sessionCheckFailed')} message={serverMessage(session.error)} onRetry={session.retry} />;
-  }
+  if (session.status === 'error') return <SessionError error={session.error} retry={session.retry} />;
   return <PageLoading message={t('auth.checking')} />;
 }
 
@@ -46,18 +57,97 @@ function RequireAuth({ children }: { children: (user: CurrentUser) => ReactNode 
   const { t } = useTranslation();
   const [location] = useLocation();
   const search = useSearch();
-  const session = useSession();
+  const { session } = useAuth();
   if (session.status === 'signedIn') return <>{children(session.user)}</>;
   if (session.status === 'signedOut') return <Redirect to={signInPathFor(search ? `${location}?${search}` : location)} replace />;
-  if (session.status === 'error') {
-    return <PageError title={t('status.sessionCheckFailed')} message={serverMessage(session.error)} onRetry={session.retry} />;
-  }
+  if (session.status === 'error') return <SessionError error={session.error} retry={session.retry} />;
   return <PageLoading message={t('auth.checking')} />;
 }
 
-/** A page of the signed-in area, inside the sidebar-and-header layout. */
-function SignedInPage({ children }: { children: ReactNode }) {
-  return <RequireAuth>{(user) => <AppLayout user={user}>{children}</AppLayout>}</RequireAuth>;
+/** No subscription on a gated route: the toast, then /pricing. */
+function SubscriptionRequired() {
+  const { t } = useTranslation('shell');
+  const [, navigate] = useLocation();
+  useEffect(() => {
+    toast({ title: t('toast.subscriptionRequired.title'), description: t('toast.subscriptionRequired.description') });
+    navigate('/pricing', { replace: true });
+  }, [navigate, t]);
+  return <ContentLoading message={t('routing.checkingAccess')} />;
+}
+
+/** Renders the page when the signed-in user meets the requirement; otherwise /pricing or /. */
+function RequireAccess({ requirement, children }: { requirement: RouteRequirement; children: ReactNode }) {
+  const { t } = useTranslation('shell');
+  const access = useAccess();
+  if (requirement === 'signedIn') return <>{children}</>;
+  if (!access.ready) return <ContentLoading message={t('routing.checkingAccess')} />;
+  const decision = routeDecision(requirement, access);
+  if (decision === 'pricing') return <SubscriptionRequired />;
+  if (decision === 'home') return <Redirect to="/" replace />;
+  return <>{children}</>;
+}
+
+/** A page of the signed-in area, inside the sidebar-and-header layout, behind its guard. */
+function ShellPage({ requirement, children }: { requirement: RouteRequirement; children: ReactNode | ((user: CurrentUser) => ReactNode) }) {
+  return (
+    <RequireAuth>
+      {(user) => (
+        <AppLayout user={user}>
+          <RequireAccess requirement={requirement}>{typeof children === 'function' ? children(user) : children}</RequireAccess>
+        </AppLayout>
+      )}
+    </RequireAuth>
+  );
+}
+
+/** /pricing: inside the layout for a signed-in user, a public page for anyone else. */
+function PricingRoute() {
+  const { t } = useTranslation();
+  const { session } = useAuth();
+  if (session.status === 'loading') return <PageLoading message={t('auth.checking')} />;
+  if (session.status === 'signedIn') {
+    return (
+      <AppLayout user={session.user}>
+        <PricingPage />
+      </AppLayout>
+    );
+  }
+  return (
+    <PublicLayout>
+      <Suspense fallback={<ContentLoading message={t('shell:routing.loadingPage')} />}>
+        <PricingPage />
+      </Suspense>
+    </PublicLayout>
+  );
+}
+
+/** The data screens that later issues fill, all behind a subscription (tools: a plan above basic). */
+const DATA_SCREEN_ROUTES: readonly { path: string; screen: DataScreen; requirement: RouteRequirement }[] = [
+  { path: '/integrations', screen: 'integrations', requirement: 'subscription' },
+  { path: '/revenue', screen: 'revenue', requirement: 'subscription' },
+  { path: '/touchpoints', screen: 'touchpoints', requirement: 'subscription' },
+  { path: '/profit-and-loss', screen: 'profitAndLoss', requirement: 'subscription' },
+  { path: '/reports', screen: 'reports', requirement: 'subscription' },
+  { path: '/google-ads', screen: 'googleAds', requirement: 'subscription' },
+  { path: '/meta-ads', screen: 'metaAds', requirement: 'subscription' },
+  { path: '/bing-ads', screen: 'bingAds', requirement: 'subscription' },
+  { path: '/orders', screen: 'orders', requirement: 'subscription' },
+  { path: '/analytics', screen: 'analytics', requirement: 'subscription' },
+  { path: '/dashboards', screen: 'dashboards', requirement: 'subscription' },
+  { path: '/meta-comments-manager', screen: 'metaComments', requirement: 'subscription' },
+  { path: '/landing-page-reviewer', screen: 'pageReviewer', requirement: 'tools' },
+  { path: '/landing-page-reviewer/:id', screen: 'pageReviewerDetail', requirement: 'tools' },
+  { path: '/price-tracker', screen: 'priceTracker', requirement: 'tools' },
+  { path: '/tracking-setup', screen: 'trackingSetup', requirement: 'subscription' },
+  { path: '/shopping-optimizer', screen: 'shoppingOptimizer', requirement: 'subscription' },
+  { path: '/performance-distribution', screen: 'performanceDistribution', requirement: 'subscription' },
+  { path: '/product-image-generator', screen: 'productImageGenerator', requirement: 'subscription' },
+  { path: '/affiliate-dashboard', screen: 'affiliateDashboard', requirement: 'subscription' },
+];
+
+function PublicPage({ children }: { children: ReactNode }) {
+  const { t } = useTranslation('shell');
+  return <Suspense fallback={<PageLoading message={t('routing.loadingPage')} />}>{children}</Suspense>;
 }
 
 export function App() {
@@ -75,110 +165,123 @@ export function App() {
         <AuthPage />
       </Route>
       <Route path="/onboarding/pricing">
-        <OnboardingPricingPage />
+        <PublicPage>
+          <OnboardingPricingPage />
+        </PublicPage>
       </Route>
       <Route path="/pricing">
-        <PricingPage />
+        <PricingRoute />
       </Route>
       <Route path="/privacy-policy">
-        <PrivacyPolicyPage />
+        <PublicPage>
+          <PrivacyPolicyPage />
+        </PublicPage>
       </Route>
       <Route path="/terms-of-service">
-        <TermsOfServicePage />
+        <PublicPage>
+          <TermsOfServicePage />
+        </PublicPage>
       </Route>
       <Route path="/accept-invite">
-        <AcceptInvitePage />
+        <PublicPage>
+          <AcceptInvitePage />
+        </PublicPage>
       </Route>
       <Route path="/forgot-password">
-        <ForgotPasswordPage />
+        <PublicPage>
+          <ForgotPasswordPage />
+        </PublicPage>
       </Route>
       <Route path="/reset-password">
-        <ResetPasswordPage />
+        <PublicPage>
+          <ResetPasswordPage />
+        </PublicPage>
       </Route>
 
       {/* Signed in, no subscription needed */}
       <Route path="/help-center">
-        <SignedInPage>
+        <ShellPage requirement="signedIn">
           <HelpCenterPage />
-        </SignedInPage>
+        </ShellPage>
       </Route>
       <Route path="/store-management">
-        <SignedInPage>
+        <ShellPage requirement="signedIn">
           <StoreManagementPage />
-        </SignedInPage>
+        </ShellPage>
       </Route>
       <Route path="/request-feature">
-        <SignedInPage>
+        <ShellPage requirement="signedIn">
           <RequestFeaturePage />
-        </SignedInPage>
+        </ShellPage>
       </Route>
       <Route path="/checkout/:planId">
         {(params) => (
-          <SignedInPage>
+          <ShellPage requirement="signedIn">
             <CheckoutPage planId={params.planId} />
-          </SignedInPage>
+          </ShellPage>
         )}
       </Route>
 
       {/* Signed in with a subscription (or admin) */}
       <Route path="/dashboard">
-        <RequireAuth>
-          {(user) => (
-            <AppLayout user={user}>
-              <DashboardPage username={user.username} />
-            </AppLayout>
-          )}
-        </RequireAuth>
+        <ShellPage requirement="subscription">{(user) => <DashboardPage username={user.username} />}</ShellPage>
       </Route>
       <Route path="/settings">
-        <SignedInPage>
+        <ShellPage requirement="subscription">
           <SettingsPage />
-        </SignedInPage>
+        </ShellPage>
       </Route>
       <Route path="/profile">
-        <SignedInPage>
+        <ShellPage requirement="subscription">
           <ProfilePage />
-        </SignedInPage>
+        </ShellPage>
       </Route>
       <Route path="/guest-users">
-        <SignedInPage>
+        <ShellPage requirement="subscription">
           <GuestUsersPage />
-        </SignedInPage>
+        </ShellPage>
       </Route>
       <Route path="/manage-users">
-        <SignedInPage>
+        <ShellPage requirement="subscription">
           <ManageUsersPage />
-        </SignedInPage>
+        </ShellPage>
       </Route>
+      {DATA_SCREEN_ROUTES.map((route) => (
+        <Route key={route.path} path={route.path}>
+          <ShellPage requirement={route.requirement}>
+            <DataScreenPage screen={route.screen} />
+          </ShellPage>
+        </Route>
+      ))}
 
-      {/* Admin only */}
+      {/* Admin only (non-admins go to /) */}
       <Route path="/admin">
-        <SignedInPage>
+        <ShellPage requirement="admin">
           <AdminUsersPage />
-        </SignedInPage>
+        </ShellPage>
       </Route>
       <Route path="/admin/dashboard">
-        <SignedInPage>
+        <ShellPage requirement="admin">
           <AdminDashboardPage />
-        </SignedInPage>
+        </ShellPage>
       </Route>
       <Route path="/admin/user-dashboard/:id">
         {(params) => (
-          <SignedInPage>
+          <ShellPage requirement="admin">
             <AdminUserDashboardPage userId={params.id} />
-          </SignedInPage>
+          </ShellPage>
         )}
       </Route>
       <Route path="/admin/email-management">
-        <SignedInPage>
+        <ShellPage requirement="admin">
           <EmailManagementPage />
-        </SignedInPage>
+        </ShellPage>
       </Route>
       <Route path="/admin/affiliate/:id">
         {(params) => (
-          <SignedInPage>
+          <ShellPage requirement="admin">
             <AdminAffiliatePage userId={params.id} />
-          </SignedInPage>
+          </ShellPage>
         )}
       </Route>
 

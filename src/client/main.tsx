@@ -3,6 +3,8 @@ import { StrictMode, useState } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './app.tsx';
 import { Toaster } from './components/toast.tsx';
+import { AuthProvider } from './lib/auth.tsx';
+import { CurrencyProvider } from './lib/currency.tsx';
 import './lib/i18n.ts';
 import { createQueryClient } from './lib/query-client.ts';
 import { ThemeProvider } from './lib/theme.tsx';
@@ -16,8 +18,12 @@ function Providers() {
     <trpc.Provider client={trpcClient} queryClient={queryClient}>
       <QueryClientProvider client={queryClient}>
         <ThemeProvider>
-          <App />
-          <Toaster />
+          <AuthProvider>
+            <CurrencyProvider>
+              <App />
+              <Toaster />
+            </CurrencyProvider>
+          </AuthProvider>
         </ThemeProvider>
       </QueryClientProvider>
     </trpc.Provider>

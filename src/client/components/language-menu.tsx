@@ -12,8 +12,9 @@ export function LanguageMenu() {
   const active = currentLanguage();
   return (
     <div className="dropdown dropdown-end">
-      <div tabIndex={0} role="button" className="btn btn-ghost btn-sm gap-1.5 px-2" aria-label={t('language.label')} title={t('language.label')}>
+      <div tabIndex={0} role="button" className="btn btn-ghost btn-sm gap-1.5 px-2" title={t('language.label')}>
         <GlobeIcon className="text-base" />
+        <span className="sr-only">{t('language.label')}:</span>
         <span className="text-xs font-semibold uppercase">{active}</span>
       </div>
       <ul tabIndex={0} className="dropdown-content menu bg-base-100 rounded-box border-base-content/10 z-20 mt-2 w-44 border p-1 shadow-lg">
@@ -24,7 +25,7 @@ export function LanguageMenu() {
               <button
                 type="button"
                 lang={language}
-                className={selected ? 'menu-active' : undefined}
+                className={selected ? 'bg-primary/10 font-semibold' : undefined}
                 aria-pressed={selected}
                 onClick={() => {
                   void i18n.changeLanguage(language);
@@ -32,7 +33,7 @@ export function LanguageMenu() {
                 }}
               >
                 <span className="flex-1">{t(`language.names.${language}`)}</span>
-                {selected && <CheckIcon />}
+                {selected && <CheckIcon className="text-primary" />}
               </button>
             </li>
           );

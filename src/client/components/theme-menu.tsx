@@ -33,7 +33,7 @@ export function ThemeMenu() {
             <li key={option}>
               <button
                 type="button"
-                className={selected ? 'menu-active' : undefined}
+                className={selected ? 'bg-primary/10 font-semibold' : undefined}
                 aria-pressed={selected}
                 onClick={() => {
                   setPreference(option);
@@ -42,7 +42,7 @@ export function ThemeMenu() {
               >
                 <OptionIcon />
                 <span className="flex-1">{t(`theme.${option}`)}</span>
-                {selected && <CheckIcon />}
+                {selected && <CheckIcon className="text-primary" />}
               </button>
             </li>
           );

@@ -1,43 +1,53 @@
-import type { ReactNode } from 'react';
+import { Suspense, useCallback, useState, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
-import { Link } from 'wouter';
-import { Brand } from '../components/brand.tsx';
-import { LanguageMenu } from '../components/language-menu.tsx';
-import { ThemeMenu } from '../components/theme-menu.tsx';
-import { LogoutButton } from './logout-button.tsx';
+import { useLocation } from 'wouter';
+import { useAccess, useGuestStatus, useStores } from '../lib/use-access.ts';
+import type { CurrentUser } from '../lib/session.ts';
+import { FirstStoreGate } from './first-store-gate.tsx';
+import { GuestBanner } from './guest-banner.tsx';
+import { Header } from './header.tsx';
+import { MobileNavigation, Sidebar } from './sidebar.tsx';
 
-interface LayoutUser {
-  username: string;
+/** Spinner inside the layout while a page's code loads. */
+export function ContentLoading({ message }: { message: string }) {
+  return (
+    <div className="flex min-h-[50vh] flex-col items-center justify-center gap-3" role="status" aria-live="polite">
+      <span className="loading loading-spinner loading-lg text-primary" aria-hidden="true" />
+      <p className="text-base-content/70 text-sm">{message}</p>
+    </div>
+  );
 }
 
-/** The signed-in shell: a header with the brand, the account and the pickers, then the page. */
-export function AppLayout({ user, children }: { user: LayoutUser; children: ReactNode }) {
-  const { t } = useTranslation();
-  const initial = user.username.slice(0, 1).toUpperCase();
+/** The admin console works without a store of one's own; everywhere else a subscriber must have one. */
+function needsFirstStore(path: string): boolean {
+  return !(path === '/admin' || path.startsWith('/admin/'));
+}
+
+/** The signed-in shell: guest banner, 90 px sidebar (a slide-in menu below 768 px), header, then the page. */
+export function AppLayout({ user, children }: { user: CurrentUser; children: ReactNode }) {
+  const { t } = useTranslation('shell');
+  const access = useAccess();
+  const guest = useGuestStatus();
+  const { list } = useStores();
+  const [location] = useLocation();
+  const [menuOpen, setMenuOpen] = useState(false);
+  const closeMenu = useCallback(() => setMenuOpen(false), []);
+  const showGate = access.ready && access.hasAccess && !access.guestMode && list.data?.length === 0 && needsFirstStore(location);
+
   return (
     <div className="flex min-h-screen flex-col">
-      <header className="bg-base-100 border-base-content/10 sticky top-0 z-10 border-b">
-        <div className="mx-auto flex h-16 w-full max-w-6xl items-center gap-2 px-4 sm:px-6">
-          <Link href="/dashboard" className="shrink-0 rounded-lg" aria-label={t('layout.home')}>
-            <Brand />
-          </Link>
-          <div className="ml-auto flex min-w-0 items-center gap-1 sm:gap-2">
-            <LanguageMenu />
-            <ThemeMenu />
-            <div className="bg-base-300 mx-1 hidden h-6 w-px sm:block" aria-hidden="true" />
-            <div className="hidden min-w-0 items-center gap-2 sm:flex" title={t('layout.signedInAs', { username: user.username })}>
-              <span className="bg-primary/15 text-primary grid size-8 shrink-0 place-items-center rounded-full text-sm font-semibold" aria-hidden="true">
-                {initial}
-              </span>
-              <span className="max-w-40 truncate text-sm font-medium" data-testid="header-username">
-                {user.username}
-              </span>
-            </div>
-            <LogoutButton />
-          </div>
+      {guest.inGuestMode && <GuestBanner name={guest.guestUsername ?? ''} />}
+      <div className="flex flex-1">
+        <Sidebar access={access} />
+        <MobileNavigation access={access} open={menuOpen} onClose={closeMenu} />
+        <div className="flex min-w-0 flex-1 flex-col">
+          <Header user={user} access={access} onOpenMenu={() => setMenuOpen(true)} />
+          <main className="flex-1 px-4 py-6 sm:px-6 sm:py-8 lg:px-8" id="main-content">
+            <Suspense fallback={<ContentLoading message={t('routing.loadingPage')} />}>{children}</Suspense>
+          </main>
         </div>
-      </header>
-      <main className="mx-auto w-full max-w-6xl flex-1 px-4 py-6 sm:px-6 sm:py-8">{children}</main>
+      </div>
+      {showGate && <FirstStoreGate />}
     </div>
   );
 }

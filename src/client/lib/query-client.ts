@@ -1,23 +1,32 @@
 import { QueryClient } from '@tanstack/react-query';
-
-const MAX_QUERY_RETRIES = 3;
-const FIRST_RETRY_DELAY_MS = 1_000;
-const MAX_RETRY_DELAY_MS = 30_000;
+import { defaultQueryFn } from './api.ts';
+import {
+  DEFAULT_GC_TIME_MS,
+  DEFAULT_QUERY_RETRIES,
+  DEFAULT_STALE_TIME_MS,
+  FIRST_RETRY_DELAY_MS,
+  MAX_RETRY_DELAY_MS,
+} from './query-settings.ts';
 
 /** 1 s, 2 s, 4 s ... capped at 30 s. */
 export function retryDelay(attemptIndex: number): number {
   return Math.min(FIRST_RETRY_DELAY_MS * 2 ** attemptIndex, MAX_RETRY_DELAY_MS);
 }
 
-/** The spec's defaults; individual queries (user, stores, subscription) override them where it says so. */
+/**
+ * The spec's defaults; individual queries override them with the settings of query-settings.ts.
+ * tRPC hooks bring their own query function; a plain `useQuery({ queryKey: ['/api/...'] })` GETs
+ * that path through the REST fetcher.
+ */
 export function createQueryClient(): QueryClient {
   return new QueryClient({
     defaultOptions: {
       queries: {
-        retry: MAX_QUERY_RETRIES,
+        queryFn: defaultQueryFn,
+        retry: DEFAULT_QUERY_RETRIES,
         retryDelay,
-        staleTime: 10_000,
-        gcTime: 5 * 60_000,
+        staleTime: DEFAULT_STALE_TIME_MS,
+        gcTime: DEFAULT_GC_TIME_MS,
         refetchOnWindowFocus: true,
         refetchOnMount: true,
         refetchOnReconnect: true,

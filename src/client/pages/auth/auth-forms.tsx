@@ -1,5 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
+import { Link } from 'wouter';
 import { PASSWORD_MIN_LENGTH } from '../../../shared/auth.ts';
 import { fieldErrorsOf, serverMessage, type CurrentUser } from '../../lib/session.ts';
 import { trpc } from '../../lib/trpc.ts';
@@ -114,6 +115,9 @@ export function SignInForm({ onSignedIn }: { onSignedIn: () => void }) {
         }}
         error={errors.fieldErrors.password}
       />
+      <Link href="/forgot-password" className="link link-hover text-base-content/80 -mt-2 self-end text-sm">
+        {t('account:forgot.link')}
+      </Link>
       <SubmitButton pending={login.isPending} label={t('auth.actions.signIn')} pendingLabel={t('auth.actions.signingIn')} />
     </form>
   );

@@ -4,8 +4,8 @@ import { Brand } from '../../components/brand.tsx';
 import { LanguageMenu } from '../../components/language-menu.tsx';
 import { PageLoading } from '../../components/page-status.tsx';
 import { ThemeMenu } from '../../components/theme-menu.tsx';
+import { useAuth } from '../../lib/auth.tsx';
 import { safeRedirectPath } from '../../lib/safe-redirect.ts';
-import { useSession } from '../../lib/session.ts';
 import { RegisterForm, SignInForm } from './auth-forms.tsx';
 
 type AuthTab = 'signIn' | 'register';
@@ -16,7 +16,9 @@ export function AuthPage() {
   const { t } = useTranslation();
   const search = useSearch();
   const [, navigate] = useLocation();
-  const session = useSession();
+  // The app-wide session (one observer of the user query): a second observer mounting here would
+  // refetch a 401 answer on every mount and bounce between this page and the guarded one.
+  const { session } = useAuth();
   const params = new URLSearchParams(search);
   const tab: AuthTab = params.get('tab') === 'register' ? 'register' : 'signIn';
   const afterSignIn = safeRedirectPath(params.get('redirect'));

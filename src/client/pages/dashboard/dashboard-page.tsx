@@ -1,6 +1,6 @@
 import { useTranslation } from 'react-i18next';
-import { Link } from 'wouter';
-import { ArrowRightIcon, PlugIcon } from '../../components/icons.tsx';
+import { EmptyState } from '../../components/empty-state.tsx';
+import { PlugIcon } from '../../components/icons.tsx';
 
 type DayPart = 'morning' | 'afternoon' | 'evening';
 
@@ -10,43 +10,47 @@ export function dayPart(hour: number): DayPart {
   return 'evening';
 }
 
-/** The KPIs the dashboard will show once data flows; shown empty until a store is connected. */
-const KPI_KEYS = ['netSales', 'marketingSpend', 'roas', 'orders'] as const;
+/** The dashboard's figures (spec section 1); shown as "—" until a store's data flows in. */
+export const KPI_KEYS = ['netSales', 'marketingSpend', 'totalClicks', 'totalOrders', 'roas', 'cac', 'mer', 'aov', 'ltv'] as const;
 
 export function DashboardPage({ username }: { username: string }) {
-  const { t } = useTranslation();
+  const { t } = useTranslation('shell');
   return (
-    <div className="space-y-6">
+    <div className="mx-auto max-w-7xl space-y-6">
       <div>
         <h1 className="text-2xl font-bold tracking-tight wrap-break-word sm:text-3xl">
           {t(`dashboard.greeting.${dayPart(new Date().getHours())}`, { username })}
         </h1>
-        <p className="text-base-content/70 mt-1">{t('dashboard.subtitle')}</p>
+        <p className="text-base-content/75 mt-1">{t('dashboard.subtitle')}</p>
       </div>
 
-      <section aria-label={t('dashboard.kpiPreviewLabel')} className="grid grid-cols-2 gap-3 sm:gap-4 lg:grid-cols-4">
-        {KPI_KEYS.map((key) => (
-          <div key={key} className="bg-base-100 border-base-content/10 rounded-box border p-4">
-            <p className="text-base-content/70 text-sm font-medium">{t(`dashboard.kpis.${key}`)}</p>
-            <p className="text-base-content/40 mt-2 text-2xl font-semibold">
-              <span aria-hidden="true">—</span>
-              <span className="sr-only">{t('dashboard.noDataYet')}</span>
-            </p>
-          </div>
-        ))}
+      <section aria-label={t('dashboard.kpiLabel')}>
+        <ul className="grid grid-cols-2 gap-3 sm:grid-cols-3 sm:gap-4 xl:grid-cols-5">
+          {KPI_KEYS.map((key, index) => (
+            <li
+              key={key}
+              className={`bg-base-100 border-base-content/10 rounded-box border p-4 ${index === 0 ? 'col-span-2 sm:col-span-1' : ''}`}
+              data-testid="kpi-card"
+            >
+              <p className="text-base-content/80 text-sm font-semibold">{t(`dashboard.kpis.${key}`)}</p>
+              <p className="text-base-content/70 mt-0.5 truncate text-xs" title={t(`dashboard.kpiHints.${key}`)}>
+                {t(`dashboard.kpiHints.${key}`)}
+              </p>
+              <p className="text-base-content/45 mt-3 text-2xl font-semibold tabular-nums">
+                <span aria-hidden="true">—</span>
+                <span className="sr-only">{t('dashboard.noDataYet')}</span>
+              </p>
+            </li>
+          ))}
+        </ul>
       </section>
 
-      <section className="bg-base-100 rounded-box border-base-content/20 border border-dashed px-6 py-12 text-center sm:py-16">
-        <div className="bg-primary/10 text-primary mx-auto grid size-14 place-items-center rounded-2xl text-2xl">
-          <PlugIcon />
-        </div>
-        <h2 className="mt-5 text-lg font-semibold text-balance">{t('dashboard.empty.title')}</h2>
-        <p className="text-base-content/70 mx-auto mt-2 max-w-lg text-sm leading-relaxed text-balance">{t('dashboard.empty.body')}</p>
-        <Link href="/integrations" className="btn btn-primary mt-6 gap-2">
-          {t('dashboard.empty.action')}
-          <ArrowRightIcon />
-        </Link>
-      </section>
+      <EmptyState
+        icon={PlugIcon}
+        title={t('dashboard.empty.title')}
+        body={t('dashboard.empty.body')}
+        action={{ href: '/integrations', label: t('dashboard.empty.action') }}
+      />
     </div>
   );
 }

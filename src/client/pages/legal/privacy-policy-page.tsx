@@ -1,3 +1,6 @@
+import { LegalDocument } from './legal-document.tsx';
+
+/** /privacy-policy: public, no sign-in needed. */
 export function PrivacyPolicyPage() {
-  return null;
+  return <LegalDocument document="privacy" />;
 }

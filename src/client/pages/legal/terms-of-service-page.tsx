@@ -1,3 +1,6 @@
+import { LegalDocument } from './legal-document.tsx';
+
+/** /terms-of-service: public, no sign-in needed. */
 export function TermsOfServicePage() {
-  return null;
+  return <LegalDocument document="terms" />;
 }

@@ -1,0 +1,176 @@
+import { useEffect, useRef } from 'react';
+import { useTranslation } from 'react-i18next';
+import { Link, useLocation } from 'wouter';
+import { PulseIcon, XIcon } from '../components/icons.tsx';
+import type { Access } from '../lib/access.ts';
+import { NAVIGATION, isActivePath, navEntryState, type NavEntry } from './navigation.ts';
+
+type Variant = 'rail' | 'drawer';
+
+function NavItem({ entry, access, variant }: { entry: NavEntry; access: Access; variant: Variant }) {
+  const { t } = useTranslation('shell');
+  const [location] = useLocation();
+  const state = navEntryState(entry, access);
+  const label = t(`nav.items.${entry.key}`);
+  const active = state.enabled && isActivePath(entry.href, location);
+  const Icon = entry.icon;
+  const rail = variant === 'rail';
+  const base = rail
+    ? 'flex w-full flex-col items-center gap-1 rounded-box px-0.5 py-2 text-center text-[11px] leading-tight'
+    : 'flex w-full items-center gap-3 rounded-box px-3 py-2.5 text-sm';
+  const comingSoon = state.comingSoon && (
+    <span className={`badge bg-base-200 border-base-content/15 text-base-content/80 whitespace-nowrap ${rail ? 'badge-xs px-1 text-[9px]' : 'badge-sm ml-auto'}`}>
+      {t('nav.comingSoon')}
+    </span>
+  );
+
+  if (!state.enabled) {
+    const reason = state.lockedReason ? t(`nav.locked.${state.lockedReason}`) : undefined;
+    return (
+      <li>
+        <a
+          role="link"
+          aria-disabled="true"
+          title={reason}
+          data-testid={`nav-${entry.key}`}
+          className={`${base} text-base-content/45 cursor-not-allowed`}
+        >
+          <Icon className={rail ? 'text-xl' : 'text-lg'} />
+          <span className={rail ? 'max-w-full break-words hyphens-auto' : 'min-w-0 flex-1'}>{label}</span>
+          {comingSoon}
+          {!state.comingSoon && reason && <span className="sr-only">({reason})</span>}
+        </a>
+      </li>
+    );
+  }
+  return (
+    <li>
+      <Link
+        href={entry.href}
+        aria-current={active ? 'page' : undefined}
+        data-testid={`nav-${entry.key}`}
+        className={`${base} transition-colors ${
+          active ? 'bg-primary/12 text-base-content font-semibold' : 'text-base-content/80 hover:bg-base-200 hover:text-base-content'
+        }`}
+      >
+        <Icon className={`${rail ? 'text-xl' : 'text-lg'} ${active ? 'text-primary' : ''}`} />
+        <span className={rail ? 'max-w-full break-words hyphens-auto' : 'min-w-0 flex-1'}>{label}</span>
+      </Link>
+    </li>
+  );
+}
+
+/** The navigation entries and groups, as a 90 px rail (desktop) or a wide list (slide-in menu). */
+export function NavigationList({ access, variant }: { access: Access; variant: Variant }) {
+  const { t } = useTranslation('shell');
+  const rail = variant === 'rail';
+  return (
+    <div className={rail ? 'space-y-1 px-1.5' : 'space-y-1 px-3'}>
+      {NAVIGATION.map((group, index) => (
+        <div key={group.key ?? `group-${index}`} className={group.key ? 'border-base-content/10 border-t pt-2' : undefined}>
+          {group.key && (
+            <p
+              id={`nav-group-${variant}-${group.key}`}
+              className={`text-base-content/70 font-semibold tracking-wide uppercase ${rail ? 'mb-1 text-center text-[9px]' : 'mb-1 px-3 text-xs'}`}
+            >
+              {t(`nav.groups.${group.key}`)}
+            </p>
+          )}
+          <ul
+            className={rail ? 'space-y-0.5' : 'space-y-0.5'}
+            aria-labelledby={group.key ? `nav-group-${variant}-${group.key}` : undefined}
+          >
+            {group.entries.map((entry) => (
+              <NavItem key={entry.key} entry={entry} access={access} variant={variant} />
+            ))}
+          </ul>
+          {group.key && <div className="border-base-content/10 mt-2 border-b" aria-hidden="true" />}
+        </div>
+      ))}
+    </div>
+  );
+}
+
+function HomeMark() {
+  const { t } = useTranslation('shell');
+  return (
+    <Link href="/dashboard" aria-label={t('nav.home')} title={t('nav.home')} className="rounded-box inline-grid place-items-center">
+      <span className="bg-primary text-primary-content grid size-10 place-items-center rounded-xl text-xl shadow-sm">
+        <PulseIcon strokeWidth={2.5} />
+      </span>
+    </Link>
+  );
+}
+
+/** The left sidebar, 90 px wide, from 768 px up. */
+export function Sidebar({ access }: { access: Access }) {
+  const { t } = useTranslation('shell');
+  return (
+    <aside
+      className="bg-base-100 border-base-content/10 sticky top-0 hidden h-screen w-[90px] shrink-0 flex-col border-r md:flex"
+      data-testid="sidebar"
+    >
+      <div className="flex h-16 shrink-0 items-center justify-center">
+        <HomeMark />
+      </div>
+      <nav aria-label={t('nav.label')} className="min-h-0 flex-1 overflow-y-auto pb-4">
+        <NavigationList access={access} variant="rail" />
+      </nav>
+    </aside>
+  );
+}
+
+/** Below 768 px: the same navigation in a slide-in panel (a modal dialog: focus stays inside, Escape closes). */
+export function MobileNavigation({ access, open, onClose }: { access: Access; open: boolean; onClose: () => void }) {
+  const { t } = useTranslation(['shell', 'common']);
+  const dialog = useRef<HTMLDialogElement>(null);
+  const [location] = useLocation();
+
+  useEffect(() => {
+    const element = dialog.current;
+    if (!element) return;
+    if (open && !element.open) element.showModal();
+    if (!open && element.open) element.close();
+  }, [open]);
+
+  // Following a link closes the menu.
+  const firstLocation = useRef(location);
+  useEffect(() => {
+    if (location !== firstLocation.current) {
+      firstLocation.current = location;
+      onClose();
+    }
+  }, [location, onClose]);
+
+  return (
+    <dialog
+      ref={dialog}
+      className="modal modal-start md:hidden"
+      aria-label={t('nav.label')}
+      onClose={onClose}
+      data-testid="mobile-navigation"
+    >
+      <div className="modal-box bg-base-100 flex w-72 max-w-[85vw] flex-col p-0">
+        <div className="border-base-content/10 flex h-16 shrink-0 items-center justify-between border-b px-4">
+          <span className="inline-flex items-center gap-2.5 font-bold">
+            <span className="bg-primary text-primary-content grid size-8 place-items-center rounded-xl text-lg">
+              <PulseIcon strokeWidth={2.5} />
+            </span>
+            {t('common:app.name')}
+          </span>
+          <button type="button" className="btn btn-ghost btn-square btn-sm text-lg" aria-label={t('nav.closeMenu')} onClick={onClose}>
+            <XIcon />
+          </button>
+        </div>
+        <nav aria-label={t('nav.label')} className="min-h-0 flex-1 overflow-y-auto py-3">
+          {open && <NavigationList access={access} variant="drawer" />}
+        </nav>
+      </div>
+      <form method="dialog" className="modal-backdrop">
+        <button type="submit" tabIndex={-1} aria-label={t('nav.closeMenu')}>
+          {t('nav.closeMenu')}
+        </button>
+      </form>
+    </dialog>
+  );
+}

@@ -1,0 +1,62 @@
+import { createContext, useCallback, useContext, useMemo, type ReactNode } from 'react';
+import { CURRENCIES, DEFAULT_CURRENCY, isSupportedCurrency, type CurrencyCode } from '../../shared/currencies.ts';
+import { useAuth } from './auth.tsx';
+import { STORES_QUERY } from './query-settings.ts';
+import { trpc } from './trpc.ts';
+
+export const NO_ACTIVE_STORE_MESSAGE = 'No active store selected';
+export const UNSUPPORTED_CURRENCY_MESSAGE = 'Unsupported currency';
+
+export interface CurrencyContextValue {
+  /** The active store's currency when supported, else GBP. */
+  currency: CurrencyCode;
+  symbol: string;
+  /** Saves the code on the active store (PATCH /api/stores/{id}); rejects without an active store. */
+  setCurrency: (code: string) => Promise<void>;
+  saving: boolean;
+}
+
+const CurrencyContext = createContext<CurrencyContextValue | null>(null);
+
+/** The display currency: default GBP, following the active store's currency. */
+export function currencyOfStore(store: { currency: string } | null | undefined): CurrencyCode {
+  return isSupportedCurrency(store?.currency) ? store.currency : DEFAULT_CURRENCY;
+}
+
+export function CurrencyProvider({ children }: { children: ReactNode }) {
+  const { user } = useAuth();
+  const utils = trpc.useUtils();
+  const active = trpc.stores.active.useQuery(undefined, { ...STORES_QUERY, enabled: user !== null });
+  const activeStore = user ? (active.data?.store ?? null) : null;
+  const update = trpc.stores.update.useMutation({
+    onSuccess: (store) => {
+      // The returned store replaces its entry in the list and, being active, the active store.
+      utils.stores.active.setData(undefined, (current) => (current?.store?.id === store.id ? { store } : current));
+      utils.stores.list.setData(undefined, (list) => list?.map((entry) => (entry.id === store.id ? store : entry)));
+    },
+  });
+  const { mutateAsync } = update;
+  const storeId = activeStore?.id ?? null;
+
+  const setCurrency = useCallback(
+    async (code: string) => {
+      if (!isSupportedCurrency(code)) throw new Error(UNSUPPORTED_CURRENCY_MESSAGE);
+      if (storeId === null) throw new Error(NO_ACTIVE_STORE_MESSAGE);
+      await mutateAsync({ storeId, currency: code });
+    },
+    [storeId, mutateAsync],
+  );
+
+  const currency = currencyOfStore(activeStore);
+  const value = useMemo(
+    () => ({ currency, symbol: CURRENCIES[currency].symbol, setCurrency, saving: update.isPending }),
+    [currency, setCurrency, update.isPending],
+  );
+  return <CurrencyContext.Provider value={value}>{children}</CurrencyContext.Provider>;
+}
+
+export function useCurrency(): CurrencyContextValue {
+  const value = useContext(CurrencyContext);
+  if (!value) throw new Error('useCurrency must be used within a CurrencyProvider');
+  return value;
+}

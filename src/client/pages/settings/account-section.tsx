@@ -1,0 +1,88 @@
+import { useState, type FormEvent } from 'react';
+import { useTranslation } from 'react-i18next';
+import { updateAccountInput, type AccountSettings } from '../../../shared/settings.ts';
+import { toast } from '../../components/toast.tsx';
+import { fieldErrorsOf } from '../../lib/session.ts';
+import { trpc } from '../../lib/trpc.ts';
+import { UserIcon } from '../account-shared/icons.tsx';
+import { localizeFieldErrors, localizeServerText } from '../account-shared/messages.ts';
+import { TextField } from '../auth/text-field.tsx';
+import { SettingsCard } from './settings-card.tsx';
+
+/** Username and email, with the registration rules; the server's field errors appear under the fields. */
+export function AccountSection({ settings }: { settings: AccountSettings }) {
+  const { t } = useTranslation('account');
+  const utils = trpc.useUtils();
+  const [username, setUsername] = useState(settings.username);
+  const [email, setEmail] = useState(settings.email);
+  const [errors, setErrors] = useState<Record<string, string>>({});
+
+  const update = trpc.settings.updateAccount.useMutation({
+    onSuccess: (saved) => {
+      utils.settings.get.setData(undefined, saved);
+      setUsername(saved.username);
+      setEmail(saved.email);
+      toast({ title: t('settings.saved.title'), description: t('settings.saved.description'), variant: 'success' });
+      void utils.auth.me.invalidate();
+    },
+    onError: (error) => {
+      setErrors(localizeFieldErrors(t, fieldErrorsOf(error)));
+      toast({ title: t('settings.failed.title'), description: t('settings.failed.description'), variant: 'destructive' });
+    },
+  });
+
+  function submit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const parsed = updateAccountInput.safeParse({ username, email });
+    if (!parsed.success) {
+      const found: Record<string, string> = {};
+      for (const issue of parsed.error.issues) found[String(issue.path[0])] ??= localizeServerText(t, issue.message);
+      setErrors(found);
+      return;
+    }
+    setErrors({});
+    update.mutate(parsed.data);
+  }
+
+  const unchanged = username.trim() === settings.username && email.trim() === settings.email;
+
+  return (
+    <SettingsCard id="account" icon={<UserIcon />} title={t('settings.account.title')} description={t('settings.account.description')}>
+      <form className="grid gap-4 sm:grid-cols-2" onSubmit={submit} noValidate>
+        <TextField
+          id="settings-username"
+          label={t('settings.account.username')}
+          autoComplete="username"
+          autoCapitalize="none"
+          spellCheck={false}
+          value={username}
+          onValueChange={(value) => {
+            setUsername(value);
+            setErrors(({ username: _gone, ...rest }) => rest);
+          }}
+          error={errors.username}
+          hint={t('settings.account.usernameHint')}
+        />
+        <TextField
+          id="settings-email"
+          type="email"
+          label={t('settings.account.email')}
+          autoComplete="email"
+          inputMode="email"
+          value={email}
+          onValueChange={(value) => {
+            setEmail(value);
+            setErrors(({ email: _gone, ...rest }) => rest);
+          }}
+          error={errors.email}
+        />
+        <div className="flex justify-end sm:col-span-2">
+          <button type="submit" className="btn btn-primary" disabled={update.isPending || unchanged} aria-busy={update.isPending}>
+            {update.isPending && <span className="loading loading-spinner loading-sm" aria-hidden="true" />}
+            {update.isPending ? t('settings.saving') : t('settings.account.save')}
+          </button>
+        </div>
+      </form>
+    </SettingsCard>
+  );
+}
