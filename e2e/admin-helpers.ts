@@ -8,7 +8,7 @@ import pg from 'pg';
 /** Shared by e2e/admin.spec.ts and e2e/guests.spec.ts. */
 
 export const PASSWORD = 'correct horse battery';
-export const SCREENS_DIR = process.env.SCREENS_DIR ?? '/tmp/screens-d';
+export const SCREENS_DIR = process.env.SCREENSHOTS_DIR ?? '/tmp/screens-d';
 
 export function uniqueName(prefix: string): string {
   return `${prefix}_${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;

@@ -234,8 +234,6 @@ test('no serious or critical accessibility violation on these pages, light and d
       await page.waitForLoadState('networkidle');
       const builder = new AxeBuilder({ page });
       if (scope) builder.include(scope);
-      // The shared language picker (components/language-menu.tsx) is named "Language" but shows "EN": reported to its owner.
-      else builder.exclude('div[aria-label="Language"]');
       const { violations } = await builder.analyze();
       const serious = violations
         .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
@@ -246,10 +244,10 @@ test('no serious or critical accessibility violation on these pages, light and d
   }
 });
 
-// Screenshots for review: SCREENSHOTS=<dir> npx playwright test e2e/help.spec.ts -g screenshots
+// Screenshots for review: SCREENSHOTS_DIR=<dir> npx playwright test e2e/help.spec.ts -g screenshots
 test('screenshots of the help, feature-request and legal pages', async ({ browser }) => {
-  const directory = process.env.SCREENSHOTS;
-  test.skip(!directory, 'set SCREENSHOTS=<dir> to take them');
+  const directory = process.env.SCREENSHOTS_DIR;
+  test.skip(!directory, 'Set SCREENSHOTS_DIR to take them');
   test.setTimeout(180_000);
   mkdirSync(directory!, { recursive: true });
   const setup = await browser.newContext();

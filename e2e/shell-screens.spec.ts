@@ -14,11 +14,10 @@ import {
 } from './shell-helpers.ts';
 
 /**
- * Looks at the shell: screenshots of each main screen at 1280 and 390 px in light and dark (under
- * SCREENSHOT_DIR, default /tmp/screens-a) and an axe scan that must find no serious or critical
- * violation.
+ * Looks at the shell: an axe scan of each main screen at 1280 and 390 px in light and dark that must
+ * find no serious or critical violation, and screenshots of them when SCREENSHOTS_DIR is set.
  */
-const SCREENSHOT_DIR = process.env.SCREENSHOT_DIR ?? '/tmp/screens-a';
+const SCREENSHOT_DIR = process.env.SCREENSHOTS_DIR;
 const THEMES = ['light', 'dark'] as const;
 const VIEWPORTS = [
   { name: '1280', width: 1280, height: 800 },
@@ -26,11 +25,14 @@ const VIEWPORTS = [
 ] as const;
 
 test.use({ timezoneId: 'UTC' });
-test.beforeAll(() => mkdirSync(SCREENSHOT_DIR, { recursive: true }));
+test.beforeAll(() => {
+  if (SCREENSHOT_DIR) mkdirSync(SCREENSHOT_DIR, { recursive: true });
+});
 test.beforeEach(async ({ page }) => actAsDistinctClient(page));
 
 async function shoot(page: Page, name: string, theme: string, viewport: string) {
   // Let transitions settle (dialogs and menus fade in).
+  if (!SCREENSHOT_DIR) return;
   await page.waitForTimeout(350);
   await page.screenshot({ path: `${SCREENSHOT_DIR}/${name}-${viewport}-${theme}.png`, fullPage: false });
 }

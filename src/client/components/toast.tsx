@@ -74,6 +74,7 @@ function ToastCard({ item }: { item: ToastItem }) {
   const [offset, setOffset] = useState(0);
   const [paused, setPaused] = useState(false);
   const dragStart = useRef<number | null>(null);
+  const dragOffset = useRef(0);
 
   useEffect(() => {
     if (!item.open || paused) return;
@@ -88,13 +89,16 @@ function ToastCard({ item }: { item: ToastItem }) {
   }
   function onPointerMove(event: ReactPointerEvent<HTMLLIElement>) {
     if (dragStart.current === null) return;
-    setOffset(Math.max(0, event.clientX - dragStart.current));
+    dragOffset.current = Math.max(0, event.clientX - dragStart.current);
+    setOffset(dragOffset.current);
   }
   function onPointerUp() {
     if (dragStart.current === null) return;
     dragStart.current = null;
-    if (offset > SWIPE_THRESHOLD_PX) dismissToast(item.id);
-    else setOffset(0);
+    // The ref, not state: the last move may not have re-rendered yet when the pointer is released.
+    if (dragOffset.current > SWIPE_THRESHOLD_PX) dismissToast(item.id);
+    dragOffset.current = 0;
+    setOffset(0);
   }
 
   const destructive = item.variant === 'destructive';
@@ -106,7 +110,7 @@ function ToastCard({ item }: { item: ToastItem }) {
       data-testid="toast"
       data-variant={item.variant ?? 'default'}
       tabIndex={0}
-      className={`pointer-events-auto flex w-full touch-pan-y items-start gap-3 rounded-box border p-4 pr-10 shadow-lg transition-[transform,opacity] ${VARIANT_CLASS[item.variant ?? 'default']} relative`}
+      className={`pointer-events-auto flex w-full touch-pan-y select-none items-start gap-3 rounded-box border p-4 pr-10 shadow-lg transition-[transform,opacity] ${VARIANT_CLASS[item.variant ?? 'default']} relative`}
       style={{ transform: `translateX(${offset}px)`, opacity: offset > 0 ? Math.max(0.2, 1 - offset / 200) : 1 }}
       onPointerDown={onPointerDown}
       onPointerMove={onPointerMove}
