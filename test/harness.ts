@@ -3,7 +3,7 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
-import { inject } from 'vitest';
+import { afterAll, beforeAll, inject } from 'vitest';
 import { ormConfig } from '../mikro-orm.config.ts';
 import { buildApp } from '../src/server/app.ts';
 import { loadConfig } from '../src/server/config.ts';
@@ -46,6 +46,39 @@ export async function createTestApp(orm: MikroORM, services: AppServices = testS
   const app = await buildApp({ config, orm, services, logger: false });
   await app.ready();
   return app;
+}
+
+export interface TestApp {
+  readonly orm: MikroORM;
+  readonly app: FastifyInstance;
+}
+
+/**
+ * This test file's own database and app: registers the `beforeAll` that creates them and the `afterAll`
+ * that closes them, and returns getters to use inside tests and hooks.
+ */
+export function useTestApp(): TestApp {
+  let database: Awaited<ReturnType<typeof createTestDatabase>> | undefined;
+  let app: FastifyInstance | undefined;
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    app = await createTestApp(database.orm);
+  });
+  afterAll(async () => {
+    await app?.close();
+    await database?.close();
+  });
+  const notReady = () => new Error('useTestApp(): the database and app exist only inside tests and hooks');
+  return {
+    get orm() {
+      if (!database) throw notReady();
+      return database.orm;
+    },
+    get app() {
+      if (!app) throw notReady();
+      return app;
+    },
+  };
 }
 
 export interface Answer<T = any> {

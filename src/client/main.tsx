@@ -1,4 +1,5 @@
 import { QueryClientProvider } from '@tanstack/react-query';
+import { LucideProvider } from 'lucide-react';
 import { StrictMode, useState } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './app.tsx';
@@ -11,6 +12,12 @@ import { ThemeProvider } from './lib/theme.tsx';
 import { createTrpcClient, trpc } from './lib/trpc.ts';
 import './styles.css';
 
+/**
+ * Lucide icons are 1em square so that text-size classes size them. The icons themselves accept any SVG
+ * length (`size: string | number`); only the provider's type says number, hence the cast.
+ */
+const ICON_SIZE = '1em' as unknown as number;
+
 function Providers() {
   const [queryClient] = useState(createQueryClient);
   const [trpcClient] = useState(createTrpcClient);
@@ -18,12 +25,14 @@ function Providers() {
     <trpc.Provider client={trpcClient} queryClient={queryClient}>
       <QueryClientProvider client={queryClient}>
         <ThemeProvider>
-          <AuthProvider>
-            <CurrencyProvider>
-              <App />
-              <Toaster />
-            </CurrencyProvider>
-          </AuthProvider>
+          <LucideProvider size={ICON_SIZE} strokeWidth={2}>
+            <AuthProvider>
+              <CurrencyProvider>
+                <App />
+                <Toaster />
+              </CurrencyProvider>
+            </AuthProvider>
+          </LucideProvider>
         </ThemeProvider>
       </QueryClientProvider>
     </trpc.Provider>

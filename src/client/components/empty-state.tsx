@@ -1,6 +1,6 @@
+import { ArrowRightIcon, PlugIcon } from 'lucide-react';
 import type { ReactNode } from 'react';
 import { Link } from 'wouter';
-import { ArrowRightIcon, PlugIcon } from './icons.tsx';
 
 export interface EmptyStateProps {
   icon?: typeof PlugIcon;

@@ -1,6 +1,6 @@
 import { useTranslation } from 'react-i18next';
+import { CheckIcon, GlobeIcon } from 'lucide-react';
 import { LANGUAGES, currentLanguage } from '../lib/i18n.ts';
-import { CheckIcon, GlobeIcon } from './icons.tsx';
 
 function closeMenu(): void {
   if (document.activeElement instanceof HTMLElement) document.activeElement.blur();

@@ -1,6 +1,6 @@
 import { useTranslation } from 'react-i18next';
+import { CheckIcon, MonitorIcon, MoonIcon, SunIcon } from 'lucide-react';
 import { THEME_PREFERENCES, useTheme, type ThemePreference } from '../lib/theme.tsx';
-import { CheckIcon, MonitorIcon, MoonIcon, SunIcon } from './icons.tsx';
 
 const ICONS: Record<ThemePreference, typeof SunIcon> = { light: SunIcon, dark: MoonIcon, system: MonitorIcon };
 

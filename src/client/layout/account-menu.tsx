@@ -1,24 +1,7 @@
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'wouter';
-import {
-  ChevronDownIcon,
-  CreditCardIcon,
-  GiftIcon,
-  LifeBuoyIcon,
-  LightbulbIcon,
-  LogOutIcon,
-  MailIcon,
-  MonitorIcon,
-  MoonIcon,
-  SettingsIcon,
-  ShieldIcon,
-  SparklesIcon,
-  StoreIcon,
-  SunIcon,
-  UserIcon,
-  UsersIcon,
-} from '../components/icons.tsx';
+import { ChevronDownIcon, CreditCardIcon, GiftIcon, LifeBuoyIcon, LightbulbIcon, LogOutIcon, MailIcon, MonitorIcon, MoonIcon, SettingsIcon, ShieldIcon, SparklesIcon, StoreIcon, SunIcon, UserIcon, UsersIcon } from 'lucide-react';
 import { Popover } from '../components/popover.tsx';
 import { toast } from '../components/toast.tsx';
 import type { Access } from '../lib/access.ts';

@@ -1,6 +1,6 @@
 import { useTranslation } from 'react-i18next';
 import { Link } from 'wouter';
-import { ActivityIcon, CheckCircleIcon, XCircleIcon } from '../components/icons.tsx';
+import { ActivityIcon, CircleCheckIcon, CircleXIcon } from 'lucide-react';
 import { Popover } from '../components/popover.tsx';
 import { useAuth } from '../lib/auth.tsx';
 import { currentLanguage } from '../lib/i18n.ts';
@@ -60,9 +60,9 @@ export function ConnectionStatus() {
                 return (
                   <li key={`${row.platform}`} className="flex items-center gap-3 px-4 py-3" data-testid="connection-row" data-connected={row.connected}>
                     {row.connected ? (
-                      <CheckCircleIcon className="text-success shrink-0 text-lg" aria-label={t('connection.connected')} role="img" aria-hidden="false" />
+                      <CircleCheckIcon className="text-success shrink-0 text-lg" aria-label={t('connection.connected')} role="img" aria-hidden="false" />
                     ) : (
-                      <XCircleIcon className="text-error shrink-0 text-lg" aria-label={t('connection.disconnected')} role="img" aria-hidden="false" />
+                      <CircleXIcon className="text-error shrink-0 text-lg" aria-label={t('connection.disconnected')} role="img" aria-hidden="false" />
                     )}
                     <div className="min-w-0 flex-1">
                       <p className="truncate text-sm font-medium">{platformDisplayName(row.platform)}</p>

@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
-import { StoreIcon } from '../components/icons.tsx';
+import { StoreIcon } from 'lucide-react';
 import { toast } from '../components/toast.tsx';
 import { fieldErrorsListOf, httpStatusOf, serverMessage } from '../lib/session.ts';
 import { trpc } from '../lib/trpc.ts';

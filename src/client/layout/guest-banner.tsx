@@ -1,5 +1,5 @@
 import { useTranslation } from 'react-i18next';
-import { EyeIcon, LogOutIcon } from '../components/icons.tsx';
+import { EyeIcon, LogOutIcon } from 'lucide-react';
 import { toast } from '../components/toast.tsx';
 import { serverMessage } from '../lib/session.ts';
 import { trpc } from '../lib/trpc.ts';

@@ -1,10 +1,11 @@
 import { useTranslation } from 'react-i18next';
-import { MenuIcon, PulseIcon } from '../components/icons.tsx';
+import { MenuIcon } from 'lucide-react';
 import type { Access } from '../lib/access.ts';
 import type { CurrentUser } from '../lib/session.ts';
 import { AccountMenu } from './account-menu.tsx';
 import { ConnectionStatus } from './connection-status.tsx';
 import { StoreSwitcher } from './store-switcher.tsx';
+import { PulseIcon } from '../components/brand.tsx';
 
 /** The top bar: the menu button (below 768 px), the active store, connection health and the account menu. */
 export function Header({ user, access, onOpenMenu }: { user: CurrentUser; access: Access; onOpenMenu: () => void }) {

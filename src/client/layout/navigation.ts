@@ -1,18 +1,4 @@
-import {
-  BarChartIcon,
-  LayoutDashboardIcon,
-  LifeBuoyIcon,
-  MegaphoneIcon,
-  MessageCircleIcon,
-  PlugIcon,
-  RouteIcon,
-  ScanSearchIcon,
-  SearchIcon,
-  ShoppingBagIcon,
-  ShoppingCartIcon,
-  FileTextIcon,
-  TagIcon,
-} from '../components/icons.tsx';
+import { ChartColumnIcon, FileTextIcon, LayoutDashboardIcon, LifeBuoyIcon, MegaphoneIcon, MessageCircleIcon, PlugIcon, RouteIcon, ScanSearchIcon, SearchIcon, ShoppingBagIcon, ShoppingCartIcon, TagIcon } from 'lucide-react';
 import type { Access } from '../lib/access.ts';
 
 /** What an entry needs: a subscription (or admin), the AI tools, admin tools, or nothing. */
@@ -39,7 +25,7 @@ export const NAVIGATION: readonly NavGroup[] = [
     entries: [
       { key: 'dashboard', href: '/dashboard', icon: LayoutDashboardIcon, requirement: 'subscription' },
       { key: 'orders', href: '/orders', icon: ShoppingBagIcon, requirement: 'subscription' },
-      { key: 'analytics', href: '/analytics', icon: BarChartIcon, requirement: 'subscription' },
+      { key: 'analytics', href: '/analytics', icon: ChartColumnIcon, requirement: 'subscription' },
     ],
   },
   {

@@ -1,9 +1,10 @@
 import { useEffect, useRef } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useLocation } from 'wouter';
-import { PulseIcon, XIcon } from '../components/icons.tsx';
+import { XIcon } from 'lucide-react';
 import type { Access } from '../lib/access.ts';
 import { NAVIGATION, isActivePath, navEntryState, type NavEntry } from './navigation.ts';
+import { PulseIcon } from '../components/brand.tsx';
 
 type Variant = 'rail' | 'drawer';
 

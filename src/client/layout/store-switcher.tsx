@@ -1,7 +1,7 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'wouter';
-import { CheckIcon, ChevronDownIcon, SettingsIcon, StoreIcon } from '../components/icons.tsx';
+import { CheckIcon, ChevronDownIcon, SettingsIcon, StoreIcon } from 'lucide-react';
 import { Popover } from '../components/popover.tsx';
 import { toast } from '../components/toast.tsx';
 import { serverMessage } from '../lib/session.ts';

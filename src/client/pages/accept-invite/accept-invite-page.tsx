@@ -1,6 +1,7 @@
 import { useState, type FormEvent, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useLocation, useSearch } from 'wouter';
+import { CircleCheckIcon, ClockIcon, Link2OffIcon, MailIcon } from 'lucide-react';
 import { PASSWORD_MIN_LENGTH } from '../../../shared/auth.ts';
 import type { InvitationDto } from '../../../shared/guests.ts';
 import { Brand } from '../../components/brand.tsx';
@@ -9,8 +10,8 @@ import { ThemeMenu } from '../../components/theme-menu.tsx';
 import { toast } from '../../components/toast.tsx';
 import { fieldErrorsOf, serverMessage, useSession, type CurrentUser } from '../../lib/session.ts';
 import { trpc } from '../../lib/trpc.ts';
-import { TextField } from '../auth/text-field.tsx';
-import { CheckCircleIcon, ClockIcon, LinkOffIcon, MailIcon, useDates } from '../admin/ui.tsx';
+import { PasswordField, TextField } from '../../components/form-fields.tsx';
+import { useDates } from '../admin/ui.tsx';
 
 /** /accept-invite?token=...: what the invitation is for, then accept it (signing up first if needed). */
 export function AcceptInvitePage() {
@@ -30,7 +31,7 @@ export function AcceptInvitePage() {
       </div>
     );
   } else if (!token) {
-    content = <StateCard tone="error" icon={<LinkOffIcon />} title={t('accept.missing.title')} body={t('accept.missing.body')} action={<HomeLink />} />;
+    content = <StateCard tone="error" icon={<Link2OffIcon />} title={t('accept.missing.title')} body={t('accept.missing.body')} action={<HomeLink />} />;
   } else if (invitation.isPending || session.status === 'loading') {
     content = (
       <div className="flex flex-col items-center gap-3 py-16" role="status" aria-live="polite">
@@ -43,7 +44,7 @@ export function AcceptInvitePage() {
     content = (
       <StateCard
         tone="error"
-        icon={<LinkOffIcon />}
+        icon={<Link2OffIcon />}
         title={notFound ? t('accept.notFound.title') : t('accept.loadFailed.title')}
         body={notFound ? t('accept.notFound.body') : (serverMessage(invitation.error) ?? t('common.networkError'))}
         action={
@@ -135,7 +136,7 @@ function InvitationView({ token, invitation, user, onAccepted }: { token: string
     return (
       <StateCard
         tone="success"
-        icon={<CheckCircleIcon />}
+        icon={<CircleCheckIcon />}
         title={t('accept.accepted.title')}
         body={t('accept.accepted.body', { store: invitation.storeName })}
         action={
@@ -296,9 +297,8 @@ function RegisterAndAccept({ token, invitation, onAccepted }: { token: string; i
           }}
           error={errors.username}
         />
-        <TextField
+        <PasswordField
           id="invite-password"
-          type="password"
           label={t('accept.register.password')}
           autoComplete="new-password"
           value={password}

@@ -1,9 +1,10 @@
 import { useTranslation } from 'react-i18next';
 import { Link } from 'wouter';
+import { ArrowLeftIcon, GiftIcon } from 'lucide-react';
 import { serverMessage } from '../../lib/session.ts';
 import { trpc } from '../../lib/trpc.ts';
 import { AdminTabs } from './admin-shared.tsx';
-import { ArrowLeftIcon, ErrorBlock, GiftIcon, LoadingBlock, PageHeader, useDates } from './ui.tsx';
+import { ErrorBlock, LoadingBlock, PageHeader, useDates } from './ui.tsx';
 
 /** /admin/affiliate/{id}: a user's affiliate standing; the programme's figures arrive with a later release. */
 export function AdminAffiliatePage({ userId }: { userId: string }) {

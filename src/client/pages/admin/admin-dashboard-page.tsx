@@ -2,12 +2,13 @@ import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { TFunction } from 'i18next';
 import { Link } from 'wouter';
+import { ClockIcon, GiftIcon, UserPlusIcon, UsersIcon } from 'lucide-react';
 import type { AuditEntry } from '../../../shared/admin.ts';
 import { formatMoney } from '../../lib/format.ts';
 import { serverMessage } from '../../lib/session.ts';
 import { trpc } from '../../lib/trpc.ts';
 import { AdminTabs, useAuditText } from './admin-shared.tsx';
-import { ClockIcon, ErrorBlock, GiftIcon, LoadingBlock, PageHeader, Section, UserPlusIcon, UsersIcon, useDates } from './ui.tsx';
+import { ErrorBlock, LoadingBlock, PageHeader, Section, useDates } from './ui.tsx';
 
 const AUDIT_LIMIT = 15;
 

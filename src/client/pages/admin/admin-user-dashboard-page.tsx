@@ -1,13 +1,14 @@
 import { useState, type FormEvent, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'wouter';
+import { ArrowLeftIcon, EyeIcon, GiftIcon } from 'lucide-react';
 import { PLAN_CATALOGUE, PLAN_TIERS, type PlanTier } from '../../../shared/plans.ts';
 import { toast } from '../../components/toast.tsx';
 import { fieldErrorsOf, serverMessage, useSession } from '../../lib/session.ts';
 import { trpc } from '../../lib/trpc.ts';
 import { AuditList } from './admin-dashboard-page.tsx';
 import { AdminTabs, PlanStateBadge, useViewAsUser, type PlanState } from './admin-shared.tsx';
-import { ArrowLeftIcon, ErrorBlock, EyeIcon, GiftIcon, LoadingBlock, PageHeader, Section, useDates } from './ui.tsx';
+import { ErrorBlock, LoadingBlock, PageHeader, Section, useDates } from './ui.tsx';
 
 /** /admin/user-dashboard/{id}: one account in full, with "View as user" and "Grant plan". */
 export function AdminUserDashboardPage({ userId }: { userId: string }) {

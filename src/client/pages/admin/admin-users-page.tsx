@@ -1,10 +1,11 @@
 import { useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useLocation, useSearch } from 'wouter';
+import { EyeIcon, SearchIcon } from 'lucide-react';
 import { serverMessage, useSession } from '../../lib/session.ts';
 import { trpc } from '../../lib/trpc.ts';
 import { AdminTabs, PlanStateBadge, planStateOf, useViewAsUser } from './admin-shared.tsx';
-import { ErrorBlock, EyeIcon, LoadingBlock, PageHeader, SearchIcon, Section, useDates } from './ui.tsx';
+import { ErrorBlock, LoadingBlock, PageHeader, Section, useDates } from './ui.tsx';
 
 /** /admin: every account, searchable by name or e-mail, with "View as user" and "Details". */
 export function AdminUsersPage() {

@@ -1,12 +1,13 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useLocation, useSearch } from 'wouter';
+import { InboxIcon, MailIcon, SearchIcon } from 'lucide-react';
 import type { EmailTemplateDto, OutboundEmailDto } from '../../../shared/email.ts';
 import { toast } from '../../components/toast.tsx';
 import { serverMessage } from '../../lib/session.ts';
 import { trpc } from '../../lib/trpc.ts';
 import { AdminTabs } from './admin-shared.tsx';
-import { ConfirmDialog, ErrorBlock, InboxIcon, LoadingBlock, MailIcon, PageHeader, SearchIcon, Section, useDates } from './ui.tsx';
+import { ConfirmDialog, ErrorBlock, LoadingBlock, PageHeader, Section, useDates } from './ui.tsx';
 
 type Tab = 'templates' | 'outbox';
 const OUTBOX_LIMIT = 200;

@@ -4,7 +4,7 @@ import { Link } from 'wouter';
 import { PASSWORD_MIN_LENGTH } from '../../../shared/auth.ts';
 import { fieldErrorsOf, serverMessage, type CurrentUser } from '../../lib/session.ts';
 import { trpc } from '../../lib/trpc.ts';
-import { TextField } from './text-field.tsx';
+import { PasswordField, TextField } from '../../components/form-fields.tsx';
 
 type FieldErrors = Record<string, string>;
 /** What the alert says: the server's own words, or our generic text when it never answered. */
@@ -103,9 +103,8 @@ export function SignInForm({ onSignedIn }: { onSignedIn: () => void }) {
         }}
         error={errors.fieldErrors.username}
       />
-      <TextField
+      <PasswordField
         id="password"
-        type="password"
         label={t('auth.fields.password')}
         autoComplete="current-password"
         value={password}
@@ -180,9 +179,8 @@ export function RegisterForm({ onRegistered }: { onRegistered: () => void }) {
         }}
         error={errors.fieldErrors.email}
       />
-      <TextField
+      <PasswordField
         id="register-password"
-        type="password"
         label={t('auth.fields.password')}
         autoComplete="new-password"
         value={password}

@@ -1,11 +1,11 @@
 import { useTranslation } from 'react-i18next';
 import { Link, useLocation } from 'wouter';
+import { ArrowLeftIcon, CreditCardIcon, FlaskConicalIcon, ShieldCheckIcon } from 'lucide-react';
 import { toast } from '../../components/toast.tsx';
 import { currentLanguage } from '../../lib/i18n.ts';
 import { SUBSCRIPTION_QUERY } from '../../lib/query-settings.ts';
 import { trpc } from '../../lib/trpc.ts';
 import { formatDate } from '../account-shared/format.ts';
-import { ArrowLeftIcon, CardIcon, FlaskIcon, ShieldCheckIcon } from '../account-shared/icons.tsx';
 import { errorText } from '../account-shared/messages.ts';
 import { InlineLoading, PageHeader } from '../account-shared/page-header.tsx';
 import { PlanFeatures, PlanPrice } from '../pricing/plan-cards.tsx';
@@ -90,7 +90,7 @@ export function CheckoutPage({ planId }: { planId: string }) {
 
       {testMode && (
         <div role="note" className="alert alert-warning" data-testid="test-mode">
-          <FlaskIcon className="shrink-0 text-xl" />
+          <FlaskConicalIcon className="shrink-0 text-xl" />
           <div>
             <p className="font-semibold">{t('checkout.testMode.label')}</p>
             <p className="text-sm">{t('checkout.testMode.body')}</p>
@@ -116,7 +116,7 @@ export function CheckoutPage({ planId }: { planId: string }) {
         <section className="card bg-base-100 border-base-content/10 border shadow-sm md:col-span-2" aria-labelledby="confirm-heading">
           <div className="card-body gap-4">
             <h2 id="confirm-heading" className="flex items-center gap-2 font-semibold">
-              <CardIcon className="text-primary" />
+              <CreditCardIcon className="text-primary" />
               {t('checkout.confirmTitle')}
             </h2>
             <div className="text-base-content/80 space-y-3 text-sm">

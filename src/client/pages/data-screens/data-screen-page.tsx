@@ -1,26 +1,6 @@
 import { useTranslation } from 'react-i18next';
+import { ChartColumnIcon, ChartPieIcon, CrosshairIcon, FileTextIcon, GiftIcon, ImageIcon, LayersIcon, LayoutDashboardIcon, MegaphoneIcon, MessageCircleIcon, PlugIcon, RouteIcon, ScanSearchIcon, SearchIcon, ShoppingBagIcon, ShoppingCartIcon, TagIcon, TrendingUpIcon, WalletIcon } from 'lucide-react';
 import { EmptyState, PageHeader } from '../../components/empty-state.tsx';
-import {
-  BarChartIcon,
-  CrosshairIcon,
-  FileTextIcon,
-  GiftIcon,
-  ImageIcon,
-  LayersIcon,
-  LayoutDashboardIcon,
-  MegaphoneIcon,
-  MessageCircleIcon,
-  PieChartIcon,
-  PlugIcon,
-  RouteIcon,
-  ScanSearchIcon,
-  SearchIcon,
-  ShoppingBagIcon,
-  ShoppingCartIcon,
-  TagIcon,
-  TrendingUpIcon,
-  WalletIcon,
-} from '../../components/icons.tsx';
 import { useAuth } from '../../lib/auth.tsx';
 
 interface ScreenDefinition {
@@ -42,7 +22,7 @@ export const DATA_SCREENS = {
   metaAds: { icon: MegaphoneIcon, actionHref: '/integrations' },
   bingAds: { icon: CrosshairIcon, actionHref: '/integrations' },
   orders: { icon: ShoppingBagIcon, actionHref: '/integrations' },
-  analytics: { icon: BarChartIcon, actionHref: '/integrations' },
+  analytics: { icon: ChartColumnIcon, actionHref: '/integrations' },
   dashboards: { icon: LayoutDashboardIcon, actionHref: '/integrations' },
   metaComments: { icon: MessageCircleIcon, actionHref: '/integrations', adminOnly: true },
   pageReviewer: { icon: ScanSearchIcon, actionHref: '/integrations' },
@@ -50,7 +30,7 @@ export const DATA_SCREENS = {
   priceTracker: { icon: TagIcon, actionHref: '/integrations' },
   trackingSetup: { icon: LayersIcon, actionHref: '/integrations' },
   shoppingOptimizer: { icon: ShoppingCartIcon, actionHref: '/integrations', adminOnly: true },
-  performanceDistribution: { icon: PieChartIcon, actionHref: '/integrations' },
+  performanceDistribution: { icon: ChartPieIcon, actionHref: '/integrations' },
   productImageGenerator: { icon: ImageIcon, actionHref: '/integrations' },
   affiliateDashboard: { icon: GiftIcon, actionHref: '/integrations' },
 } satisfies Record<string, ScreenDefinition>;

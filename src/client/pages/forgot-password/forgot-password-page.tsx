@@ -1,11 +1,11 @@
 import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
+import { MailIcon } from 'lucide-react';
 import { fieldErrorsOf } from '../../lib/session.ts';
 import { trpc } from '../../lib/trpc.ts';
 import { AuthCardShell, BackToSignIn } from '../account-shared/auth-card-shell.tsx';
-import { MailIcon } from '../account-shared/icons.tsx';
 import { errorText, localizeServerText } from '../account-shared/messages.ts';
-import { TextField } from '../auth/text-field.tsx';
+import { TextField } from '../../components/form-fields.tsx';
 
 /** /forgot-password: asks for the account's e-mail; the answer never says whether the account exists. */
 export function ForgotPasswordPage() {

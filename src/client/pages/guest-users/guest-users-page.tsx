@@ -1,11 +1,12 @@
 import { useMemo, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'wouter';
+import { ClockIcon, MailIcon, ShieldIcon, TrashIcon, UserPlusIcon, UsersIcon } from 'lucide-react';
 import { GUEST_INVITATION_VALID_DAYS, type PendingInvitation, type StoreGuestDto } from '../../../shared/guests.ts';
 import { toast } from '../../components/toast.tsx';
 import { fieldErrorsOf, serverMessage } from '../../lib/session.ts';
 import { trpc } from '../../lib/trpc.ts';
-import { ClockIcon, ConfirmDialog, ErrorBlock, LoadingBlock, MailIcon, PageHeader, Section, ShieldIcon, TrashIcon, UserPlusIcon, UsersIcon, useDates } from '../admin/ui.tsx';
+import { ConfirmDialog, ErrorBlock, LoadingBlock, PageHeader, Section, useDates } from '../admin/ui.tsx';
 import { useGuestInviteAccess } from './guest-access.ts';
 
 const STORES_OPTIONS = { staleTime: 120_000 } as const;

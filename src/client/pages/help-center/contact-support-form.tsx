@@ -1,12 +1,12 @@
 import { useRef, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
+import { MailIcon } from 'lucide-react';
 import { toast } from '../../components/toast.tsx';
 import { fieldErrorsOf, serverMessage } from '../../lib/session.ts';
 import { trpc } from '../../lib/trpc.ts';
 import { CONTACT_MESSAGE_MAX_LENGTH, CONTACT_MESSAGE_MIN_LENGTH, CONTACT_NAME_MAX_LENGTH } from '../../../shared/support.ts';
 import { formattingLocale } from '../legal/date-locale.ts';
-import { InputField, TextAreaField } from './form-fields.tsx';
-import { MailIcon } from './help-icons.tsx';
+import { TextAreaField, TextField } from '../../components/form-fields.tsx';
 
 type Field = 'name' | 'email' | 'message';
 type FieldErrors = Partial<Record<Field, string>>;
@@ -100,7 +100,7 @@ export function ContactSupportForm({ defaultName, defaultEmail }: { defaultName:
           </div>
         </div>
         <form ref={form} noValidate onSubmit={onSubmit} className="flex flex-col gap-3" aria-busy={sending}>
-          <InputField
+          <TextField
             id="contact-name"
             label={t('contact.name')}
             value={name}
@@ -114,7 +114,7 @@ export function ContactSupportForm({ defaultName, defaultEmail }: { defaultName:
             disabled={sending}
             required
           />
-          <InputField
+          <TextField
             id="contact-email"
             type="email"
             label={t('contact.email')}

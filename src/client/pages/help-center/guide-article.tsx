@@ -1,7 +1,7 @@
 import { useTranslation } from 'react-i18next';
 import { Link } from 'wouter';
+import { LightbulbIcon } from 'lucide-react';
 import type { Guide, GuideBlock } from './guides.ts';
-import { LightbulbIcon } from './help-icons.tsx';
 
 function Block({ block }: { block: GuideBlock }) {
   const { t } = useTranslation('help');

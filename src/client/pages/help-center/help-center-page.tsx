@@ -1,26 +1,15 @@
 import { useEffect, type ComponentType, type KeyboardEvent, type SVGProps } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useLocation, useSearch } from 'wouter';
+import { ArrowLeftIcon, BookOpenIcon, ChartLineIcon, ChevronRightIcon, PlugIcon, RocketIcon, SearchIcon, ShieldCheckIcon, WrenchIcon, XIcon } from 'lucide-react';
 import { useSession } from '../../lib/session.ts';
 import { ContactSupportForm } from './contact-support-form.tsx';
 import { GuideArticle } from './guide-article.tsx';
 import { allGuides, GUIDES_BY_TOPIC, guideFor, isTopic, searchGuides, TOPICS, type Guide, type Topic } from './guides.ts';
-import {
-  ArrowLeftIcon,
-  BookIcon,
-  ChartIcon,
-  ChevronRightIcon,
-  PlugIcon,
-  RocketIcon,
-  SearchIcon,
-  ShieldIcon,
-  WrenchIcon,
-  XIcon,
-} from './help-icons.tsx';
 
 const TOPIC_ICONS: Record<Topic, ComponentType<SVGProps<SVGSVGElement>>> = {
   gettingStarted: RocketIcon,
-  features: ChartIcon,
+  features: ChartLineIcon,
   integrations: PlugIcon,
   troubleshooting: WrenchIcon,
 };
@@ -43,7 +32,7 @@ function GuideLinkList({ guides, from }: { guides: readonly Guide[]; from?: stri
             href={helpCenterHref({ guide: guide.slug, q: from ?? null })}
             className="hover:bg-base-200/60 focus-visible:bg-base-200/60 group flex items-center gap-3 px-4 py-4 transition-colors first:rounded-t-box last:rounded-b-box sm:px-5"
           >
-            <BookIcon className="text-primary shrink-0 text-lg" />
+            <BookOpenIcon className="text-primary shrink-0 text-lg" />
             <span className="min-w-0 flex-1">
               <span className="block font-medium">{guide.title}</span>
               <span className="text-base-content/70 mt-0.5 block text-sm leading-snug">{guide.summary}</span>
@@ -258,7 +247,7 @@ export function HelpCenterPage() {
         <aside className="space-y-6 lg:sticky lg:top-24">
           <ContactSupportForm defaultName={user?.username ?? ''} defaultEmail={user?.email ?? ''} />
           <section aria-labelledby="privacy-card-title" className="bg-base-100 border-base-content/10 rounded-box flex gap-3 border p-5 shadow-sm">
-            <ShieldIcon className="text-primary mt-0.5 shrink-0 text-xl" />
+            <ShieldCheckIcon className="text-primary mt-0.5 shrink-0 text-xl" />
             <div className="space-y-1.5">
               <h2 id="privacy-card-title" className="font-semibold">
                 {t('privacy.title')}

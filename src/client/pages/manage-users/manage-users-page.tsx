@@ -1,10 +1,11 @@
 import { useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'wouter';
+import { TrashIcon, UserPlusIcon, UsersIcon } from 'lucide-react';
 import type { StoreGuestDto } from '../../../shared/guests.ts';
 import { serverMessage, useSession } from '../../lib/session.ts';
 import { trpc } from '../../lib/trpc.ts';
-import { ErrorBlock, LoadingBlock, PageHeader, Section, TrashIcon, UserPlusIcon, UsersIcon, useDates } from '../admin/ui.tsx';
+import { ErrorBlock, LoadingBlock, PageHeader, Section, useDates } from '../admin/ui.tsx';
 import { useGuestInviteAccess } from '../guest-users/guest-access.ts';
 import { useRemoveGuest } from '../guest-users/guest-users-page.tsx';
 

@@ -1,8 +1,8 @@
 import { useTranslation } from 'react-i18next';
 import { Link, useLocation } from 'wouter';
+import { ArrowRightIcon } from 'lucide-react';
 import { TRIAL_DAYS } from '../../../shared/plans.ts';
 import { useAuth } from '../../lib/auth.tsx';
-import { ArrowRightIcon } from '../account-shared/icons.tsx';
 import { PublicShell } from '../account-shared/public-shell.tsx';
 import { PlanCards } from '../pricing/plan-cards.tsx';
 

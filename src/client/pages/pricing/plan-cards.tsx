@@ -1,5 +1,6 @@
 import { Trans, useTranslation } from 'react-i18next';
 import { Link } from 'wouter';
+import { CheckIcon, XIcon } from 'lucide-react';
 import { TRIAL_DAYS, tierFromPlanName, type PlanTier } from '../../../shared/plans.ts';
 import type { CurrentSubscription, Plan } from '../../../shared/subscriptions.ts';
 import { toast } from '../../components/toast.tsx';
@@ -9,7 +10,6 @@ import { currentLanguage } from '../../lib/i18n.ts';
 import { SUBSCRIPTION_QUERY } from '../../lib/query-settings.ts';
 import { trpc } from '../../lib/trpc.ts';
 import { formatDate } from '../account-shared/format.ts';
-import { CheckIcon, XIcon } from '../account-shared/icons.tsx';
 import { errorText } from '../account-shared/messages.ts';
 import { InlineLoading } from '../account-shared/page-header.tsx';
 

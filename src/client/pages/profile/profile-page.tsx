@@ -1,12 +1,12 @@
 import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'wouter';
+import { ArrowRightIcon, CalendarIcon, CreditCardIcon, MailIcon, SettingsIcon, StoreIcon } from 'lucide-react';
 import { useAuth } from '../../lib/auth.tsx';
 import { currentLanguage } from '../../lib/i18n.ts';
 import { STORES_QUERY, SUBSCRIPTION_QUERY } from '../../lib/query-settings.ts';
 import { trpc } from '../../lib/trpc.ts';
 import { formatDate } from '../account-shared/format.ts';
-import { ArrowRightIcon, CalendarIcon, CardIcon, GearIcon, MailIcon, StoreIcon } from '../account-shared/icons.tsx';
 import { InlineLoading, PageHeader } from '../account-shared/page-header.tsx';
 
 const STATUS_BADGE: Record<string, string> = {
@@ -153,14 +153,14 @@ export function ProfilePage() {
       </section>
 
       <nav aria-label={t('profile.linksLabel')} className="grid gap-4 md:grid-cols-3">
-        <QuickLink href="/settings" icon={<GearIcon />} title={t('profile.links.settings.title')} body={t('profile.links.settings.body')} />
+        <QuickLink href="/settings" icon={<SettingsIcon />} title={t('profile.links.settings.title')} body={t('profile.links.settings.body')} />
         <QuickLink
           href="/store-management"
           icon={<StoreIcon />}
           title={t('profile.links.stores.title')}
           body={t('profile.links.stores.body')}
         />
-        <QuickLink href="/pricing" icon={<CardIcon />} title={t('profile.links.pricing.title')} body={t('profile.links.pricing.body')} />
+        <QuickLink href="/pricing" icon={<CreditCardIcon />} title={t('profile.links.pricing.title')} body={t('profile.links.pricing.body')} />
       </nav>
     </div>
   );

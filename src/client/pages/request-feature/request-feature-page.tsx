@@ -2,6 +2,7 @@ import { keepPreviousData } from '@tanstack/react-query';
 import { useRef, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useLocation, useSearch } from 'wouter';
+import { LightbulbIcon } from 'lucide-react';
 import { toast } from '../../components/toast.tsx';
 import { fieldErrorsOf, serverMessage, useSession } from '../../lib/session.ts';
 import { trpc } from '../../lib/trpc.ts';
@@ -16,8 +17,7 @@ import {
   type FeatureRequestSort,
   type FeatureRequestStatus,
 } from '../../../shared/feature-requests.ts';
-import { InputField, TextAreaField } from '../help-center/form-fields.tsx';
-import { LightbulbIcon } from '../help-center/help-icons.tsx';
+import { TextAreaField, TextField } from '../../components/form-fields.tsx';
 import { formattingLocale } from '../legal/date-locale.ts';
 
 const STATUS_BADGE: Record<FeatureRequestStatus, string> = {
@@ -119,7 +119,7 @@ function SuggestFeatureForm() {
           </div>
         </div>
         <form ref={form} noValidate onSubmit={onSubmit} className="flex flex-col gap-3" aria-busy={pending}>
-          <InputField
+          <TextField
             id="feature-title"
             label={t('form.titleLabel')}
             value={title}

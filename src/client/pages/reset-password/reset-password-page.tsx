@@ -1,14 +1,14 @@
 import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useSearch } from 'wouter';
+import { CheckIcon, KeyRoundIcon } from 'lucide-react';
 import { PASSWORD_MIN_LENGTH } from '../../../shared/auth.ts';
 import { RESET_LINK_INVALID_MESSAGE } from '../../../shared/settings.ts';
 import { fieldErrorsOf, serverMessage } from '../../lib/session.ts';
 import { trpc } from '../../lib/trpc.ts';
 import { AuthCardShell, BackToSignIn } from '../account-shared/auth-card-shell.tsx';
-import { CheckIcon, KeyIcon } from '../account-shared/icons.tsx';
 import { errorText, localizeFieldErrors } from '../account-shared/messages.ts';
-import { TextField } from '../auth/text-field.tsx';
+import { PasswordField } from '../../components/form-fields.tsx';
 
 function InvalidLink() {
   const { t } = useTranslation('account');
@@ -16,7 +16,7 @@ function InvalidLink() {
     <AuthCardShell>
       <div className="flex flex-col items-center gap-3 text-center" data-testid="reset-invalid">
         <span className="bg-warning/15 text-warning grid size-12 place-items-center rounded-full text-2xl" aria-hidden="true">
-          <KeyIcon />
+          <KeyRoundIcon />
         </span>
         <h1 className="text-xl font-semibold">{t('reset.invalidTitle')}</h1>
         <p role="alert" className="text-base-content/80 text-sm">
@@ -91,9 +91,8 @@ export function ResetPasswordPage() {
             <span>{formError}</span>
           </div>
         )}
-        <TextField
+        <PasswordField
           id="reset-new-password"
-          type="password"
           label={t('reset.newPassword')}
           autoComplete="new-password"
           value={newPassword}
@@ -104,9 +103,8 @@ export function ResetPasswordPage() {
           error={errors.newPassword}
           hint={t('settings.password.hint', { count: PASSWORD_MIN_LENGTH })}
         />
-        <TextField
+        <PasswordField
           id="reset-confirm-password"
-          type="password"
           label={t('reset.confirmPassword')}
           autoComplete="new-password"
           value={confirmPassword}

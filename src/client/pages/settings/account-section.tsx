@@ -1,12 +1,12 @@
 import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
+import { UserIcon } from 'lucide-react';
 import { updateAccountInput, type AccountSettings } from '../../../shared/settings.ts';
 import { toast } from '../../components/toast.tsx';
 import { fieldErrorsOf } from '../../lib/session.ts';
 import { trpc } from '../../lib/trpc.ts';
-import { UserIcon } from '../account-shared/icons.tsx';
 import { localizeFieldErrors, localizeServerText } from '../account-shared/messages.ts';
-import { TextField } from '../auth/text-field.tsx';
+import { TextField } from '../../components/form-fields.tsx';
 import { SettingsCard } from './settings-card.tsx';
 
 /** Username and email, with the registration rules; the server's field errors appear under the fields. */

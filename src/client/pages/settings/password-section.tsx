@@ -1,12 +1,12 @@
 import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
+import { LockIcon } from 'lucide-react';
 import { PASSWORD_MIN_LENGTH } from '../../../shared/auth.ts';
 import { toast } from '../../components/toast.tsx';
 import { fieldErrorsOf } from '../../lib/session.ts';
 import { trpc } from '../../lib/trpc.ts';
-import { LockIcon } from '../account-shared/icons.tsx';
 import { localizeFieldErrors } from '../account-shared/messages.ts';
-import { TextField } from '../auth/text-field.tsx';
+import { PasswordField } from '../../components/form-fields.tsx';
 import { SettingsCard } from './settings-card.tsx';
 
 const EMPTY = { currentPassword: '', newPassword: '', confirmPassword: '' };
@@ -49,9 +49,8 @@ export function PasswordSection() {
   return (
     <SettingsCard id="password" icon={<LockIcon />} title={t('settings.password.title')} description={t('settings.password.description')}>
       <form className="grid gap-4" onSubmit={submit} noValidate>
-        <TextField
+        <PasswordField
           id="current-password"
-          type="password"
           label={t('settings.password.current')}
           autoComplete="current-password"
           value={fields.currentPassword}
@@ -59,9 +58,8 @@ export function PasswordSection() {
           error={errors.currentPassword}
         />
         <div className="grid gap-4 sm:grid-cols-2">
-          <TextField
+          <PasswordField
             id="new-password"
-            type="password"
             label={t('settings.password.new')}
             autoComplete="new-password"
             value={fields.newPassword}
@@ -69,9 +67,8 @@ export function PasswordSection() {
             error={errors.newPassword}
             hint={t('settings.password.hint', { count: PASSWORD_MIN_LENGTH })}
           />
-          <TextField
+          <PasswordField
             id="confirm-password"
-            type="password"
             label={t('settings.password.confirm')}
             autoComplete="new-password"
             value={fields.confirmPassword}

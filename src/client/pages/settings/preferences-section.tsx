@@ -1,10 +1,10 @@
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { SlidersHorizontalIcon } from 'lucide-react';
 import type { AccountSettings } from '../../../shared/settings.ts';
 import { toast } from '../../components/toast.tsx';
 import { THEME_PREFERENCES, useTheme } from '../../lib/theme.tsx';
 import { trpc } from '../../lib/trpc.ts';
-import { SlidersIcon } from '../account-shared/icons.tsx';
 import { SettingsCard } from './settings-card.tsx';
 
 /** Marketing e-mails (saved on the account at once) and the theme (kept in this browser). */
@@ -27,7 +27,7 @@ export function PreferencesSection({ settings }: { settings: AccountSettings }) 
   const marketingEmails = saving ?? settings.marketingEmails;
 
   return (
-    <SettingsCard id="preferences" icon={<SlidersIcon />} title={t('settings.preferences.title')} description={t('settings.preferences.description')}>
+    <SettingsCard id="preferences" icon={<SlidersHorizontalIcon />} title={t('settings.preferences.title')} description={t('settings.preferences.description')}>
       <div className="flex items-start justify-between gap-4">
         <div className="min-w-0">
           <label htmlFor="marketing-emails" className="font-medium">

@@ -1,9 +1,9 @@
 import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
+import { PlusIcon } from 'lucide-react';
 import { createStoreInput, type DashboardLimits } from '../../../shared/stores.ts';
 import { toast } from '../../components/toast.tsx';
 import { trpc } from '../../lib/trpc.ts';
-import { PlusIcon } from '../account-shared/icons.tsx';
 import { showLimitReached, showStoreError, showValidationError, zodProblems } from './store-toasts.tsx';
 
 /** New store: checked here first (name, remaining dashboards), then created on the server. */

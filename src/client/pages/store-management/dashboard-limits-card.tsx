@@ -1,7 +1,7 @@
 import { useTranslation } from 'react-i18next';
 import { Link } from 'wouter';
+import { ArrowRightIcon } from 'lucide-react';
 import type { DashboardLimits } from '../../../shared/stores.ts';
-import { ArrowRightIcon } from '../account-shared/icons.tsx';
 
 /** How many dashboards (stores) the plan allows and how many are used; a way up when they are all used. */
 export function DashboardLimitsCard({ limits, loading }: { limits: DashboardLimits | undefined; loading: boolean }) {

@@ -1,7 +1,7 @@
 import { useEffect, useRef } from 'react';
 import { useTranslation } from 'react-i18next';
+import { TrashIcon } from 'lucide-react';
 import type { Store } from '../../../shared/stores.ts';
-import { TrashIcon } from '../account-shared/icons.tsx';
 
 interface DeleteStoreDialogProps {
   store: Store | null;

@@ -1,12 +1,12 @@
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { StoreIcon } from 'lucide-react';
 import type { Store } from '../../../shared/stores.ts';
 import { toast } from '../../components/toast.tsx';
 import { DASHBOARD_LIMITS_QUERY, STORES_QUERY } from '../../lib/query-settings.ts';
 import { trpc } from '../../lib/trpc.ts';
 import { errorText } from '../account-shared/messages.ts';
 import { InlineLoading, PageHeader } from '../account-shared/page-header.tsx';
-import { StoreIcon } from '../account-shared/icons.tsx';
 import { CreateStoreCard } from './create-store-card.tsx';
 import { DashboardLimitsCard } from './dashboard-limits-card.tsx';
 import { DeleteStoreDialog } from './delete-store-dialog.tsx';

@@ -1,12 +1,12 @@
 import { useState, type FormEvent, type KeyboardEvent } from 'react';
 import { useTranslation } from 'react-i18next';
+import { ArrowRightLeftIcon, PencilIcon, StoreIcon, TrashIcon } from 'lucide-react';
 import { CURRENCIES, CURRENCY_CODES, type CurrencyCode } from '../../../shared/currencies.ts';
 import { createStoreInput, type Store } from '../../../shared/stores.ts';
 import { toast } from '../../components/toast.tsx';
 import { currentLanguage } from '../../lib/i18n.ts';
 import { trpc } from '../../lib/trpc.ts';
 import { formatDate } from '../account-shared/format.ts';
-import { PencilIcon, StoreIcon, SwitchIcon, TrashIcon } from '../account-shared/icons.tsx';
 import { showStoreError, showValidationError, zodProblems } from './store-toasts.tsx';
 
 /** Puts the store the server returned into the cached list and, when it is the active one, the active store. */
@@ -179,7 +179,7 @@ export function StoreRow({ store, isActive, onDelete }: StoreRowProps) {
               disabled={switchTo.isPending}
               aria-label={t('stores.switchTo', { name: store.name })}
             >
-              {switchTo.isPending ? <span className="loading loading-spinner loading-xs" aria-hidden="true" /> : <SwitchIcon />}
+              {switchTo.isPending ? <span className="loading loading-spinner loading-xs" aria-hidden="true" /> : <ArrowRightLeftIcon />}
               {t('stores.switch')}
             </button>
           )}

@@ -1,31 +1,17 @@
-import type { MikroORM } from '@mikro-orm/postgresql';
-import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiClient, createTestApp, createTestDatabase, grantTestPlan, signedInAdmin, signedInClient } from '../../../../test/harness.ts';
+import { describe, expect, it } from 'vitest';
+import { ApiClient, grantTestPlan, signedInAdmin, signedInClient, useTestApp } from '../../../../test/harness.ts';
 import { newGuestOf } from '../../../../test/guests.ts';
 import { Store } from '../stores/store.entity.ts';
 import { Subscription } from '../subscriptions/subscription.entity.ts';
 import { User } from '../users/user.entity.ts';
 import { AuditLogEntry } from './audit-log.entity.ts';
 
-let database: Awaited<ReturnType<typeof createTestDatabase>>;
-let orm: MikroORM;
-let app: FastifyInstance;
-
-beforeAll(async () => {
-  database = await createTestDatabase();
-  orm = database.orm;
-  app = await createTestApp(orm);
-});
-afterAll(async () => {
-  await app.close();
-  await database.close();
-});
+const testApp = useTestApp();
 
 /** A subscribed user with two stores, the second one active. */
 async function viewedUser() {
-  const signedIn = await signedInClient(app, 'viewed');
-  await grantTestPlan(orm, signedIn.credentials.username, 'professional');
+  const signedIn = await signedInClient(testApp.app, 'viewed');
+  await grantTestPlan(testApp.orm, signedIn.credentials.username, 'professional');
   const first = (await signedIn.client.post('/api/stores', { name: 'Viewed One' })).body;
   const second = (await signedIn.client.post('/api/stores', { name: 'Viewed Two' })).body;
   await signedIn.client.post('/api/stores/active', { storeId: second.id });
@@ -34,11 +20,11 @@ async function viewedUser() {
 
 describe('guest mode access', () => {
   it('is for admins only: 401 signed out, 403 for other users', async () => {
-    const anonymous = new ApiClient(app);
+    const anonymous = new ApiClient(testApp.app);
     expect((await anonymous.get('/api/admin/guest-mode-status')).status).toBe(401);
     expect((await anonymous.post('/api/admin/exit-guest-mode')).status).toBe(401);
 
-    const { client } = await signedInClient(app, 'plain');
+    const { client } = await signedInClient(testApp.app, 'plain');
     const target = await viewedUser();
     for (const answer of [
       await client.get('/api/admin/guest-mode-status'),
@@ -52,12 +38,12 @@ describe('guest mode access', () => {
   });
 
   it('status says not in guest mode before entering', async () => {
-    const { client } = await signedInAdmin(app, orm);
+    const { client } = await signedInAdmin(testApp.app, testApp.orm);
     expect((await client.get('/api/admin/guest-mode-status')).body).toEqual({ isGuestMode: false, guestUserId: null, guestUsername: null });
   });
 
   it('enter: the admin sees the user’s stores while /api/user stays the admin', async () => {
-    const admin = await signedInAdmin(app, orm);
+    const admin = await signedInAdmin(testApp.app, testApp.orm);
     const target = await viewedUser();
     const entered = await admin.client.post('/api/admin/enter-guest-mode', { userId: target.user.id });
     expect(entered.status).toBe(200);
@@ -72,7 +58,7 @@ describe('guest mode access', () => {
   });
 
   it('is read-only: mutations answer 403 "Guest mode is read-only" and change nothing', async () => {
-    const admin = await signedInAdmin(app, orm);
+    const admin = await signedInAdmin(testApp.app, testApp.orm);
     const target = await viewedUser();
     await admin.client.post('/api/admin/enter-guest-mode', { userId: target.user.id });
     const attempts = [
@@ -95,7 +81,7 @@ describe('guest mode access', () => {
   });
 
   it("switching the viewed store does not change the user's own active store", async () => {
-    const admin = await signedInAdmin(app, orm);
+    const admin = await signedInAdmin(testApp.app, testApp.orm);
     const target = await viewedUser();
     await admin.client.post('/api/admin/enter-guest-mode', { userId: target.user.id });
     const switched = await admin.client.post('/api/stores/active', { storeId: target.first.id });
@@ -105,7 +91,7 @@ describe('guest mode access', () => {
   });
 
   it('exit returns to the admin account; entries and exits are in the audit log', async () => {
-    const admin = await signedInAdmin(app, orm);
+    const admin = await signedInAdmin(testApp.app, testApp.orm);
     const target = await viewedUser();
     await admin.client.post('/api/admin/enter-guest-mode', { userId: target.user.id });
     const exited = await admin.client.post('/api/admin/exit-guest-mode');
@@ -119,7 +105,7 @@ describe('guest mode access', () => {
     expect(again.status).toBe(400);
     expect(again.body).toEqual({ message: 'You are not in guest mode' });
 
-    const log = await orm.em.fork().find(AuditLogEntry, { actorUserId: admin.user.id }, { orderBy: { id: 'asc' } });
+    const log = await testApp.orm.em.fork().find(AuditLogEntry, { actorUserId: admin.user.id }, { orderBy: { id: 'asc' } });
     expect(log.map((entry) => [entry.action, entry.targetUserId])).toEqual([
       ['guest_mode.enter', target.user.id],
       ['guest_mode.exit', target.user.id],
@@ -128,7 +114,7 @@ describe('guest mode access', () => {
   });
 
   it('refuses unknown users, oneself and malformed ids', async () => {
-    const admin = await signedInAdmin(app, orm);
+    const admin = await signedInAdmin(testApp.app, testApp.orm);
     expect((await admin.client.post('/api/admin/enter-guest-mode', { userId: 99999999 })).body).toEqual({ message: 'User not found' });
     expect((await admin.client.post('/api/admin/enter-guest-mode', { userId: admin.user.id })).status).toBe(400);
     expect((await admin.client.post('/api/admin/enter-guest-mode', { userId: 'x' })).status).toBe(400);
@@ -136,19 +122,19 @@ describe('guest mode access', () => {
   });
 
   it('a guest-mode session whose admin lost the role acts as the account itself', async () => {
-    const admin = await signedInAdmin(app, orm);
+    const admin = await signedInAdmin(testApp.app, testApp.orm);
     const target = await viewedUser();
     await admin.client.post('/api/admin/enter-guest-mode', { userId: target.user.id });
-    await orm.em.fork().nativeUpdate(User, { id: admin.user.id }, { isAdmin: false });
+    await testApp.orm.em.fork().nativeUpdate(User, { id: admin.user.id }, { isAdmin: false });
     expect((await admin.client.get('/api/stores')).body).toEqual([]);
     expect((await admin.client.get('/api/admin/guest-mode-status')).status).toBe(403);
-    expect(await orm.em.fork().count(Store, { owner: target.user.id })).toBe(2);
+    expect(await testApp.orm.em.fork().count(Store, { owner: target.user.id })).toBe(2);
   });
 });
 
 describe('GET /api/admin/users', () => {
   it('lists accounts with store counts and plans', async () => {
-    const admin = await signedInAdmin(app, orm);
+    const admin = await signedInAdmin(testApp.app, testApp.orm);
     const target = await viewedUser();
     const users = (await admin.client.get('/api/admin/users')).body as { id: number; stores: number; plan: string | null; hasActiveSubscription: boolean }[];
     expect(users.find((user) => user.id === target.user.id)).toMatchObject({ stores: 2, plan: 'Professional', hasActiveSubscription: true });
@@ -162,18 +148,18 @@ describe('console figures and details', () => {
   }
 
   it('stats count users, live subscriptions, trials and MRR from paid plans only (GBP)', async () => {
-    const admin = await signedInAdmin(app, orm);
+    const admin = await signedInAdmin(testApp.app, testApp.orm);
     const before = (await admin.client.get('/api/admin/stats')).body;
 
-    const trialist = await signedInClient(app, 'trialist');
+    const trialist = await signedInClient(testApp.app, 'trialist');
     await trialist.client.post('/api/subscription/trial', { planId: await planIdOf(trialist.client, 'Professional') });
-    const payer = await signedInClient(app, 'payer');
+    const payer = await signedInClient(testApp.app, 'payer');
     await payer.client.post('/api/subscription/checkout', { planId: await planIdOf(payer.client, 'Business') });
-    const granted = await signedInClient(app, 'granted');
-    await grantTestPlan(orm, granted.credentials.username, 'enterprise');
-    const lapsed = await signedInClient(app, 'lapsed');
+    const granted = await signedInClient(testApp.app, 'granted');
+    await grantTestPlan(testApp.orm, granted.credentials.username, 'enterprise');
+    const lapsed = await signedInClient(testApp.app, 'lapsed');
     await lapsed.client.post('/api/subscription/checkout', { planId: await planIdOf(lapsed.client, 'Basic') });
-    await orm.em.fork().nativeUpdate(Subscription, { user: lapsed.user.id }, { status: 'canceled' });
+    await testApp.orm.em.fork().nativeUpdate(Subscription, { user: lapsed.user.id }, { status: 'canceled' });
 
     const after = (await admin.client.get('/api/admin/stats')).body;
     expect(after.users - before.users).toBe(4);
@@ -194,8 +180,8 @@ describe('console figures and details', () => {
   });
 
   it('grant-plan by id gives the plan for the days asked and is audited with both usernames', async () => {
-    const admin = await signedInAdmin(app, orm);
-    const target = await signedInClient(app, 'grantee');
+    const admin = await signedInAdmin(testApp.app, testApp.orm);
+    const target = await signedInClient(testApp.app, 'grantee');
     const before = Date.now();
     const answer = await admin.client.post(`/api/admin/users/${target.user.id}/grant-plan`, { tier: 'business', days: 10 });
     expect(answer.status).toBe(200);
@@ -227,9 +213,9 @@ describe('console figures and details', () => {
   });
 
   it('user detail: account, access, stores with guest counts, shared stores, subscription history and audit entries', async () => {
-    const admin = await signedInAdmin(app, orm);
+    const admin = await signedInAdmin(testApp.app, testApp.orm);
     const target = await viewedUser();
-    const guest = await newGuestOf(app, orm, target, target.first.id);
+    const guest = await newGuestOf(testApp.app, testApp.orm, target, target.first.id);
     await admin.client.post(`/api/admin/users/${target.user.id}/grant-plan`, { tier: 'business', days: 30 });
 
     const detail = await admin.client.get(`/api/admin/users/${target.user.id}`);
@@ -255,7 +241,7 @@ describe('console figures and details', () => {
   });
 
   it('stats, audit log, detail and grant are for admins only', async () => {
-    const { client, user } = await signedInClient(app, 'nosy');
+    const { client, user } = await signedInClient(testApp.app, 'nosy');
     for (const answer of [
       await client.get('/api/admin/stats'),
       await client.get('/api/admin/audit-log'),
@@ -266,6 +252,6 @@ describe('console figures and details', () => {
       expect(answer.body).toEqual({ message: 'Administrator access required' });
     }
     expect((await client.get('/api/subscription/current')).body.hasActiveSubscription).toBe(false);
-    expect((await new ApiClient(app).get('/api/admin/stats')).status).toBe(401);
+    expect((await new ApiClient(testApp.app).get('/api/admin/stats')).status).toBe(401);
   });
 });

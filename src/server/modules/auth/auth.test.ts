@@ -1,26 +1,12 @@
-import type { MikroORM } from '@mikro-orm/postgresql';
-import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiClient, createTestApp, createTestDatabase, signedInClient, testServices, uniqueUser } from '../../../../test/harness.ts';
+import { describe, expect, it } from 'vitest';
+import { ApiClient, createTestApp, signedInClient, testServices, uniqueUser, useTestApp } from '../../../../test/harness.ts';
 import { User } from '../users/user.entity.ts';
 
-let database: Awaited<ReturnType<typeof createTestDatabase>>;
-let orm: MikroORM;
-let app: FastifyInstance;
-
-beforeAll(async () => {
-  database = await createTestDatabase();
-  orm = database.orm;
-  app = await createTestApp(orm);
-});
-afterAll(async () => {
-  await app.close();
-  await database.close();
-});
+const testApp = useTestApp();
 
 describe('POST /api/register', () => {
   it('creates the account, answers 201 with the user and signs them in', async () => {
-    const client = new ApiClient(app);
+    const client = new ApiClient(testApp.app);
     const credentials = uniqueUser('reg');
     const answer = await client.post('/api/register', credentials);
     expect(answer.status).toBe(201);
@@ -34,8 +20,8 @@ describe('POST /api/register', () => {
   });
 
   it('stores an argon2id hash, never the password', async () => {
-    const { credentials } = await signedInClient(app, 'hash');
-    const row = await orm.em.fork().findOneOrFail(User, { username: credentials.username }, { populate: ['passwordHash'] });
+    const { credentials } = await signedInClient(testApp.app, 'hash');
+    const row = await testApp.orm.em.fork().findOneOrFail(User, { username: credentials.username }, { populate: ['passwordHash'] });
     expect(row.passwordHash).toMatch(/^\$argon2id\$/);
     expect(row.passwordHash).not.toContain(credentials.password);
   });
@@ -47,34 +33,34 @@ describe('POST /api/register', () => {
     [{ email: 'not-an-email' }, 'email', 'Enter a valid email address'],
     [{ password: 'short' }, 'password', 'Password must be at least 10 characters'],
   ])('refuses %j with 400 and the field error', async (override, field, message) => {
-    const answer = await new ApiClient(app).post('/api/register', { ...uniqueUser('bad'), ...override });
+    const answer = await new ApiClient(testApp.app).post('/api/register', { ...uniqueUser('bad'), ...override });
     expect(answer.status).toBe(400);
     expect(answer.body.message).toBe(message);
     expect(answer.body.errors).toContainEqual({ field, message });
   });
 
   it('lists every invalid field at once', async () => {
-    const answer = await new ApiClient(app).post('/api/register', { username: 'x', email: 'nope', password: '1' });
+    const answer = await new ApiClient(testApp.app).post('/api/register', { username: 'x', email: 'nope', password: '1' });
     expect(answer.status).toBe(400);
     expect(answer.body.errors.map((error: { field: string }) => error.field).sort()).toEqual(['email', 'password', 'username']);
   });
 
   it('refuses a taken username (any case) or email with 409 and keeps the first account', async () => {
-    const { credentials } = await signedInClient(app, 'taken');
-    const sameName = await new ApiClient(app).post('/api/register', { ...uniqueUser('x'), username: credentials.username.toUpperCase() });
+    const { credentials } = await signedInClient(testApp.app, 'taken');
+    const sameName = await new ApiClient(testApp.app).post('/api/register', { ...uniqueUser('x'), username: credentials.username.toUpperCase() });
     expect(sameName.status).toBe(409);
     expect(sameName.body.message).toBe('That username is already taken');
 
-    const sameEmail = await new ApiClient(app).post('/api/register', { ...uniqueUser('y'), email: credentials.email.toUpperCase() });
+    const sameEmail = await new ApiClient(testApp.app).post('/api/register', { ...uniqueUser('y'), email: credentials.email.toUpperCase() });
     expect(sameEmail.status).toBe(409);
     expect(sameEmail.body.message).toBe('An account with that email already exists');
 
-    const login = await new ApiClient(app).post('/api/login', { username: credentials.username, password: credentials.password });
+    const login = await new ApiClient(testApp.app).post('/api/login', { username: credentials.username, password: credentials.password });
     expect(login.status).toBe(200);
   });
 
   it('answers 400 with a message for a body that is not JSON', async () => {
-    const answer = await new ApiClient(app).request('POST', '/api/register', '{"username":', { 'content-type': 'application/json' });
+    const answer = await new ApiClient(testApp.app).request('POST', '/api/register', '{"username":', { 'content-type': 'application/json' });
     expect(answer.status).toBe(400);
     expect(typeof answer.body.message).toBe('string');
     expect(JSON.stringify(answer.body)).not.toMatch(/\bat .*\.(ts|js):\d+/);
@@ -83,9 +69,9 @@ describe('POST /api/register', () => {
 
 describe('POST /api/login', () => {
   it('signs in by username or by email, in any case', async () => {
-    const { credentials, user } = await signedInClient(app, 'login');
+    const { credentials, user } = await signedInClient(testApp.app, 'login');
     for (const username of [credentials.username, credentials.email.toUpperCase()]) {
-      const client = new ApiClient(app);
+      const client = new ApiClient(testApp.app);
       const answer = await client.post('/api/login', { username, password: credentials.password });
       expect(answer.status).toBe(200);
       expect(answer.body.id).toBe(user.id);
@@ -94,9 +80,9 @@ describe('POST /api/login', () => {
   });
 
   it('gives the same 401 text for a wrong password and an unknown user', async () => {
-    const { credentials } = await signedInClient(app, 'wrong');
-    const wrongPassword = await new ApiClient(app).post('/api/login', { username: credentials.username, password: 'not-the-password' });
-    const unknownUser = await new ApiClient(app).post('/api/login', { username: 'nobody-here', password: 'whatever-password' });
+    const { credentials } = await signedInClient(testApp.app, 'wrong');
+    const wrongPassword = await new ApiClient(testApp.app).post('/api/login', { username: credentials.username, password: 'not-the-password' });
+    const unknownUser = await new ApiClient(testApp.app).post('/api/login', { username: 'nobody-here', password: 'whatever-password' });
     expect(wrongPassword.status).toBe(401);
     expect(unknownUser.status).toBe(401);
     expect(wrongPassword.body).toEqual({ message: 'Invalid username or password' });
@@ -104,16 +90,16 @@ describe('POST /api/login', () => {
   });
 
   it('rotates the session id at sign-in', async () => {
-    const { credentials } = await signedInClient(app, 'rotate');
-    const client = new ApiClient(app);
+    const { credentials } = await signedInClient(testApp.app, 'rotate');
+    const client = new ApiClient(testApp.app);
     await client.post('/api/login', { username: credentials.username, password: 'wrong-password!' });
     // Plant a session first (a signed-in one from elsewhere), then sign in: the id must change.
-    const planted = (await signedInClient(app, 'planted')).client.sessionCookie;
+    const planted = (await signedInClient(testApp.app, 'planted')).client.sessionCookie;
     client.sessionCookie = planted;
     await client.post('/api/login', { username: credentials.username, password: credentials.password });
     expect(client.sessionCookie).toBeTruthy();
     expect(client.sessionCookie).not.toBe(planted);
-    const stale = new ApiClient(app);
+    const stale = new ApiClient(testApp.app);
     stale.sessionCookie = planted;
     expect((await stale.get('/api/user')).status).toBe(401);
   });
@@ -121,8 +107,8 @@ describe('POST /api/login', () => {
 
 describe('sessions', () => {
   it('survive a server restart because they live in PostgreSQL', async () => {
-    const { client, user } = await signedInClient(app, 'restart');
-    const restarted = await createTestApp(orm);
+    const { client, user } = await signedInClient(testApp.app, 'restart');
+    const restarted = await createTestApp(testApp.orm);
     try {
       const again = new ApiClient(restarted);
       again.sessionCookie = client.sessionCookie;
@@ -135,24 +121,24 @@ describe('sessions', () => {
   });
 
   it('GET /api/user answers 401 when signed out', async () => {
-    const answer = await new ApiClient(app).get('/api/user');
+    const answer = await new ApiClient(testApp.app).get('/api/user');
     expect(answer.status).toBe(401);
     expect(answer.body.message).toBeTruthy();
   });
 
   it('GET /api/logout destroys the session and redirects to /auth', async () => {
-    const { client } = await signedInClient(app, 'logout');
+    const { client } = await signedInClient(testApp.app, 'logout');
     const cookieBefore = client.sessionCookie;
     const answer = await client.get('/api/logout');
     expect(answer.status).toBe(302);
     expect(answer.headers.location).toBe('/auth');
-    const replay = new ApiClient(app);
+    const replay = new ApiClient(testApp.app);
     replay.sessionCookie = cookieBefore;
     expect((await replay.get('/api/user')).status).toBe(401);
   });
 
   it('refuses state-changing requests from another origin', async () => {
-    const { client } = await signedInClient(app, 'csrf');
+    const { client } = await signedInClient(testApp.app, 'csrf');
     const foreign = await client.request('POST', '/api/stores', { name: 'Evil' }, { origin: 'https://evil.example' });
     expect(foreign.status).toBe(403);
     const crossSite = await client.request('POST', '/api/stores', { name: 'Evil' }, { 'sec-fetch-site': 'cross-site' });
@@ -167,7 +153,7 @@ describe('sessions', () => {
     const { loadConfig } = await import('../../config.ts');
     const proxied = await buildApp({
       config: { ...loadConfig({ LOG_LEVEL: 'silent', TRUST_PROXY: 'true' }), sessionSecret: 'x'.repeat(40) },
-      orm,
+      orm: testApp.orm,
       services: testServices(),
       logger: false,
     });
@@ -183,7 +169,7 @@ describe('sessions', () => {
 
 describe('rate limits', () => {
   it('answers 429 with Retry-After after too many failed sign-ins for one username', async () => {
-    const limited = await createTestApp(orm, testServices({
+    const limited = await createTestApp(testApp.orm, testServices({
       loginPerIp: { max: 100, windowMs: 60_000 },
       loginFailuresPerUsername: { max: 3, windowMs: 60_000 },
       registrationsPerIp: { max: 100, windowMs: 60_000 },
@@ -202,7 +188,7 @@ describe('rate limits', () => {
   });
 
   it('answers 429 after too many sign-ins from one address, whatever the username', async () => {
-    const limited = await createTestApp(orm, testServices({
+    const limited = await createTestApp(testApp.orm, testServices({
       loginPerIp: { max: 2, windowMs: 60_000 },
       loginFailuresPerUsername: { max: 100, windowMs: 60_000 },
       registrationsPerIp: { max: 100, windowMs: 60_000 },

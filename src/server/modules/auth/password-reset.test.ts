@@ -1,25 +1,11 @@
-import type { MikroORM } from '@mikro-orm/postgresql';
-import type { FastifyInstance } from 'fastify';
 import { createHash } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiClient, createTestApp, createTestDatabase, signedInClient } from '../../../../test/harness.ts';
+import { describe, expect, it } from 'vitest';
+import { ApiClient, signedInClient, useTestApp } from '../../../../test/harness.ts';
 import { AuditLogEntry } from '../admin/audit-log.entity.ts';
 import { OutboundEmail } from '../email/outbound-email.entity.ts';
 import { PasswordResetToken } from './password-reset-token.entity.ts';
 
-let database: Awaited<ReturnType<typeof createTestDatabase>>;
-let orm: MikroORM;
-let app: FastifyInstance;
-
-beforeAll(async () => {
-  database = await createTestDatabase();
-  orm = database.orm;
-  app = await createTestApp(orm);
-});
-afterAll(async () => {
-  await app.close();
-  await database.close();
-});
+const testApp = useTestApp();
 
 const NEUTRAL = { message: "If an account exists for that email, we've sent a link to reset your password." };
 const INVALID_LINK = 'This reset link is invalid or has expired.';
@@ -29,11 +15,11 @@ const NEW_PASSWORD = 'my-new-reset-passphrase';
 let addressCounter = 0;
 function freshClient(): ApiClient {
   addressCounter += 1;
-  return new ApiClient(app, { remoteAddress: `10.1.${Math.floor(addressCounter / 250)}.${addressCounter % 250}` });
+  return new ApiClient(testApp.app, { remoteAddress: `10.1.${Math.floor(addressCounter / 250)}.${addressCounter % 250}` });
 }
 
 async function emailsTo(address: string) {
-  return orm.em.fork().find(OutboundEmail, { toAddress: address }, { orderBy: { id: 'desc' } });
+  return testApp.orm.em.fork().find(OutboundEmail, { toAddress: address }, { orderBy: { id: 'desc' } });
 }
 
 /** Asks for a link and reads the token out of the e-mail, as the user would. */
@@ -48,7 +34,7 @@ async function requestLink(email: string): Promise<{ token: string; url: string 
 
 describe('POST /api/forgot-password', () => {
   it('e-mails a reset link valid for 60 minutes and stores only the SHA-256 of its token', async () => {
-    const { credentials, user } = await signedInClient(app, 'forgot');
+    const { credentials, user } = await signedInClient(testApp.app, 'forgot');
     const before = Date.now();
     const answer = await freshClient().post('/api/forgot-password', { email: `  ${credentials.email.toUpperCase()} ` });
     expect(answer.status).toBe(200);
@@ -64,7 +50,7 @@ describe('POST /api/forgot-password', () => {
     expect(match).not.toBeNull();
     const token = match![2]!;
 
-    const rows = await orm.em.fork().find(PasswordResetToken, { user: user.id });
+    const rows = await testApp.orm.em.fork().find(PasswordResetToken, { user: user.id });
     expect(rows).toHaveLength(1);
     expect(rows[0]!.tokenHash).toBe(createHash('sha256').update(token).digest('hex'));
     expect(rows[0]!.tokenHash).not.toContain(token);
@@ -101,7 +87,7 @@ describe('POST /api/forgot-password', () => {
   });
 
   it('answers 429 after 3 requests for one e-mail in an hour, from whatever address, and mails only 3 links', async () => {
-    const { credentials } = await signedInClient(app, 'flood');
+    const { credentials } = await signedInClient(testApp.app, 'flood');
     for (let i = 0; i < 3; i += 1) expect((await freshClient().post('/api/forgot-password', { email: credentials.email })).status).toBe(200);
     const blocked = await freshClient().post('/api/forgot-password', { email: credentials.email.toUpperCase() });
     expect(blocked.status).toBe(429);
@@ -111,7 +97,7 @@ describe('POST /api/forgot-password', () => {
 
 describe('POST /api/reset-password', () => {
   it('sets the new password, spends the link, signs the account out everywhere and audits it', async () => {
-    const { client, credentials, user } = await signedInClient(app, 'reset');
+    const { client, credentials, user } = await signedInClient(testApp.app, 'reset');
     const { token } = await requestLink(credentials.email);
 
     const answer = await freshClient().post('/api/reset-password', { token, newPassword: NEW_PASSWORD, confirmPassword: NEW_PASSWORD });
@@ -119,8 +105,8 @@ describe('POST /api/reset-password', () => {
     expect(answer.body).toEqual({ success: true });
 
     expect((await client.get('/api/user')).status).toBe(401);
-    expect((await new ApiClient(app).post('/api/login', { username: credentials.username, password: credentials.password })).status).toBe(401);
-    const login = await new ApiClient(app).post('/api/login', { username: credentials.username, password: NEW_PASSWORD });
+    expect((await new ApiClient(testApp.app).post('/api/login', { username: credentials.username, password: credentials.password })).status).toBe(401);
+    const login = await new ApiClient(testApp.app).post('/api/login', { username: credentials.username, password: NEW_PASSWORD });
     expect(login.status).toBe(200);
     expect(login.body.id).toBe(user.id);
 
@@ -128,13 +114,13 @@ describe('POST /api/reset-password', () => {
     expect(again.status).toBe(400);
     expect(again.body.message).toBe(INVALID_LINK);
 
-    const audit = await orm.em.fork().find(AuditLogEntry, { targetUserId: user.id, action: 'password.reset' });
+    const audit = await testApp.orm.em.fork().find(AuditLogEntry, { targetUserId: user.id, action: 'password.reset' });
     expect(audit).toHaveLength(1);
     expect(audit[0]!.actorUserId).toBe(user.id);
   });
 
   it('spends every other open link of the account too', async () => {
-    const { credentials, user } = await signedInClient(app, 'twolinks');
+    const { credentials, user } = await signedInClient(testApp.app, 'twolinks');
     const first = await requestLink(credentials.email);
     const second = await requestLink(credentials.email);
     expect(first.token).not.toBe(second.token);
@@ -143,19 +129,19 @@ describe('POST /api/reset-password', () => {
     const stale = await freshClient().post('/api/reset-password', { token: first.token, newPassword: 'other-password-123', confirmPassword: 'other-password-123' });
     expect(stale.status).toBe(400);
     expect(stale.body.message).toBe(INVALID_LINK);
-    const rows = await orm.em.fork().find(PasswordResetToken, { user: user.id });
+    const rows = await testApp.orm.em.fork().find(PasswordResetToken, { user: user.id });
     expect(rows.every((row) => row.usedAt !== null)).toBe(true);
   });
 
   it('refuses an expired link and keeps the password', async () => {
-    const { credentials, user } = await signedInClient(app, 'expired');
+    const { credentials, user } = await signedInClient(testApp.app, 'expired');
     const { token } = await requestLink(credentials.email);
-    await orm.em.fork().nativeUpdate(PasswordResetToken, { user: user.id }, { expiresAt: new Date(Date.now() - 1000) });
+    await testApp.orm.em.fork().nativeUpdate(PasswordResetToken, { user: user.id }, { expiresAt: new Date(Date.now() - 1000) });
 
     const answer = await freshClient().post('/api/reset-password', { token, newPassword: NEW_PASSWORD, confirmPassword: NEW_PASSWORD });
     expect(answer.status).toBe(400);
     expect(answer.body).toEqual({ message: INVALID_LINK, errors: [{ field: 'token', message: INVALID_LINK }] });
-    expect((await new ApiClient(app).post('/api/login', { username: credentials.username, password: credentials.password })).status).toBe(200);
+    expect((await new ApiClient(testApp.app).post('/api/login', { username: credentials.username, password: credentials.password })).status).toBe(200);
   });
 
   it.each([['an unknown token', 'A'.repeat(43)], ['an empty token', ''], ['a missing token', undefined]])(
@@ -168,7 +154,7 @@ describe('POST /api/reset-password', () => {
   );
 
   it("refuses a confirmation that differs with 'Passwords do not match', and the link still works afterwards", async () => {
-    const { credentials } = await signedInClient(app, 'resetmismatch');
+    const { credentials } = await signedInClient(testApp.app, 'resetmismatch');
     const { token } = await requestLink(credentials.email);
     const answer = await freshClient().post('/api/reset-password', { token, newPassword: NEW_PASSWORD, confirmPassword: 'something-else-entirely' });
     expect(answer.status).toBe(400);
@@ -182,7 +168,7 @@ describe('POST /api/reset-password', () => {
   });
 
   it('lets only one of two simultaneous uses of a link through', async () => {
-    const { credentials } = await signedInClient(app, 'race');
+    const { credentials } = await signedInClient(testApp.app, 'race');
     const { token } = await requestLink(credentials.email);
     const answers = await Promise.all(
       ['first-racing-password', 'second-racing-password'].map((password) =>

@@ -1,42 +1,28 @@
-import type { MikroORM } from '@mikro-orm/postgresql';
-import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiClient, createTestApp, createTestDatabase, grantTestPlan, signedInClient } from '../../../../test/harness.ts';
+import { describe, expect, it } from 'vitest';
+import { ApiClient, grantTestPlan, signedInClient, useTestApp } from '../../../../test/harness.ts';
 import { PlatformConnection } from './platform-connection.entity.ts';
 
-let database: Awaited<ReturnType<typeof createTestDatabase>>;
-let orm: MikroORM;
-let app: FastifyInstance;
-
-beforeAll(async () => {
-  database = await createTestDatabase();
-  orm = database.orm;
-  app = await createTestApp(orm);
-});
-afterAll(async () => {
-  await app.close();
-  await database.close();
-});
+const testApp = useTestApp();
 
 describe('GET /api/connection-status', () => {
   it('answers 401 when signed out and [] without a store or connections', async () => {
-    expect((await new ApiClient(app).get('/api/connection-status')).status).toBe(401);
-    const { client } = await signedInClient(app, 'conn');
+    expect((await new ApiClient(testApp.app).get('/api/connection-status')).status).toBe(401);
+    const { client } = await signedInClient(testApp.app, 'conn');
     expect((await client.get('/api/connection-status')).body).toEqual([]);
     await client.post('/api/stores', { name: 'Empty' });
     expect((await client.get('/api/connection-status')).body).toEqual([]);
   });
 
   it("lists the active store's connections only, never another user's", async () => {
-    const owner = await signedInClient(app, 'connowner');
-    await grantTestPlan(orm, owner.credentials.username, 'professional');
+    const owner = await signedInClient(testApp.app, 'connowner');
+    await grantTestPlan(testApp.orm, owner.credentials.username, 'professional');
     const first = (await owner.client.post('/api/stores', { name: 'First' })).body;
     const second = (await owner.client.post('/api/stores', { name: 'Second' })).body;
-    const other = await signedInClient(app, 'connother');
+    const other = await signedInClient(testApp.app, 'connother');
     const otherStore = (await other.client.post('/api/stores', { name: 'Other' })).body;
 
     const checkedAt = new Date('2026-11-20T09:30:00Z');
-    const em = orm.em.fork();
+    const em = testApp.orm.em.fork();
     em.create(PlatformConnection, { store: first.id, platform: 'shopify', connected: true, lastCheckedAt: checkedAt });
     em.create(PlatformConnection, { store: first.id, platform: 'metaads', connected: false, lastCheckedAt: null });
     em.create(PlatformConnection, { store: second.id, platform: 'woocommerce', connected: true, lastCheckedAt: checkedAt });

@@ -1,23 +1,9 @@
-import type { MikroORM } from '@mikro-orm/postgresql';
-import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, createTestDatabase, signedInAdmin, signedInClient } from '../../../../test/harness.ts';
+import { describe, expect, it } from 'vitest';
+import { signedInAdmin, signedInClient, useTestApp } from '../../../../test/harness.ts';
 import { runAdminCommand } from '../../../scripts/admin-commands.ts';
 import { fillPlaceholders, sendEmail } from './email.service.ts';
 
-let database: Awaited<ReturnType<typeof createTestDatabase>>;
-let orm: MikroORM;
-let app: FastifyInstance;
-
-beforeAll(async () => {
-  database = await createTestDatabase();
-  orm = database.orm;
-  app = await createTestApp(orm);
-});
-afterAll(async () => {
-  await app.close();
-  await database.close();
-});
+const testApp = useTestApp();
 
 const quiet = () => {};
 
@@ -27,8 +13,8 @@ describe('e-mail templates and outbox', () => {
   });
 
   it('records a sent e-mail in the outbox, rendered from the template in force', async () => {
-    const admin = await signedInAdmin(app, orm);
-    await sendEmail(orm.em.fork(), { to: 'ann@example.com', template: 'contact_confirmation', variables: { name: 'Ann', message: 'Hello' } }, quiet);
+    const admin = await signedInAdmin(testApp.app, testApp.orm);
+    await sendEmail(testApp.orm.em.fork(), { to: 'ann@example.com', template: 'contact_confirmation', variables: { name: 'Ann', message: 'Hello' } }, quiet);
     const outbox = await admin.client.get('/api/admin/emails?to=ann@example.com');
     expect(outbox.status).toBe(200);
     expect(outbox.body[0]).toMatchObject({ toAddress: 'ann@example.com', template: 'contact_confirmation', status: 'logged', subject: 'We received your message' });
@@ -37,7 +23,7 @@ describe('e-mail templates and outbox', () => {
     const changed = await admin.client.request('PUT', '/api/admin/email-templates/contact_confirmation', { subject: 'Thanks, {{name}}!', textBody: 'Got it: {{message}}' });
     expect(changed.status).toBe(200);
     expect(changed.body).toMatchObject({ customized: true, variables: ['name', 'message'] });
-    await sendEmail(orm.em.fork(), { to: 'ann@example.com', template: 'contact_confirmation', variables: { name: 'Ann', message: 'Again' } }, quiet);
+    await sendEmail(testApp.orm.em.fork(), { to: 'ann@example.com', template: 'contact_confirmation', variables: { name: 'Ann', message: 'Again' } }, quiet);
     const latest = (await admin.client.get('/api/admin/emails?to=ann@example.com&limit=1')).body;
     expect(latest).toEqual([expect.objectContaining({ subject: 'Thanks, Ann!', textBody: 'Got it: Again' })]);
 
@@ -48,11 +34,11 @@ describe('e-mail templates and outbox', () => {
     expect(blank.status).toBe(400);
     expect(blank.body.message).toBe('Subject is required');
 
-    expect(await runAdminCommand(['outbox', '--to', 'ann@example.com', '--limit', '1'], orm.em.fork())).toMatch(/to ann@example\.com\nSubject: Thanks, Ann!/);
+    expect(await runAdminCommand(['outbox', '--to', 'ann@example.com', '--limit', '1'], testApp.orm.em.fork())).toMatch(/to ann@example\.com\nSubject: Thanks, Ann!/);
   });
 
   it('is for admins only', async () => {
-    const { client } = await signedInClient(app, 'notadmin');
+    const { client } = await signedInClient(testApp.app, 'notadmin');
     expect((await client.get('/api/admin/emails')).status).toBe(403);
     expect((await client.get('/api/admin/email-templates')).status).toBe(403);
   });

@@ -1,22 +1,8 @@
-import type { MikroORM } from '@mikro-orm/postgresql';
-import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiClient, createTestApp, createTestDatabase, signedInAdmin, signedInClient } from '../../../../test/harness.ts';
+import { describe, expect, it } from 'vitest';
+import { ApiClient, signedInAdmin, signedInClient, useTestApp } from '../../../../test/harness.ts';
 import { FeatureRequestVote } from './feature-request.entity.ts';
 
-let database: Awaited<ReturnType<typeof createTestDatabase>>;
-let orm: MikroORM;
-let app: FastifyInstance;
-
-beforeAll(async () => {
-  database = await createTestDatabase();
-  orm = database.orm;
-  app = await createTestApp(orm);
-});
-afterAll(async () => {
-  await app.close();
-  await database.close();
-});
+const testApp = useTestApp();
 
 const DESCRIPTION = 'Show refunds on the day the order was placed, as an option.';
 
@@ -50,7 +36,7 @@ function find(items: Item[], id: number): Item {
 
 describe('creating requests', () => {
   it('answers 201 with the request, counting the author as its first vote', async () => {
-    const { client, user } = await signedInClient(app, 'author');
+    const { client, user } = await signedInClient(testApp.app, 'author');
     const created = await client.post('/api/feature-requests', { title: '  TikTok Shop connector ', description: DESCRIPTION });
     expect(created.status).toBe(201);
     expect(created.body).toEqual({
@@ -66,7 +52,7 @@ describe('creating requests', () => {
     });
     expect(find(await listed(client), created.body.id)).toEqual(created.body);
 
-    const { client: other } = await signedInClient(app, 'reader');
+    const { client: other } = await signedInClient(testApp.app, 'reader');
     expect(find(await listed(other), created.body.id)).toMatchObject({ votes: 1, hasVoted: false, isMine: false, author: user.username });
   });
 
@@ -79,7 +65,7 @@ describe('creating requests', () => {
     [{ title: 'Valid title', description: 'Too short' }, 'description', 'Description must be at least 10 characters'],
     [{ title: 'Valid title', description: 'd'.repeat(5001) }, 'description', 'Description must be at most 5,000 characters'],
   ])('refuses %j with 400 and the field message', async (body, field, message) => {
-    const { client } = await signedInClient(app, 'invalid');
+    const { client } = await signedInClient(testApp.app, 'invalid');
     const answer = await client.post('/api/feature-requests', body);
     expect(answer.status).toBe(400);
     expect(answer.body.message).toBe(message);
@@ -88,7 +74,7 @@ describe('creating requests', () => {
   });
 
   it('needs an account', async () => {
-    const visitor = new ApiClient(app);
+    const visitor = new ApiClient(testApp.app);
     expect((await visitor.post('/api/feature-requests', { title: 'Anonymous idea', description: DESCRIPTION })).status).toBe(401);
     expect((await visitor.get('/api/feature-requests')).status).toBe(401);
   });
@@ -96,9 +82,9 @@ describe('creating requests', () => {
 
 describe('voting', () => {
   it('counts one vote per user, idempotently, and another user does not change yours', async () => {
-    const { client: author } = await signedInClient(app, 'votee');
-    const { client: alice } = await signedInClient(app, 'alice');
-    const { client: bob } = await signedInClient(app, 'bob');
+    const { client: author } = await signedInClient(testApp.app, 'votee');
+    const { client: alice } = await signedInClient(testApp.app, 'alice');
+    const { client: bob } = await signedInClient(testApp.app, 'bob');
     const request = await propose(author, 'Klaviyo flows report');
 
     const first = await alice.post(`/api/feature-requests/${request.id}/vote`);
@@ -118,19 +104,19 @@ describe('voting', () => {
     expect(find(await listed(alice), request.id)).toMatchObject({ votes: 2, hasVoted: true });
     expect(find(await listed(author), request.id)).toMatchObject({ votes: 2, hasVoted: true, isMine: true });
 
-    const votes = await orm.em.fork().count(FeatureRequestVote, { featureRequest: request.id });
+    const votes = await testApp.orm.em.fork().count(FeatureRequestVote, { featureRequest: request.id });
     expect(votes).toBe(2);
   });
 
   it('the author may take back their own vote', async () => {
-    const { client: author } = await signedInClient(app, 'modest');
+    const { client: author } = await signedInClient(testApp.app, 'modest');
     const request = await propose(author, 'Dark mode for reports');
     expect((await author.delete(`/api/feature-requests/${request.id}/vote`)).body).toMatchObject({ votes: 0, hasVoted: false, isMine: true });
   });
 
   it('concurrent votes of one user still count once', async () => {
-    const { client: author } = await signedInClient(app, 'race');
-    const { client: voter } = await signedInClient(app, 'racer');
+    const { client: author } = await signedInClient(testApp.app, 'race');
+    const { client: voter } = await signedInClient(testApp.app, 'racer');
     const request = await propose(author, 'Faster sync');
     const answers = await Promise.all(Array.from({ length: 5 }, () => voter.post(`/api/feature-requests/${request.id}/vote`)));
     expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200, 200, 200]);
@@ -138,7 +124,7 @@ describe('voting', () => {
   });
 
   it('unknown ids are 404 and malformed ids 400', async () => {
-    const { client } = await signedInClient(app, 'lost');
+    const { client } = await signedInClient(testApp.app, 'lost');
     for (const answer of [await client.post('/api/feature-requests/99999999/vote'), await client.delete('/api/feature-requests/99999999/vote')]) {
       expect(answer.status).toBe(404);
       expect(answer.body).toEqual({ message: 'Feature request not found' });
@@ -149,8 +135,8 @@ describe('voting', () => {
 
 describe('listing', () => {
   it('top puts the most votes first (newest first among equals); new is newest first', async () => {
-    const { client: author } = await signedInClient(app, 'lister');
-    const voters = await Promise.all([signedInClient(app, 'v1'), signedInClient(app, 'v2')]);
+    const { client: author } = await signedInClient(testApp.app, 'lister');
+    const voters = await Promise.all([signedInClient(testApp.app, 'v1'), signedInClient(testApp.app, 'v2')]);
     const older = await propose(author, 'Older popular idea');
     const middle = await propose(author, 'Middle idea, one vote');
     const newest = await propose(author, 'Newest idea, one vote');
@@ -166,8 +152,8 @@ describe('listing', () => {
 
 describe('status (admin)', () => {
   it('an admin sets the status; the list filters by it; users may not', async () => {
-    const { client: author } = await signedInClient(app, 'statused');
-    const { client: admin } = await signedInAdmin(app, orm);
+    const { client: author } = await signedInClient(testApp.app, 'statused');
+    const { client: admin } = await signedInAdmin(testApp.app, testApp.orm);
     const request = await propose(author, 'Shopping feed optimiser');
 
     const refused = await author.patch(`/api/feature-requests/${request.id}`, { status: 'done' });
@@ -194,9 +180,9 @@ describe('status (admin)', () => {
 
 describe('guest mode', () => {
   it('an admin viewing as a user sees their votes but cannot create or vote', async () => {
-    const { client: viewed, user } = await signedInClient(app, 'viewed');
+    const { client: viewed, user } = await signedInClient(testApp.app, 'viewed');
     const request = await propose(viewed, 'Viewed user idea');
-    const { client: admin } = await signedInAdmin(app, orm);
+    const { client: admin } = await signedInAdmin(testApp.app, testApp.orm);
     expect((await admin.post('/api/admin/enter-guest-mode', { userId: user.id })).status).toBe(200);
 
     expect(find(await listed(admin), request.id)).toMatchObject({ hasVoted: true, isMine: true });

@@ -1,34 +1,13 @@
-import type { MikroORM } from '@mikro-orm/postgresql';
-import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  ApiClient,
-  createTestApp,
-  createTestDatabase,
-  grantTestPlan,
-  signedInAdmin,
-  signedInClient,
-} from '../../../../test/harness.ts';
+import { describe, expect, it } from 'vitest';
+import { ApiClient, grantTestPlan, signedInAdmin, signedInClient, useTestApp } from '../../../../test/harness.ts';
 
-let database: Awaited<ReturnType<typeof createTestDatabase>>;
-let orm: MikroORM;
-let app: FastifyInstance;
-
-beforeAll(async () => {
-  database = await createTestDatabase();
-  orm = database.orm;
-  app = await createTestApp(orm);
-});
-afterAll(async () => {
-  await app.close();
-  await database.close();
-});
+const testApp = useTestApp();
 
 const LIMIT_TEXT = "You've reached your dashboard limit. Please upgrade your plan to create more dashboards.";
 
 async function subscribedClient(tier: 'basic' | 'professional' | 'business' | 'enterprise' = 'business') {
-  const signedIn = await signedInClient(app, tier);
-  await grantTestPlan(orm, signedIn.credentials.username, tier);
+  const signedIn = await signedInClient(testApp.app, tier);
+  await grantTestPlan(testApp.orm, signedIn.credentials.username, tier);
   return signedIn;
 }
 
@@ -69,8 +48,8 @@ describe('creating stores', () => {
     ['professional', 'professional', 3],
     ['business', 'business', 10],
   ] as const)('with %s allows %i dashboards, then answers 403 with the limit text', async (_label, tier, max) => {
-    const { client, credentials } = await signedInClient(app, 'limit');
-    if (tier) await grantTestPlan(orm, credentials.username, tier);
+    const { client, credentials } = await signedInClient(testApp.app, 'limit');
+    if (tier) await grantTestPlan(testApp.orm, credentials.username, tier);
     for (let i = 0; i < max; i += 1) expect((await client.post('/api/stores', { name: `Store ${i}` })).status).toBe(201);
     const limits = await client.get('/api/stores/dashboard-limits');
     expect(limits.body).toEqual({ isAdmin: false, canAddMore: false, currentDashboards: max, maxDashboards: max, remainingDashboards: 0 });
@@ -87,7 +66,7 @@ describe('creating stores', () => {
   });
 
   it('admins are unlimited', async () => {
-    const { client } = await signedInAdmin(app, orm);
+    const { client } = await signedInAdmin(testApp.app, testApp.orm);
     for (let i = 0; i < 3; i += 1) expect((await client.post('/api/stores', { name: `Admin ${i}` })).status).toBe(201);
     const limits = await client.get('/api/stores/dashboard-limits');
     expect(limits.body).toEqual({ isAdmin: true, canAddMore: true, currentDashboards: 3, maxDashboards: null, remainingDashboards: null });
@@ -189,7 +168,7 @@ describe('isolation between users', () => {
   });
 
   it('every store call answers 401 when signed out', async () => {
-    const anonymous = new ApiClient(app);
+    const anonymous = new ApiClient(testApp.app);
     const answers = [
       await anonymous.get('/api/stores'),
       await anonymous.get('/api/stores/active'),

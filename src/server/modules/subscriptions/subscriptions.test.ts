@@ -1,24 +1,10 @@
-import type { MikroORM } from '@mikro-orm/postgresql';
-import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiClient, createTestApp, createTestDatabase, grantTestPlan, signedInClient } from '../../../../test/harness.ts';
+import { describe, expect, it } from 'vitest';
+import { ApiClient, grantTestPlan, signedInClient, useTestApp } from '../../../../test/harness.ts';
 import { User } from '../users/user.entity.ts';
 import { Subscription } from './subscription.entity.ts';
 import { addOneMonth } from './subscriptions.service.ts';
 
-let database: Awaited<ReturnType<typeof createTestDatabase>>;
-let orm: MikroORM;
-let app: FastifyInstance;
-
-beforeAll(async () => {
-  database = await createTestDatabase();
-  orm = database.orm;
-  app = await createTestApp(orm);
-});
-afterAll(async () => {
-  await app.close();
-  await database.close();
-});
+const testApp = useTestApp();
 
 async function planId(client: ApiClient, name: string): Promise<number> {
   const plans = (await client.get('/api/subscription/plans')).body as { id: number; name: string }[];
@@ -27,7 +13,7 @@ async function planId(client: ApiClient, name: string): Promise<number> {
 
 describe('plans', () => {
   it('offers the four plans with their GBP prices, dashboard limits and AI tools', async () => {
-    const plans = (await new ApiClient(app).get('/api/subscription/plans')).body;
+    const plans = (await new ApiClient(testApp.app).get('/api/subscription/plans')).body;
     expect(plans).toEqual([
       expect.objectContaining({ name: 'Basic', tier: 'basic', monthlyPriceMinor: 2900, currency: 'GBP', maxDashboards: 1, includesAiTools: false }),
       expect.objectContaining({ name: 'Professional', tier: 'professional', monthlyPriceMinor: 7900, maxDashboards: 3, includesAiTools: true }),
@@ -39,20 +25,20 @@ describe('plans', () => {
 
 describe('GET /api/subscription/current', () => {
   it('answers 401 signed out and {hasActiveSubscription: false, subscription: null} without a plan', async () => {
-    expect((await new ApiClient(app).get('/api/subscription/current')).status).toBe(401);
-    const { client } = await signedInClient(app, 'nosub');
+    expect((await new ApiClient(testApp.app).get('/api/subscription/current')).status).toBe(401);
+    const { client } = await signedInClient(testApp.app, 'nosub');
     expect((await client.get('/api/subscription/current')).body).toEqual({ hasActiveSubscription: false, subscription: null, access: 'none' });
   });
 
   it("says where access comes from: 'own' for the user's plan, 'none' once it has ended (the ended plan still shown)", async () => {
-    const { client, credentials, user } = await signedInClient(app, 'source');
-    await grantTestPlan(orm, credentials.username, 'business');
+    const { client, credentials, user } = await signedInClient(testApp.app, 'source');
+    await grantTestPlan(testApp.orm, credentials.username, 'business');
     expect((await client.get('/api/subscription/current')).body).toMatchObject({
       hasActiveSubscription: true,
       access: 'own',
       subscription: { status: 'active', plan: { name: 'Business' } },
     });
-    await orm.em.fork().nativeUpdate(Subscription, { user: user.id }, { currentPeriodEnd: new Date(Date.now() - 1000) });
+    await testApp.orm.em.fork().nativeUpdate(Subscription, { user: user.id }, { currentPeriodEnd: new Date(Date.now() - 1000) });
     expect((await client.get('/api/subscription/current')).body).toMatchObject({
       hasActiveSubscription: false,
       access: 'none',
@@ -63,7 +49,7 @@ describe('GET /api/subscription/current', () => {
 
 describe('trial', () => {
   it('starts a 14-day trial once per user', async () => {
-    const { client } = await signedInClient(app, 'trial');
+    const { client } = await signedInClient(testApp.app, 'trial');
     const before = Date.now();
     const started = await client.post('/api/subscription/trial', { planId: await planId(client, 'Professional') });
     expect(started.status).toBe(200);
@@ -80,17 +66,17 @@ describe('trial', () => {
   });
 
   it('is refused once the trial was used, even after it ended', async () => {
-    const { client, user } = await signedInClient(app, 'trialend');
+    const { client, user } = await signedInClient(testApp.app, 'trialend');
     await client.post('/api/subscription/trial', { planId: await planId(client, 'Basic') });
-    await orm.em.fork().nativeUpdate(Subscription, { user: user.id }, { currentPeriodEnd: new Date(Date.now() - 1000) });
+    await testApp.orm.em.fork().nativeUpdate(Subscription, { user: user.id }, { currentPeriodEnd: new Date(Date.now() - 1000) });
     expect((await client.get('/api/subscription/current')).body).toMatchObject({ hasActiveSubscription: false, subscription: { status: 'trial' } });
     expect((await client.post('/api/subscription/trial', { planId: await planId(client, 'Basic') })).status).toBe(409);
-    const row = await orm.em.fork().findOneOrFail(User, { id: user.id });
+    const row = await testApp.orm.em.fork().findOneOrFail(User, { id: user.id });
     expect(row.trialStartedAt).toBeInstanceOf(Date);
   });
 
   it('answers 404 for an unknown plan and 400 for a malformed id', async () => {
-    const { client } = await signedInClient(app, 'trialbad');
+    const { client } = await signedInClient(testApp.app, 'trialbad');
     expect((await client.post('/api/subscription/trial', { planId: 999999 })).status).toBe(404);
     const malformed = await client.post('/api/subscription/trial', { planId: 'gold' });
     expect(malformed.status).toBe(400);
@@ -100,22 +86,22 @@ describe('trial', () => {
 
 describe('checkout through the test payment provider', () => {
   it('activates the plan for a month, replaces the previous subscription and says it is test mode', async () => {
-    const { client, user } = await signedInClient(app, 'buyer');
+    const { client, user } = await signedInClient(testApp.app, 'buyer');
     await client.post('/api/subscription/trial', { planId: await planId(client, 'Basic') });
     const bought = await client.post('/api/subscription/checkout', { planId: await planId(client, 'Business') });
     expect(bought.status).toBe(200);
     expect(bought.body).toMatchObject({ status: 'completed', redirectUrl: null, testMode: true });
     expect(bought.body.current).toMatchObject({ hasActiveSubscription: true, subscription: { status: 'active', provider: 'test', plan: { name: 'Business' } } });
 
-    const rows = await orm.em.fork().find(Subscription, { user: user.id }, { orderBy: { id: 'asc' } });
+    const rows = await testApp.orm.em.fork().find(Subscription, { user: user.id }, { orderBy: { id: 'asc' } });
     expect(rows.map((row) => row.status)).toEqual(['canceled', 'active']);
     expect((await client.get('/api/stores/dashboard-limits')).body.maxDashboards).toBe(10);
   });
 
   it('a canceled or past-end subscription gives no access; past_due keeps it until the period ends', async () => {
-    const { client, credentials, user } = await signedInClient(app, 'status');
-    await grantTestPlan(orm, credentials.username, 'professional');
-    const em = orm.em.fork();
+    const { client, credentials, user } = await signedInClient(testApp.app, 'status');
+    await grantTestPlan(testApp.orm, credentials.username, 'professional');
+    const em = testApp.orm.em.fork();
     await em.nativeUpdate(Subscription, { user: user.id }, { status: 'past_due' });
     expect((await client.get('/api/subscription/current')).body).toMatchObject({ hasActiveSubscription: true, subscription: { status: 'past_due' } });
     await em.nativeUpdate(Subscription, { user: user.id }, { status: 'canceled' });

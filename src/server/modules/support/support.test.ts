@@ -1,35 +1,21 @@
-import type { MikroORM } from '@mikro-orm/postgresql';
-import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiClient, createTestApp, createTestDatabase, signedInAdmin, signedInClient } from '../../../../test/harness.ts';
+import { describe, expect, it } from 'vitest';
+import { ApiClient, signedInAdmin, signedInClient, useTestApp } from '../../../../test/harness.ts';
 import { OutboundEmail } from '../email/outbound-email.entity.ts';
 import { ContactMessage } from './contact-message.entity.ts';
 
-let database: Awaited<ReturnType<typeof createTestDatabase>>;
-let orm: MikroORM;
-let app: FastifyInstance;
-
-beforeAll(async () => {
-  database = await createTestDatabase();
-  orm = database.orm;
-  app = await createTestApp(orm);
-});
-afterAll(async () => {
-  await app.close();
-  await database.close();
-});
+const testApp = useTestApp();
 
 // The contact limiter counts per client IP for the whole process: each test sends from its own address.
 let addressCounter = 0;
 function clientFromNewAddress(): ApiClient {
   addressCounter += 1;
-  return new ApiClient(app, { remoteAddress: `10.20.${Math.floor(addressCounter / 250)}.${(addressCounter % 250) + 1}` });
+  return new ApiClient(testApp.app, { remoteAddress: `10.20.${Math.floor(addressCounter / 250)}.${(addressCounter % 250) + 1}` });
 }
 
 const MESSAGE = 'My Shopify orders from yesterday are missing on the dashboard.';
 
 async function storedMessagesFrom(email: string) {
-  return orm.em.fork().find(ContactMessage, { email }, { orderBy: { id: 'asc' } });
+  return testApp.orm.em.fork().find(ContactMessage, { email }, { orderBy: { id: 'asc' } });
 }
 
 describe('POST /api/contact', () => {
@@ -43,7 +29,7 @@ describe('POST /api/contact', () => {
     expect(others).toHaveLength(0);
     expect(stored).toMatchObject({ userId: null, name: 'Dana Shopper', email: 'dana@example.com', message: MESSAGE, status: 'new' });
 
-    const emails = await orm.em.fork().find(OutboundEmail, { toAddress: 'dana@example.com' });
+    const emails = await testApp.orm.em.fork().find(OutboundEmail, { toAddress: 'dana@example.com' });
     expect(emails).toHaveLength(1);
     expect(emails[0]).toMatchObject({ template: 'contact_confirmation', subject: 'We received your message', status: 'logged' });
     expect(emails[0]!.textBody).toContain('Hello Dana Shopper,');
@@ -51,12 +37,12 @@ describe('POST /api/contact', () => {
   });
 
   it('links the message to the signed-in account', async () => {
-    const { client, user, credentials } = await signedInClient(app, 'contact');
+    const { client, user, credentials } = await signedInClient(testApp.app, 'contact');
     client.remoteAddress = '10.30.0.1';
     expect((await client.post('/api/contact', { name: 'Account holder', email: credentials.email, message: MESSAGE })).status).toBe(200);
     const [stored] = await storedMessagesFrom(credentials.email);
     expect(stored?.userId).toBe(user.id);
-    const [email] = await orm.em.fork().find(OutboundEmail, { toAddress: credentials.email, template: 'contact_confirmation' });
+    const [email] = await testApp.orm.em.fork().find(OutboundEmail, { toAddress: credentials.email, template: 'contact_confirmation' });
     expect(email?.userId).toBe(user.id);
   });
 
@@ -76,7 +62,7 @@ describe('POST /api/contact', () => {
     expect(answer.status).toBe(400);
     expect(answer.body.message).toBe(message);
     expect(answer.body.errors).toContainEqual({ field, message });
-    expect(await orm.em.fork().count(ContactMessage, { name: 'Nia' })).toBe(0);
+    expect(await testApp.orm.em.fork().count(ContactMessage, { name: 'Nia' })).toBe(0);
   });
 
   it('accepts five messages an hour from one network, then answers 429 with Retry-After', async () => {
@@ -108,7 +94,7 @@ describe('admin: contact messages', () => {
     for (const name of ['First sender', 'Second sender']) {
       expect((await sender.post('/api/contact', { name, email: 'queue@example.com', message: MESSAGE })).status).toBe(200);
     }
-    const { client: admin } = await signedInAdmin(app, orm);
+    const { client: admin } = await signedInAdmin(testApp.app, testApp.orm);
     const listed = await admin.get('/api/admin/contact-messages');
     expect(listed.status).toBe(200);
     const queue = listed.body.filter((row: { email: string }) => row.email === 'queue@example.com');
@@ -134,7 +120,7 @@ describe('admin: contact messages', () => {
   });
 
   it('is refused to users (403) and to visitors (401)', async () => {
-    const { client } = await signedInClient(app, 'notadmin');
+    const { client } = await signedInClient(testApp.app, 'notadmin');
     expect((await client.get('/api/admin/contact-messages')).status).toBe(403);
     expect((await client.patch('/api/admin/contact-messages/1', { status: 'closed' })).status).toBe(403);
     const visitor = clientFromNewAddress();
