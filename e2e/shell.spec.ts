@@ -366,11 +366,13 @@ test.describe('guest mode', () => {
     const banner = page.getByTestId('guest-banner');
     await expect(banner).toContainText(`Viewing as: ${viewed.username}`);
     await expect(page.getByTestId('active-store-name')).toHaveText('Viewed Shop');
+    await expect(page.getByRole('heading', { level: 1 })).toContainText(viewed.username);
     const reloaded = page.waitForEvent('load');
     await banner.getByRole('button', { name: 'Exit Guest Mode' }).click();
     await reloaded;
     await expect(page.getByTestId('guest-banner')).toHaveCount(0);
     await expect(page.getByTestId('active-store-name')).toHaveText('Admin Shop');
+    await expect(page.getByRole('heading', { level: 1 })).not.toContainText(viewed.username);
   });
 });
 

@@ -1,6 +1,7 @@
 import { useTranslation } from 'react-i18next';
+import { PlugIcon } from 'lucide-react';
 import { EmptyState } from '../../components/empty-state.tsx';
-import { PlugIcon } from '../../components/icons.tsx';
+import { useGuestStatus } from '../../lib/use-access.ts';
 
 type DayPart = 'morning' | 'afternoon' | 'evening';
 
@@ -15,11 +16,13 @@ export const KPI_KEYS = ['netSales', 'marketingSpend', 'totalClicks', 'totalOrde
 
 export function DashboardPage({ username }: { username: string }) {
   const { t } = useTranslation('shell');
+  // An admin viewing as a user sees that user's dashboard, greeting included.
+  const { guestUsername } = useGuestStatus();
   return (
     <div className="mx-auto max-w-7xl space-y-6">
       <div>
         <h1 className="text-2xl font-bold tracking-tight wrap-break-word sm:text-3xl">
-          {t(`dashboard.greeting.${dayPart(new Date().getHours())}`, { username })}
+          {t(`dashboard.greeting.${dayPart(new Date().getHours())}`, { username: guestUsername ?? username })}
         </h1>
         <p className="text-base-content/75 mt-1">{t('dashboard.subtitle')}</p>
       </div>
