@@ -46,7 +46,10 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     bodyLimit: 1024 * 1024,
   });
   const services = options.services ?? createServices({ authLimiters: createAuthLimiters(config.authRateLimits) });
-  const createContext = contextFactory(() => orm.em.fork(), services);
+  const createContext = contextFactory(() => orm.em.fork(), services, config.publicUrl);
+  if (!config.publicUrl && config.env === 'production') {
+    app.log.warn('PUBLIC_URL is not set: links in e-mails are built from the Host header of each request.');
+  }
 
   app.setErrorHandler((error: { statusCode?: number; message?: string }, request, reply) => {
     const status = error.statusCode && error.statusCode >= 400 ? error.statusCode : 500;

@@ -10,6 +10,7 @@ const envSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().min(1).default('0.0.0.0'),
+  PUBLIC_URL: z.url().optional(),
   DATABASE_URL: z.url().optional(),
   DATA_DIR: z.string().min(1).default('.data'),
   EMBEDDED_POSTGRES_PORT: z.coerce.number().int().min(1).max(65535).optional(),
@@ -27,6 +28,8 @@ export interface AppConfig {
   env: 'development' | 'production' | 'test';
   port: number;
   host: string;
+  /** Where users reach the app (https://app.example.com); links in e-mails use it. */
+  publicUrl: string | undefined;
   databaseUrl: string | undefined;
   dataDir: string;
   embeddedPostgresPort: number | undefined;
@@ -49,6 +52,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     env: values.NODE_ENV,
     port: values.PORT,
     host: values.HOST,
+    publicUrl: values.PUBLIC_URL?.replace(/\/+$/, ''),
     databaseUrl: values.DATABASE_URL,
     dataDir: path.resolve(values.DATA_DIR),
     embeddedPostgresPort: values.EMBEDDED_POSTGRES_PORT,

@@ -66,13 +66,17 @@ export async function createContextInner(options: {
   };
 }
 
-export function contextFactory(fork: () => EntityManager, services: AppServices) {
+/**
+ * PUBLIC_URL when configured: a link built from the request's Host header could be pointed at another
+ * site by whoever sends the request (reset-link poisoning).
+ */
+export function contextFactory(fork: () => EntityManager, services: AppServices, publicUrl?: string) {
   return ({ req, res }: { req: FastifyRequest; res: FastifyReply }) =>
     createContextInner({
       em: fork(),
       session: httpSession(req, res),
       services,
       clientIp: req.ip,
-      origin: `${req.protocol}://${req.host}`,
+      origin: publicUrl ?? `${req.protocol}://${req.host}`,
     });
 }
