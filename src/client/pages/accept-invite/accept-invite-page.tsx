@@ -8,7 +8,8 @@ import { Brand } from '../../components/brand.tsx';
 import { LanguageMenu } from '../../components/language-menu.tsx';
 import { ThemeMenu } from '../../components/theme-menu.tsx';
 import { toast } from '../../components/toast.tsx';
-import { fieldErrorsOf, serverMessage, useSession, type CurrentUser } from '../../lib/session.ts';
+import { serverMessage, useSession, type CurrentUser } from '../../lib/session.ts';
+import { FormAlert, SubmitButton, useFormErrors, type FieldErrors } from '../../components/form-state.tsx';
 import { trpc } from '../../lib/trpc.ts';
 import { PasswordField, TextField } from '../../components/form-fields.tsx';
 import { useDates } from '../admin/ui.tsx';
@@ -241,20 +242,16 @@ function RegisterAndAccept({ token, invitation, onAccepted }: { token: string; i
   const afterAccept = useAfterAccept(onAccepted);
   const [username, setUsername] = useState('');
   const [password, setPassword] = useState('');
-  const [errors, setErrors] = useState<Record<string, string>>({});
-  const [formError, setFormError] = useState<string | null>(null);
+  const errors = useFormErrors(t('common.networkError'));
 
   const accept = trpc.guests.accept.useMutation({
     onSuccess: (result) => afterAccept(result.storeName),
-    onError: (error) => setFormError(serverMessage(error) ?? t('common.networkError')),
+    onError: errors.showServerError,
   });
   const register = trpc.auth.register.useMutation({
     // The session cache is refreshed after accepting, so this form stays on screen until then.
     onSuccess: () => accept.mutate({ token }),
-    onError: (error) => {
-      setErrors(fieldErrorsOf(error));
-      setFormError(serverMessage(error) ?? t('common.networkError'));
-    },
+    onError: errors.showServerError,
   });
   const pending = register.isPending || accept.isPending;
 
@@ -265,12 +262,10 @@ function RegisterAndAccept({ token, invitation, onAccepted }: { token: string; i
       accept.mutate({ token });
       return;
     }
-    const found: Record<string, string> = {};
+    const found: FieldErrors = {};
     if (!username.trim()) found.username = t('accept.register.usernameRequired');
     if (password.length < PASSWORD_MIN_LENGTH) found.password = t('accept.register.passwordTooShort', { count: PASSWORD_MIN_LENGTH });
-    setErrors(found);
-    setFormError(null);
-    if (Object.keys(found).length > 0) return;
+    if (!errors.acceptLocalCheck(found)) return;
     register.mutate({ username: username.trim(), email: invitation.email, password });
   }
 
@@ -278,12 +273,8 @@ function RegisterAndAccept({ token, invitation, onAccepted }: { token: string; i
     <div className="flex flex-col gap-4">
       <div className="divider text-base-content/70 my-0 text-xs">{t('accept.register.title')}</div>
       <form className="flex flex-col gap-4" onSubmit={submit} noValidate>
-        {formError && (
-          <div role="alert" className="alert alert-error alert-soft text-sm">
-            <span>{formError}</span>
-          </div>
-        )}
-        <TextField id="invite-email" type="email" label={t('accept.register.email')} value={invitation.email} onValueChange={() => undefined} readOnly className="input bg-base-200 text-base-content/80 w-full cursor-default" hint={t('accept.register.emailHint')} error={errors.email} />
+        <FormAlert message={errors.formError} />
+        <TextField id="invite-email" type="email" label={t('accept.register.email')} value={invitation.email} onValueChange={() => undefined} readOnly className="input bg-base-200 text-base-content/80 w-full cursor-default" hint={t('accept.register.emailHint')} error={errors.fieldErrors.email} />
         <TextField
           id="invite-username"
           label={t('accept.register.username')}
@@ -293,9 +284,9 @@ function RegisterAndAccept({ token, invitation, onAccepted }: { token: string; i
           value={username}
           onValueChange={(value) => {
             setUsername(value);
-            setErrors(({ username: _removed, ...rest }) => rest);
+            errors.clear('username');
           }}
-          error={errors.username}
+          error={errors.fieldErrors.username}
         />
         <PasswordField
           id="invite-password"
@@ -304,15 +295,12 @@ function RegisterAndAccept({ token, invitation, onAccepted }: { token: string; i
           value={password}
           onValueChange={(value) => {
             setPassword(value);
-            setErrors(({ password: _removed, ...rest }) => rest);
+            errors.clear('password');
           }}
-          error={errors.password}
+          error={errors.fieldErrors.password}
           hint={t('accept.register.passwordHint', { count: PASSWORD_MIN_LENGTH })}
         />
-        <button type="submit" className="btn btn-primary w-full" disabled={pending} aria-busy={pending}>
-          {pending && <span className="loading loading-spinner loading-sm" aria-hidden="true" />}
-          {pending ? t('accept.register.submitting') : t('accept.register.submit')}
-        </button>
+        <SubmitButton pending={pending} label={t('accept.register.submit')} pendingLabel={t('accept.register.submitting')} className="" />
       </form>
       <p className="text-base-content/75 text-center text-sm">
         {t('accept.haveAccount')}{' '}

@@ -2,32 +2,10 @@ import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'wouter';
 import { PASSWORD_MIN_LENGTH } from '../../../shared/auth.ts';
-import { fieldErrorsOf, serverMessage, type CurrentUser } from '../../lib/session.ts';
+import { type CurrentUser } from '../../lib/session.ts';
 import { trpc } from '../../lib/trpc.ts';
 import { PasswordField, TextField } from '../../components/form-fields.tsx';
-
-type FieldErrors = Record<string, string>;
-/** What the alert says: the server's own words, or our generic text when it never answered. */
-type FormError = { kind: 'server'; message: string } | { kind: 'generic' } | null;
-
-function FormAlert({ error }: { error: FormError }) {
-  const { t } = useTranslation();
-  if (!error) return null;
-  return (
-    <div role="alert" className="alert alert-error alert-soft text-sm">
-      <span>{error.kind === 'server' ? error.message : t('auth.genericError')}</span>
-    </div>
-  );
-}
-
-function SubmitButton({ pending, label, pendingLabel }: { pending: boolean; label: string; pendingLabel: string }) {
-  return (
-    <button type="submit" className="btn btn-primary mt-2 w-full" disabled={pending} aria-busy={pending}>
-      {pending && <span className="loading loading-spinner loading-sm" aria-hidden="true" />}
-      {pending ? pendingLabel : label}
-    </button>
-  );
-}
+import { FormAlert, SubmitButton, useFormErrors, type FieldErrors } from '../../components/form-state.tsx';
 
 /** Keeps the signed-in user in the cache and refreshes everything else that may depend on who is signed in. */
 function useStoreSignedInUser() {
@@ -38,36 +16,12 @@ function useStoreSignedInUser() {
   };
 }
 
-/** Field and form errors of one form: set by local checks before sending, or from the server's answer. */
-function useFormErrors() {
-  const [fieldErrors, setFieldErrors] = useState<FieldErrors>({});
-  const [formError, setFormError] = useState<FormError>(null);
-  return {
-    fieldErrors,
-    formError,
-    /** Shows the local check's errors; true when there are none and the form may be sent. */
-    acceptLocalCheck(errors: FieldErrors): boolean {
-      setFieldErrors(errors);
-      setFormError(null);
-      return Object.keys(errors).length === 0;
-    },
-    showServerError(error: unknown) {
-      const message = serverMessage(error);
-      setFieldErrors(fieldErrorsOf(error));
-      setFormError(message ? { kind: 'server', message } : { kind: 'generic' });
-    },
-    clear(field: string) {
-      setFieldErrors(({ [field]: _removed, ...rest }) => rest);
-    },
-  };
-}
-
 export function SignInForm({ onSignedIn }: { onSignedIn: () => void }) {
   const { t } = useTranslation();
   const storeUser = useStoreSignedInUser();
   const [username, setUsername] = useState('');
   const [password, setPassword] = useState('');
-  const errors = useFormErrors();
+  const errors = useFormErrors(t('auth.genericError'));
 
   const login = trpc.auth.login.useMutation({
     onSuccess: (user) => {
@@ -89,7 +43,7 @@ export function SignInForm({ onSignedIn }: { onSignedIn: () => void }) {
 
   return (
     <form className="flex flex-col gap-4" onSubmit={submit} noValidate>
-      <FormAlert error={errors.formError} />
+      <FormAlert message={errors.formError} />
       <TextField
         id="username"
         label={t('auth.fields.usernameOrEmail')}
@@ -128,7 +82,7 @@ export function RegisterForm({ onRegistered }: { onRegistered: () => void }) {
   const [username, setUsername] = useState('');
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
-  const errors = useFormErrors();
+  const errors = useFormErrors(t('auth.genericError'));
 
   const register = trpc.auth.register.useMutation({
     onSuccess: (user) => {
@@ -151,7 +105,7 @@ export function RegisterForm({ onRegistered }: { onRegistered: () => void }) {
 
   return (
     <form className="flex flex-col gap-4" onSubmit={submit} noValidate>
-      <FormAlert error={errors.formError} />
+      <FormAlert message={errors.formError} />
       <TextField
         id="register-username"
         label={t('auth.fields.username')}

@@ -7,6 +7,7 @@ import { fieldErrorsOf } from '../../lib/session.ts';
 import { trpc } from '../../lib/trpc.ts';
 import { localizeFieldErrors, localizeServerText } from '../account-shared/messages.ts';
 import { TextField } from '../../components/form-fields.tsx';
+import { useFieldErrors } from '../../components/form-state.tsx';
 import { SettingsCard } from './settings-card.tsx';
 
 /** Username and email, with the registration rules; the server's field errors appear under the fields. */
@@ -15,7 +16,7 @@ export function AccountSection({ settings }: { settings: AccountSettings }) {
   const utils = trpc.useUtils();
   const [username, setUsername] = useState(settings.username);
   const [email, setEmail] = useState(settings.email);
-  const [errors, setErrors] = useState<Record<string, string>>({});
+  const { fieldErrors: errors, setFieldErrors: setErrors, clear } = useFieldErrors();
 
   const update = trpc.settings.updateAccount.useMutation({
     onSuccess: (saved) => {
@@ -58,7 +59,7 @@ export function AccountSection({ settings }: { settings: AccountSettings }) {
           value={username}
           onValueChange={(value) => {
             setUsername(value);
-            setErrors(({ username: _gone, ...rest }) => rest);
+            clear('username');
           }}
           error={errors.username}
           hint={t('settings.account.usernameHint')}
@@ -72,7 +73,7 @@ export function AccountSection({ settings }: { settings: AccountSettings }) {
           value={email}
           onValueChange={(value) => {
             setEmail(value);
-            setErrors(({ email: _gone, ...rest }) => rest);
+            clear('email');
           }}
           error={errors.email}
         />
