@@ -1,0 +1,132 @@
+import type { PlatformKey } from '../../shared/platforms.ts';
+import type { IngestAdMetric, IngestEmailMetric, IngestOrder, IngestProduct, IngestRefund } from '../modules/commerce/ingest.ts';
+import type { PlatformHttp } from './http.ts';
+
+// What every platform connector offers the sync engine. A connector only speaks its platform's wire
+// format and maps it to ingest rows; storing, cursors, jobs, encryption and reconciliation belong to the
+// sync engine, so a connector never touches the database.
+
+export type ConnectorKind = 'store' | 'ads' | 'email';
+
+/** How a user connects: an OAuth 2 authorization-code flow, credentials typed into a form, or files. */
+export type ConnectorAuthKind = 'oauth' | 'credentials' | 'upload';
+
+/**
+ * Decrypted credentials of one connection: tokens for OAuth platforms (accessToken, refreshToken,
+ * expiresAt as an ISO instant), keys for the others (apiKey, consumerKey, ...), plus the account
+ * identifiers a platform needs on every call (shop domain, customer id, data centre...).
+ */
+export type ConnectorCredentials = Record<string, string>;
+
+export interface ConnectorContext {
+  /** The platform's API root; configuration can point it at a proxy or a fake. */
+  baseUrl: string;
+  credentials: ConnectorCredentials;
+  http: PlatformHttp;
+  store: { timezone: string; currency: string };
+}
+
+/**
+ * The part of the platform's history one sync reads: orders changed in [since, until) for store
+ * platforms, reporting days from..to (as instants at the start of each day) for ads and e-mail.
+ */
+export interface SyncWindow {
+  since: Date;
+  until: Date;
+}
+
+/** One page from the platform, mapped to ingest rows. */
+export interface SyncBatch {
+  products?: IngestProduct[];
+  orders?: IngestOrder[];
+  refunds?: IngestRefund[];
+  adMetrics?: IngestAdMetric[];
+  emailMetrics?: IngestEmailMetric[];
+  /** Where to continue (opaque to the engine, stored after the batch is ingested); null when the window is done. */
+  nextCursor: string | null;
+  /** How many records the window holds, when the platform says (X-WP-Total, total_items, page counts). */
+  estimatedTotal?: number;
+}
+
+/** The platform's own figures for a day, to reconcile against ours. */
+export interface SourceDayTotal {
+  day: string;
+  orders?: number;
+  netSalesMinor?: number;
+  spendMinor?: number;
+  currency: string;
+}
+
+export interface ConnectedAccount {
+  accountId: string;
+  accountName: string;
+  currency?: string;
+}
+
+export interface OAuthSettings {
+  clientId: string;
+  clientSecret: string;
+  redirectUri: string;
+  /** Where the platform's consent page lives (configurable like baseUrl). */
+  authorizeBaseUrl: string;
+  scopes?: string[];
+}
+
+export interface OAuthSupport {
+  /** The consent page URL the browser is sent to; `extra` carries e.g. the Shopify shop domain. */
+  authorizeUrl(settings: OAuthSettings, state: string, extra: Record<string, string>): string;
+  /** Trades the authorization code for tokens (and account identifiers), returned as credentials. */
+  exchangeCode(ctx: ConnectorContext, settings: OAuthSettings, code: string, extra: Record<string, string>): Promise<ConnectorCredentials>;
+  /** New credentials from the refresh token; absent for platforms whose tokens do not expire. */
+  refresh?(ctx: ConnectorContext, settings: OAuthSettings): Promise<ConnectorCredentials>;
+}
+
+export interface Connector {
+  platform: PlatformKey;
+  kind: ConnectorKind;
+  authKind: ConnectorAuthKind;
+  /** The credential fields a form asks for (credentials kind), in order. */
+  credentialFields?: readonly string[];
+  oauth?: OAuthSupport;
+  /** A cheap authenticated call proving the credentials work; throws ConnectorAuthError otherwise. */
+  verify(ctx: ConnectorContext): Promise<ConnectedAccount>;
+  /** The next page of the window from `cursor` (null = its start). */
+  fetchBatch(ctx: ConnectorContext, window: SyncWindow, cursor: string | null): Promise<SyncBatch>;
+  /** Per-day totals from the platform's own count/report endpoints, when it has them. */
+  sourceTotals?(ctx: ConnectorContext, window: SyncWindow): Promise<SourceDayTotal[]>;
+}
+
+/** The credentials were refused (revoked, expired without refresh, wrong key): the connection is disconnected. */
+export class ConnectorAuthError extends Error {
+  constructor(
+    readonly platform: string,
+    /** Shown to the user beside the disconnected connection. */
+    readonly reason: string,
+  ) {
+    super(`${platform}: ${reason}`);
+    this.name = 'ConnectorAuthError';
+  }
+}
+
+/** The platform answered something we cannot read (not its documented format); the sync stops, retryable later. */
+export class MalformedResponseError extends Error {
+  constructor(
+    readonly platform: string,
+    readonly detail: string,
+  ) {
+    super(`${platform} sent a response we could not read: ${detail}`);
+    this.name = 'MalformedResponseError';
+  }
+}
+
+/** The platform kept failing (5xx, throttling) after every retry, or refused the request outright. */
+export class ConnectorRequestError extends Error {
+  constructor(
+    readonly platform: string,
+    readonly status: number,
+    readonly detail: string,
+  ) {
+    super(`${platform} request failed (${status || 'network'}): ${detail}`);
+    this.name = 'ConnectorRequestError';
+  }
+}

@@ -1,0 +1,93 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { FakeServer } from '../../../test/fakes/fake-server.ts';
+import { ConnectorAuthError, ConnectorRequestError, MalformedResponseError } from './connector.ts';
+import { PlatformHttp, retryAfterMs } from './http.ts';
+
+const fake = new FakeServer();
+let calls = 0;
+
+beforeAll(async () => {
+  fake.route('GET', '/items', (request) => {
+    calls++;
+    const fault = fake.takeFault(request);
+    if (fault === 'rate_limit') return { status: 429, headers: { 'retry-after': '7' }, body: { error: 'slow down' } };
+    if (fault === 'server_error') return { status: 503, body: { error: 'unavailable' } };
+    if (fault === 'malformed') return { status: 200, body: '<html>maintenance</html>' };
+    if (fault === 'expired_token') return { status: 401, body: { error: 'token expired' } };
+    return { body: { items: [1, 2, 3], token: request.headers['x-token'] ?? null } };
+  });
+  fake.route('GET', '/graphql-throttled', () => ({ body: { errors: [{ extensions: { code: 'THROTTLED' } }] } }));
+  await fake.start();
+});
+afterAll(() => fake.close());
+
+const itemsSchema = z.object({ items: z.array(z.number()), token: z.string().nullable() });
+
+function client(waits: number[], extra: ConstructorParameters<typeof PlatformHttp>[0] extends infer O ? Partial<O> : never = {}) {
+  return new PlatformHttp({ platform: 'testplatform', sleep: async (ms) => void waits.push(ms), maxAttempts: 4, ...extra });
+}
+
+describe('PlatformHttp', () => {
+  it('waits as long as Retry-After says after a 429, then returns the answer', async () => {
+    const waits: number[] = [];
+    fake.injectFault('rate_limit');
+    const { data } = await client(waits).json(`${fake.url}/items`, itemsSchema, { headers: { 'x-token': 'abc' } });
+    expect(data).toEqual({ items: [1, 2, 3], token: 'abc' });
+    expect(waits).toEqual([7000]);
+  });
+
+  it('retries server errors with growing backoff and gives up after the last attempt', async () => {
+    const waits: number[] = [];
+    fake.injectFault('server_error', { times: 2 });
+    await expect(client(waits).json(`${fake.url}/items`, itemsSchema)).resolves.toBeTruthy();
+    expect(waits).toHaveLength(2);
+    expect(waits[1]!).toBeGreaterThanOrEqual(500);
+
+    const before = calls;
+    fake.injectFault('server_error', { times: 10 });
+    await expect(client([]).request(`${fake.url}/items`)).rejects.toThrow(ConnectorRequestError);
+    expect(calls - before).toBe(4);
+    fake.clearFaults();
+  });
+
+  it('turns a refused credential into ConnectorAuthError without retrying', async () => {
+    const before = calls;
+    fake.injectFault('expired_token');
+    const error = await client([]).request(`${fake.url}/items`).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ConnectorAuthError);
+    expect(calls - before).toBe(1);
+  });
+
+  it('reports a page that is not the documented format', async () => {
+    fake.injectFault('malformed');
+    await expect(client([]).json(`${fake.url}/items`, itemsSchema)).rejects.toThrow(MalformedResponseError);
+    await expect(client([]).json(`${fake.url}/items`, z.object({ items: z.array(z.string()) }))).rejects.toThrow(/items\.0/);
+  });
+
+  it("lets a platform read its own throttling signal (HTTP 200 with THROTTLED)", async () => {
+    const waits: number[] = [];
+    const http = client(waits, {
+      maxAttempts: 2,
+      classify: (response) => (response.text.includes('THROTTLED') ? { kind: 'retry', reason: 'throttled', afterMs: 1500 } : undefined),
+    });
+    await expect(http.request(`${fake.url}/graphql-throttled`)).rejects.toThrow(/gave up after 2 attempts: throttled/);
+    expect(waits).toEqual([1500]);
+  });
+
+  it('stops waiting when the sync is cancelled', async () => {
+    const controller = new AbortController();
+    fake.injectFault('rate_limit');
+    const http = new PlatformHttp({ platform: 'testplatform', signal: controller.signal });
+    const pending = http.request(`${fake.url}/items`);
+    setTimeout(() => controller.abort(new Error('sync cancelled')), 50);
+    await expect(pending).rejects.toThrow('sync cancelled');
+    fake.clearFaults();
+  });
+
+  it('reads Retry-After as seconds or as a date', () => {
+    expect(retryAfterMs(new Headers({ 'retry-after': '2.5' }))).toBe(2500);
+    expect(retryAfterMs(new Headers({ 'retry-after': 'Sat, 21 Nov 2026 07:00:10 GMT' }), Date.parse('2026-11-21T07:00:00Z'))).toBe(10_000);
+    expect(retryAfterMs(new Headers())).toBeNull();
+  });
+});
