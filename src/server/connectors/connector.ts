@@ -98,35 +98,43 @@ export interface Connector {
 
 /** The credentials were refused (revoked, expired without refresh, wrong key): the connection is disconnected. */
 export class ConnectorAuthError extends Error {
-  constructor(
-    readonly platform: string,
-    /** Shown to the user beside the disconnected connection. */
-    readonly reason: string,
-  ) {
+  readonly platform: string;
+  /** Shown to the user beside the disconnected connection. */
+  readonly reason: string;
+
+  constructor(platform: string, reason: string) {
     super(`${platform}: ${reason}`);
     this.name = 'ConnectorAuthError';
+    this.platform = platform;
+    this.reason = reason;
   }
 }
 
 /** The platform answered something we cannot read (not its documented format); the sync stops, retryable later. */
 export class MalformedResponseError extends Error {
-  constructor(
-    readonly platform: string,
-    readonly detail: string,
-  ) {
+  readonly platform: string;
+  readonly detail: string;
+
+  constructor(platform: string, detail: string) {
     super(`${platform} sent a response we could not read: ${detail}`);
     this.name = 'MalformedResponseError';
+    this.platform = platform;
+    this.detail = detail;
   }
 }
 
 /** The platform kept failing (5xx, throttling) after every retry, or refused the request outright. */
 export class ConnectorRequestError extends Error {
-  constructor(
-    readonly platform: string,
-    readonly status: number,
-    readonly detail: string,
-  ) {
+  readonly platform: string;
+  /** 0 when no answer came (network error, timeout). */
+  readonly status: number;
+  readonly detail: string;
+
+  constructor(platform: string, status: number, detail: string) {
     super(`${platform} request failed (${status || 'network'}): ${detail}`);
     this.name = 'ConnectorRequestError';
+    this.platform = platform;
+    this.status = status;
+    this.detail = detail;
   }
 }
