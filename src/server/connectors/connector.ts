@@ -88,6 +88,11 @@ export interface Connector {
   /** The credential fields a form asks for (credentials kind), in order. */
   credentialFields?: readonly string[];
   oauth?: OAuthSupport;
+  /**
+   * The real API root for these credentials (Shopify's is per shop, Mailchimp's per data centre);
+   * configuration overrides it (proxies, the fakes in tests).
+   */
+  defaultBaseUrl(credentials: ConnectorCredentials): string;
   /** A cheap authenticated call proving the credentials work; throws ConnectorAuthError otherwise. */
   verify(ctx: ConnectorContext): Promise<ConnectedAccount>;
   /** The next page of the window from `cursor` (null = its start). */
