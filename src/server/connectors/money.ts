@@ -3,13 +3,20 @@ import { MalformedResponseError } from './connector.ts';
 // Platforms send money as decimal strings ("12.50"), JSON numbers, or micros ("12500000"); we keep
 // integer minor units. Parsing is exact string arithmetic: no float ever touches an amount.
 
-/** Minor-unit digits of a currency (JPY 0, KWD 3, most 2), as Intl knows them. */
+const digitsByCurrency = new Map<string, number>();
+
+/** Minor-unit digits of a currency (JPY 0, KWD 3, most 2), as Intl knows them (cached: Intl is slow to build). */
 export function minorDigits(currency: string): number {
-  try {
-    return new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
-  } catch {
-    return 2;
+  let digits = digitsByCurrency.get(currency);
+  if (digits === undefined) {
+    try {
+      digits = new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
+    } catch {
+      digits = 2;
+    }
+    digitsByCurrency.set(currency, digits);
   }
+  return digits;
 }
 
 /**
