@@ -1,0 +1,160 @@
+import { z } from 'zod';
+import type { ConnectorContext } from '../connector.ts';
+import { ConnectorAuthError } from '../connector.ts';
+import { queryParamOf } from '../email-shared/cursor.ts';
+import { defaultVerdict, retryAfterMs, type PlatformHttp, type PlatformResponse, type Verdict } from '../http.ts';
+
+// Klaviyo's JSON:API wire format (platform-apis.md 7): a private key in `Authorization:
+// Klaviyo-API-Key`, a dated `revision` header on every call, list pages linked by `links.next`
+// (`page[cursor]`), and the Reporting API's campaign-values-report for campaign statistics.
+
+export const KLAVIYO_PLATFORM = 'klaviyo';
+/** Overridable for a pinned or newer revision without a release. */
+export const KLAVIYO_REVISION = process.env.KLAVIYO_API_REVISION ?? '2026-07-15';
+export const KLAVIYO_BASE_URL = 'https://a.klaviyo.com/api';
+const JSON_API = 'application/vnd.api+json';
+
+/** The statistics we ask the campaign-values-report for (see map.ts for how each is used). */
+export const REPORT_STATISTICS = ['recipients', 'delivered', 'opens_unique', 'clicks_unique', 'conversions', 'conversion_value'] as const;
+
+const errorBody = z.object({ errors: z.array(z.object({ code: z.string().optional(), detail: z.string().optional() })) });
+
+/** Klaviyo's answer read the way its docs describe: 429 with Retry-After, 401 bad key, 403 missing scope. */
+export function classifyKlaviyo(response: PlatformResponse): Verdict | undefined {
+  if (response.status === 401) {
+    return { kind: 'auth', reason: 'Klaviyo refused the private API key: it was revoked, deleted or mistyped. Create a new private key and reconnect.' };
+  }
+  if (response.status === 403) {
+    return {
+      kind: 'auth',
+      reason: 'The Klaviyo private key lacks a permission we need (read access to accounts, campaigns and metrics). Give the key those scopes and reconnect.',
+    };
+  }
+  if (response.status === 429) {
+    let detail = 'throttled';
+    try {
+      detail = errorBody.parse(JSON.parse(response.text)).errors[0]?.detail ?? detail;
+    } catch {
+      // the status alone says enough
+    }
+    return { kind: 'retry', reason: `rate limited (429): ${detail}`, afterMs: retryAfterMs(response.headers) ?? undefined };
+  }
+  return undefined;
+}
+
+export class KlaviyoClient {
+  private readonly http: PlatformHttp;
+  private readonly baseUrl: string;
+  private readonly headers: Record<string, string>;
+
+  constructor(ctx: ConnectorContext, revision: string = KLAVIYO_REVISION) {
+    const apiKey = ctx.credentials.apiKey?.trim();
+    if (!apiKey) throw new ConnectorAuthError(KLAVIYO_PLATFORM, 'No Klaviyo private API key is stored for this connection. Reconnect with a private key.');
+    this.http = ctx.http.with({ classify: (response) => classifyKlaviyo(response) ?? defaultVerdict(response) });
+    this.baseUrl = ctx.baseUrl.replace(/\/+$/, '');
+    this.headers = { authorization: `Klaviyo-API-Key ${apiKey}`, revision, accept: JSON_API };
+  }
+
+  async account(): Promise<KlaviyoAccount> {
+    const { data } = await this.http.json(`${this.baseUrl}/accounts`, accountsPage, { headers: this.headers });
+    const account = data.data[0];
+    if (!account) throw new ConnectorAuthError(KLAVIYO_PLATFORM, 'Klaviyo returned no account for this private key.');
+    return account;
+  }
+
+  /** One page of the account's metrics; `pageCursor` from the previous page's links.next. */
+  async metricsPage(pageCursor: string | null): Promise<{ metrics: KlaviyoMetric[]; nextPageCursor: string | null }> {
+    const { data } = await this.http.json(`${this.baseUrl}/metrics`, metricsPage, {
+      headers: this.headers,
+      query: { 'fields[metric]': 'name', 'page[cursor]': pageCursor ?? undefined },
+    });
+    return { metrics: data.data, nextPageCursor: queryParamOf(data.links?.next, 'page[cursor]') };
+  }
+
+  /** One page of e-mail campaigns (Klaviyo requires the channel filter). */
+  async campaignsPage(pageCursor: string | null): Promise<{ campaigns: KlaviyoCampaign[]; nextPageCursor: string | null }> {
+    const { data } = await this.http.json(`${this.baseUrl}/campaigns`, campaignsPage, {
+      headers: this.headers,
+      query: {
+        filter: "equals(messages.channel,'email')",
+        'fields[campaign]': 'name,status,send_time,scheduled_at',
+        'page[cursor]': pageCursor ?? undefined,
+      },
+    });
+    return { campaigns: data.data, nextPageCursor: queryParamOf(data.links?.next, 'page[cursor]') };
+  }
+
+  /**
+   * One page of campaign statistics for campaigns sent in [start, end]. Klaviyo reads start/end in
+   * the account's timezone and allows at most one year per report.
+   */
+  async campaignValuesPage(
+    request: { start: string; end: string; conversionMetricId: string },
+    pageCursor: string | null,
+  ): Promise<{ results: KlaviyoReportResult[]; nextPageCursor: string | null }> {
+    const { data } = await this.http.json(`${this.baseUrl}/campaign-values-reports`, campaignValuesResponse, {
+      method: 'POST',
+      headers: { ...this.headers, 'content-type': JSON_API },
+      query: { page_cursor: pageCursor ?? undefined },
+      json: {
+        data: {
+          type: 'campaign-values-report',
+          attributes: {
+            statistics: REPORT_STATISTICS,
+            timeframe: { start: request.start, end: request.end },
+            conversion_metric_id: request.conversionMetricId,
+            filter: 'equals(send_channel,"email")',
+          },
+        },
+      },
+    });
+    return { results: data.data.attributes.results, nextPageCursor: queryParamOf(data.links?.next, 'page_cursor') };
+  }
+}
+
+const links = z.object({ next: z.string().nullish() }).optional();
+
+const account = z.object({
+  id: z.string(),
+  attributes: z.object({
+    contact_information: z.object({ organization_name: z.string().nullish() }).nullish(),
+    timezone: z.string().nullish(),
+    preferred_currency: z.string().nullish(),
+  }),
+});
+export type KlaviyoAccount = z.infer<typeof account>;
+const accountsPage = z.object({ data: z.array(account) });
+
+const metric = z.object({ id: z.string(), attributes: z.object({ name: z.string() }) });
+export type KlaviyoMetric = z.infer<typeof metric>;
+const metricsPage = z.object({ data: z.array(metric), links });
+
+const campaign = z.object({
+  id: z.string(),
+  attributes: z.object({
+    name: z.string(),
+    status: z.string().nullish(),
+    send_time: z.string().nullish(),
+    scheduled_at: z.string().nullish(),
+  }),
+});
+export type KlaviyoCampaign = z.infer<typeof campaign>;
+const campaignsPage = z.object({ data: z.array(campaign), links });
+
+const count = z.number().nonnegative().nullish();
+const reportResult = z.object({
+  groupings: z.object({ campaign_id: z.string(), send_channel: z.string().nullish(), campaign_message_id: z.string().nullish() }),
+  statistics: z.object({
+    recipients: count,
+    delivered: count,
+    opens_unique: count,
+    clicks_unique: count,
+    conversions: count,
+    conversion_value: z.number().nullish(),
+  }),
+});
+export type KlaviyoReportResult = z.infer<typeof reportResult>;
+const campaignValuesResponse = z.object({
+  data: z.object({ attributes: z.object({ results: z.array(reportResult) }) }),
+  links,
+});

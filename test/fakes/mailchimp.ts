@@ -1,0 +1,186 @@
+import { FakeServer, seededRandom, type FakeRequest, type FakeResponse } from './fake-server.ts';
+
+// Mailchimp Marketing API 3.0 as platform-apis.md 8 describes it: Basic (or Bearer) auth with the
+// API key, GET /3.0/ (the account) and GET /3.0/reports with count/offset/total_items and
+// since_send_time/before_send_time, problem+json errors, 429 above 10 simultaneous connections
+// (no rate-limit headers) and, on request, a bare 403 like Mailchimp under heavy load.
+// Reports are made lazily from the seed, sorted by send time: report i goes out on day
+// floor(i * days / reports) of the data range.
+
+export interface MailchimpFakeOptions {
+  seed?: number;
+  reports?: number;
+  apiKey?: string;
+  start?: string;
+  days?: number;
+  currency?: string;
+  accountName?: string;
+  /** Milliseconds each answer takes (so simultaneous connections overlap). */
+  latencyMs?: number;
+  maxConcurrent?: number;
+}
+
+export interface MailchimpFakeReport {
+  id: string;
+  campaign_title: string;
+  type: string;
+  list_id: string;
+  subject_line: string;
+  send_time: string;
+  emails_sent: number;
+  abuse_reports: number;
+  unsubscribed: number;
+  opens: { opens_total: number; unique_opens: number; open_rate: number };
+  clicks: { clicks_total: number; unique_clicks: number; unique_subscriber_clicks: number; click_rate: number };
+  ecommerce: { total_orders: number; total_spent: number; total_revenue: number; currency_code: string };
+}
+
+function problem(status: number, title: string, detail: string): FakeResponse {
+  return { status, headers: { 'content-type': 'application/problem+json' }, body: { type: 'https://mailchimp.com/developer/marketing/docs/errors/', title, status, detail, instance: `fake-${status}-${title.length}` } };
+}
+
+export class MailchimpFake extends FakeServer {
+  readonly options: Required<MailchimpFakeOptions>;
+  /** The most simultaneous requests seen. */
+  maxInFlight = 0;
+  private inFlight = 0;
+  private revoked = false;
+  private bare403Remaining = 0;
+  private readonly overrides = new Map<string, Partial<MailchimpFakeReport>>();
+
+  constructor(options: MailchimpFakeOptions = {}) {
+    super();
+    this.options = {
+      seed: 1,
+      reports: 250,
+      apiKey: '0123456789abcdef0123456789abcdef-us21',
+      start: '2025-01-01',
+      days: 365,
+      currency: 'USD',
+      accountName: 'Fake Outdoor Co',
+      latencyMs: 0,
+      maxConcurrent: 10,
+      ...options,
+    };
+    this.route('GET', '/3.0/', (request) => this.guard(request, () => ({ body: { account_id: '8d3a3db4d97663a9074efcc16', login_id: '12345', account_name: this.options.accountName, email: 'owner@example.com' } })));
+    this.route('GET', '/3.0/reports', (request) => this.guard(request, () => this.reportsPage(request)));
+  }
+
+  get apiUrl(): string {
+    return `${this.url}/3.0`;
+  }
+
+  revokeKey(): void {
+    this.revoked = true;
+  }
+
+  /** The next `times` requests get a bare 403 with an empty body. */
+  shedLoadWithBare403(times = 1): void {
+    this.bare403Remaining += times;
+  }
+
+  updateReport(id: string, changes: Partial<MailchimpFakeReport>): void {
+    this.overrides.set(id, { ...this.overrides.get(id), ...changes });
+  }
+
+  report(index: number): MailchimpFakeReport {
+    const random = seededRandom(this.options.seed * 999_983 + index * 104_729);
+    const id = (0x4269_4e9e57 + index * 7_919).toString(16).padStart(10, '0').slice(-10);
+    const dayOffset = Math.floor((index * this.options.days) / this.options.reports);
+    const sendTime = new Date(Date.parse(`${this.options.start}T00:00:00Z`) + dayOffset * 86_400_000 + Math.floor(random() * 86_400) * 1000);
+    const sent = 200 + Math.floor(random() * 9800);
+    const uniqueOpens = Math.floor(sent * (0.15 + random() * 0.35));
+    const uniqueSubscriberClicks = Math.floor(uniqueOpens * (0.05 + random() * 0.25));
+    const orders = Math.floor(random() * 25);
+    const revenueCents = Math.floor(orders * (1500 + random() * 9000));
+    return {
+      id,
+      campaign_title: index % 11 === 4 ? '' : `Newsletter ${index + 1}`,
+      type: 'regular',
+      list_id: '1a2b3c4d5e',
+      subject_line: `Subject ${index + 1}`,
+      send_time: sendTime.toISOString().replace('.000Z', '+00:00'),
+      emails_sent: sent,
+      abuse_reports: 0,
+      unsubscribed: Math.floor(random() * 10),
+      opens: { opens_total: uniqueOpens + Math.floor(random() * uniqueOpens), unique_opens: uniqueOpens, open_rate: uniqueOpens / sent },
+      clicks: { clicks_total: uniqueSubscriberClicks * 2, unique_clicks: uniqueSubscriberClicks + 3, unique_subscriber_clicks: uniqueSubscriberClicks, click_rate: uniqueSubscriberClicks / sent },
+      ecommerce: { total_orders: orders, total_spent: (revenueCents + orders * 499) / 100, total_revenue: revenueCents / 100, currency_code: this.options.currency },
+      ...this.overrides.get(id),
+    };
+  }
+
+  /** The rows a connector should produce for reports sent in [since, until), UTC days. */
+  expectedRows(since: Date, until: Date) {
+    const rows = [];
+    for (let index = 0; index < this.options.reports; index++) {
+      const report = this.report(index);
+      const time = Date.parse(report.send_time);
+      if (time < since.getTime() || time >= until.getTime()) continue;
+      rows.push({
+        campaignId: report.id,
+        day: report.send_time.slice(0, 10),
+        campaignName: report.campaign_title || report.subject_line,
+        sends: report.emails_sent,
+        opens: report.opens.unique_opens,
+        clicks: report.clicks.unique_subscriber_clicks,
+        attributedOrders: report.ecommerce.total_orders,
+        attributedRevenueMinor: Math.round(report.ecommerce.total_revenue * 100),
+      });
+    }
+    return rows;
+  }
+
+  private async guard(request: FakeRequest, answer: () => FakeResponse): Promise<FakeResponse> {
+    this.inFlight++;
+    this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
+    try {
+      if (this.options.latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, this.options.latencyMs));
+      if (this.inFlight > this.options.maxConcurrent) return problem(429, 'Too Many Requests', 'You have exceeded the limit of 10 simultaneous connections.');
+      const fault = this.takeFault(request);
+      if (fault === 'rate_limit') return problem(429, 'Too Many Requests', 'You have exceeded the limit of 10 simultaneous connections.');
+      if (fault === 'server_error') return problem(503, 'Service Unavailable', 'Mailchimp is temporarily unavailable.');
+      if (fault === 'malformed') return { status: 200, body: { reports: [{ id: 42, send_time: null }], total_items: 'many' } };
+      if (this.bare403Remaining > 0) {
+        this.bare403Remaining--;
+        return { status: 403, body: '' };
+      }
+      if (fault === 'expired_token' || fault === 'revoked' || this.revoked || !this.authorized(request)) {
+        return problem(401, 'API Key Invalid', "Your API key may be invalid, or you've attempted to access the wrong datacenter.");
+      }
+      return answer();
+    } finally {
+      this.inFlight--;
+    }
+  }
+
+  private authorized(request: FakeRequest): boolean {
+    const header = request.headers.authorization ?? '';
+    if (header.startsWith('Bearer ')) return header.slice(7) === this.options.apiKey;
+    if (!header.startsWith('Basic ')) return false;
+    const decoded = Buffer.from(header.slice(6), 'base64').toString('utf8');
+    return decoded.slice(decoded.indexOf(':') + 1) === this.options.apiKey;
+  }
+
+  private reportsPage(request: FakeRequest): FakeResponse {
+    const count = Number(request.query.get('count') ?? 10);
+    const offset = Number(request.query.get('offset') ?? 0);
+    if (!Number.isInteger(count) || count < 1 || count > 1000 || !Number.isInteger(offset) || offset < 0) return problem(400, 'Invalid Resource', 'count must be 1..1000 and offset >= 0.');
+    const since = request.query.get('since_send_time');
+    const before = request.query.get('before_send_time');
+    const sinceTime = since ? Date.parse(since) : -Infinity;
+    const beforeTime = before ? Date.parse(before) : Infinity;
+    if (Number.isNaN(sinceTime) || Number.isNaN(beforeTime)) return problem(400, 'Invalid Resource', 'since_send_time/before_send_time must be ISO 8601.');
+    const matching: MailchimpFakeReport[] = [];
+    for (let index = 0; index < this.options.reports; index++) {
+      const report = this.report(index);
+      const time = Date.parse(report.send_time);
+      if (time >= sinceTime && time < beforeTime) matching.push(report);
+    }
+    return { body: { reports: matching.slice(offset, offset + count), total_items: matching.length, _links: [] } };
+  }
+}
+
+export async function startMailchimpFake(options: MailchimpFakeOptions = {}): Promise<MailchimpFake> {
+  return new MailchimpFake(options).start();
+}
