@@ -9,6 +9,9 @@ import { ConnectorAuthError, ConnectorRequestError, MalformedResponseError } fro
 export interface PlatformResponse {
   status: number;
   headers: Headers;
+  /** The body as sent (ZIP reports and other binary downloads). */
+  bytes: Buffer;
+  /** The body decoded as UTF-8. */
   text: string;
   /** The body as JSON; throws MalformedResponseError when it is not JSON. */
   json(): unknown;
@@ -82,10 +85,13 @@ export function defaultVerdict(response: PlatformResponse): Verdict {
   return { kind: 'fail', reason: `unexpected status ${status}: ${response.text.slice(0, 200)}` };
 }
 
-function responseOf(platform: string, status: number, headers: Headers, text: string): PlatformResponse {
+/** An answer as connectors read it (also how tests hand a classifier a made-up answer). */
+export function platformResponse(platform: string, status: number, headers: Headers, bytes: Buffer): PlatformResponse {
+  const text = bytes.toString('utf8');
   return {
     status,
     headers,
+    bytes,
     text,
     json() {
       try {
@@ -142,7 +148,7 @@ export class PlatformHttp {
       try {
         const signal = AbortSignal.any([AbortSignal.timeout(this.options.timeoutMs), ...(this.options.signal ? [this.options.signal] : [])]);
         const answer = await this.options.fetch(target, { method: request.method ?? (body === undefined ? 'GET' : 'POST'), headers, body, signal });
-        response = responseOf(this.platform, answer.status, answer.headers, await answer.text());
+        response = platformResponse(this.platform, answer.status, answer.headers, Buffer.from(await answer.arrayBuffer()));
         verdict = this.options.classify?.(response) ?? defaultVerdict(response);
       } catch (error) {
         if (this.options.signal?.aborted) throw this.options.signal.reason;

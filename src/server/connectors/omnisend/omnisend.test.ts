@@ -5,6 +5,7 @@ import { runWindow, testContext, utcWindow } from '../email-shared/test-support.
 import { classifyOmnisend, type OmnisendCampaign } from './client.ts';
 import { omnisendConnector } from './index.ts';
 import { campaignToEmailMetric } from './map.ts';
+import { platformAnswer } from '../../../../test/fakes/platform-answer.ts';
 
 let fake: OmnisendFake;
 const year = utcWindow('2025-01-01', '2026-01-01');
@@ -35,7 +36,7 @@ describe('omnisend map', () => {
   });
 
   it('reads retryAfter from a 2026-03-15 rate-limit problem and backs off without one', () => {
-    const response = (text: string) => ({ status: 429, headers: new Headers(), text, json: () => JSON.parse(text) });
+    const response = (text: string) => platformAnswer(429, text);
     expect(classifyOmnisend(response('{"title":"Too Many Requests","status":429,"retryAfter":60}'))).toMatchObject({ kind: 'retry', afterMs: 60_000 });
     expect(classifyOmnisend(response('{"title":"Too Many Requests","status":429}'))).toMatchObject({ kind: 'retry', afterMs: undefined });
   });

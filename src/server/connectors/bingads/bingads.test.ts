@@ -1,0 +1,228 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startBingAdsFake, zipArchive, type BingAdsFake } from '../../../../test/fakes/bingads.ts';
+import { ConnectorAuthError, ConnectorRequestError, MalformedResponseError, type ConnectorContext, type ConnectorCredentials, type OAuthSettings, type SyncWindow } from '../connector.ts';
+import { PlatformHttp } from '../http.ts';
+import type { IngestAdMetric } from '../../modules/commerce/ingest.ts';
+import { bingVerdict, customerManagementRoot, CAMPAIGN_REPORT_COLUMNS } from './client.ts';
+import { parseCsv, reportRecords } from './csv-report.ts';
+import { bingadsConnector } from './index.ts';
+import { mapCampaignRow } from './map.ts';
+import { readZip } from './zip.ts';
+import { platformAnswer } from '../../../../test/fakes/platform-answer.ts';
+
+const connector = bingadsConnector;
+const BACKFILL: SyncWindow = { since: new Date('2026-01-01T00:00:00Z'), until: new Date('2026-03-01T00:00:00Z') };
+
+let fake: BingAdsFake;
+beforeAll(async () => {
+  fake = await startBingAdsFake({ seed: 3, campaigns: 8, pollsBeforeReady: 2 });
+});
+afterAll(() => fake.close());
+
+function contextWith(credentials: ConnectorCredentials, waits: number[] = []): ConnectorContext {
+  return {
+    baseUrl: fake.url,
+    credentials,
+    http: new PlatformHttp({ platform: 'bingads', sleep: async (ms) => void waits.push(ms), maxAttempts: 4 }),
+    store: { timezone: 'UTC', currency: 'USD' },
+  };
+}
+
+async function readAll(ctx: ConnectorContext, window: SyncWindow) {
+  const rows: IngestAdMetric[] = [];
+  let cursor: string | null = null;
+  let batches = 0;
+  do {
+    const batch = await connector.fetchBatch(ctx, window, cursor);
+    rows.push(...(batch.adMetrics ?? []));
+    cursor = batch.nextCursor;
+    batches++;
+  } while (cursor);
+  return { rows, batches };
+}
+
+const settings = (): OAuthSettings => ({
+  clientId: fake.auth.clientId,
+  clientSecret: fake.auth.clientSecret,
+  redirectUri: 'http://127.0.0.1:9/integrations/bingads/callback',
+  authorizeBaseUrl: fake.url,
+});
+
+describe('bingads connector against the fake', () => {
+  it('backfills the window with one report per 31 days: submit, poll while pending, download the ZIP', async () => {
+    const waits: number[] = [];
+    const { rows, batches } = await readAll(contextWith(fake.connectedCredentials(), waits), BACKFILL);
+    const expected = fake.expectedTotals('2026-01-01', '2026-02-28');
+    expect(batches).toBe(2);
+    expect(waits).toHaveLength(4);
+    expect(rows).toHaveLength(expected.rows);
+    expect(new Set(rows.map((row) => `${row.campaignId}|${row.day}`)).size).toBe(rows.length);
+    const spendByDay: Record<string, number> = {};
+    for (const row of rows) spendByDay[row.day] = (spendByDay[row.day] ?? 0) + row.spendMinor;
+    expect(spendByDay).toEqual(expected.spendMinorByDay);
+    expect(rows[0]).toMatchObject({ platform: 'bingads', accountId: '123456789', currency: 'USD' });
+    const submit = fake.requests.find((request) => request.path.endsWith('/GenerateReport/Submit'))!;
+    expect(submit.headers).toMatchObject({ developertoken: 'FAKEDEVTOKEN123', customerid: '170000001', customeraccountid: '123456789' });
+    expect(JSON.parse(submit.rawBody).ReportRequest).toMatchObject({ Type: 'CampaignPerformanceReportRequest', Aggregation: 'Daily', Format: 'Csv', Time: { CustomDateRangeStart: { Day: 1, Month: 1, Year: 2026 }, CustomDateRangeEnd: { Day: 31, Month: 1, Year: 2026 } } });
+    const download = fake.requests.find((request) => request.path === '/ReportDownload/Download.aspx')!;
+    expect(download.headers.authorization).toBeUndefined();
+  });
+
+  it('reads only the days of an incremental window, with changes made since', async () => {
+    const window = { since: new Date('2026-02-20T00:00:00Z'), until: new Date('2026-02-22T00:00:00Z') };
+    const ctx = contextWith(fake.connectedCredentials());
+    const before = await readAll(ctx, window);
+    expect(new Set(before.rows.map((row) => row.day))).toEqual(new Set(['2026-02-20', '2026-02-21']));
+    const target = before.rows[1]!;
+    fake.updateMetric(target.campaignId, target.day, { spendMinor: 123_456, conversions: 2.5 });
+    const after = await readAll(ctx, window);
+    expect(after.rows.find((row) => row.campaignId === target.campaignId && row.day === target.day)).toMatchObject({ spendMinor: 123_456, conversions: 2.5 });
+  });
+
+  it('returns the same rows when a batch is replayed with the same cursor', async () => {
+    const ctx = contextWith(fake.connectedCredentials());
+    const first = await connector.fetchBatch(ctx, BACKFILL, null);
+    const second = await connector.fetchBatch(ctx, BACKFILL, first.nextCursor);
+    const replay = await connector.fetchBatch(ctx, BACKFILL, first.nextCursor);
+    expect(replay).toEqual(second);
+    expect(second.nextCursor).toBeNull();
+  });
+
+  it('returns no rows when Microsoft answers Success without a download URL', async () => {
+    const window = { since: new Date('2026-01-05T00:00:00Z'), until: new Date('2026-01-06T00:00:00Z') };
+    for (let index = 0; index < 8; index++) {
+      const campaignId = String(555_000_111 + index);
+      fake.updateMetric(campaignId, '2026-01-05', null);
+    }
+    await expect(connector.fetchBatch(contextWith(fake.connectedCredentials()), window, null)).resolves.toMatchObject({ adMetrics: [], nextCursor: null });
+  });
+
+  it('retries fault 207 (too many reports), internal errors and a failed download', async () => {
+    const waits: number[] = [];
+    fake.injectFault('rate_limit', { pathIncludes: '/Submit' });
+    fake.injectFault('server_error', { pathIncludes: '/Submit' });
+    fake.injectFault('server_error', { pathIncludes: '/ReportDownload' });
+    const batch = await connector.fetchBatch(contextWith(fake.connectedCredentials(), waits), BACKFILL, null);
+    expect(batch.adMetrics!.length).toBeGreaterThan(0);
+    expect(waits).toHaveLength(2 + 2 + 1);
+  });
+
+  it('raises MalformedResponseError for a malformed answer or a download that is not a ZIP', async () => {
+    fake.injectFault('malformed', { pathIncludes: '/Poll' });
+    await expect(connector.fetchBatch(contextWith(fake.connectedCredentials()), BACKFILL, null)).rejects.toThrow(MalformedResponseError);
+    fake.injectFault('malformed', { pathIncludes: '/ReportDownload' });
+    await expect(connector.fetchBatch(contextWith(fake.connectedCredentials()), BACKFILL, null)).rejects.toThrow(/not a ZIP archive|damaged ZIP/);
+  });
+
+  it('turns expired and revoked tokens into ConnectorAuthError, and a refresh after revocation too', async () => {
+    const credentials = fake.connectedCredentials();
+    fake.injectFault('expired_token', { pathIncludes: '/Submit' });
+    const expired = await connector.fetchBatch(contextWith(credentials), BACKFILL, null).catch((caught: unknown) => caught);
+    expect((expired as ConnectorAuthError).reason).toMatch(/access token has expired/);
+    const refreshed = await connector.oauth!.refresh!(contextWith(credentials), settings());
+    expect(refreshed.refreshToken).not.toBe(credentials.refreshToken);
+    await expect(connector.verify(contextWith(refreshed))).resolves.toMatchObject({ accountId: '123456789' });
+
+    fake.revokeToken();
+    const revoked = await connector.fetchBatch(contextWith(refreshed), BACKFILL, null).catch((caught: unknown) => caught);
+    expect((revoked as ConnectorAuthError).reason).toMatch(/refused the credentials/);
+    const refreshError = await connector.oauth!.refresh!(contextWith(refreshed), settings()).catch((caught: unknown) => caught);
+    expect((refreshError as ConnectorAuthError).reason).toMatch(/revoked or has expired/);
+  });
+
+  it('gives up with ConnectorRequestError when a report stays pending through every poll', async () => {
+    fake.pollsBeforeReady = 1_000;
+    const waits: number[] = [];
+    try {
+      const error = await connector.fetchBatch(contextWith(fake.connectedCredentials(), waits), BACKFILL, null).catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(ConnectorRequestError);
+      expect((error as ConnectorRequestError).detail).toMatch(/still being generated/);
+      expect(waits).toHaveLength(29);
+      expect(Math.max(...waits)).toBeLessThanOrEqual(30_000);
+    } finally {
+      fake.pollsBeforeReady = 2;
+    }
+  });
+
+  it('verifies the account with its name and currency', async () => {
+    await expect(connector.verify(contextWith(fake.connectedCredentials()))).resolves.toEqual({ accountId: '123456789', accountName: 'Fake Store – Microsoft', currency: 'USD' });
+  });
+
+  it('gives the account performance report as source totals', async () => {
+    const totals = await connector.sourceTotals!(contextWith(fake.connectedCredentials()), BACKFILL);
+    expect(Object.fromEntries(totals.map((total) => [total.day, total.spendMinor]))).toEqual(fake.expectedTotals('2026-01-01', '2026-02-28').spendMinorByDay);
+  });
+
+  it('connects through the consent page, the code exchange (with the user lookup) and a refresh', async () => {
+    const url = new URL(connector.oauth!.authorizeUrl(settings(), 'st-1', {}));
+    expect(url.pathname).toBe('/common/oauth2/v2.0/authorize');
+    expect(Object.fromEntries(url.searchParams)).toMatchObject({
+      client_id: fake.auth.clientId,
+      redirect_uri: settings().redirectUri,
+      scope: 'https://ads.microsoft.com/msads.manage offline_access',
+      state: 'st-1',
+      response_type: 'code',
+    });
+    const page = await (await fetch(url)).text();
+    expect(page).toContain('StorePulse (fake)');
+    const allow = new URL(/id="allow" role="button" href="([^"]+)"/.exec(page)![1]!.replaceAll('&#38;', '&'));
+    expect(allow.searchParams.get('state')).toBe('st-1');
+    const credentials = await connector.oauth!.exchangeCode(contextWith({}), settings(), allow.searchParams.get('code')!, { developerToken: 'FAKEDEVTOKEN123', accountId: '987654321' });
+    expect(credentials).toMatchObject({ customerId: '170000001', accountId: '987654321', developerToken: 'FAKEDEVTOKEN123' });
+    expect(credentials.refreshToken && credentials.expiresAt).toBeTruthy();
+    await expect(connector.oauth!.exchangeCode(contextWith({}), settings(), 'made-up', { developerToken: 'FAKEDEVTOKEN123' })).rejects.toThrow(ConnectorAuthError);
+    await expect(connector.oauth!.exchangeCode(contextWith({}), settings(), 'x', {})).rejects.toThrow(/developer token/);
+  });
+});
+
+describe('bingads report parsing and mapping', () => {
+  // The CSV of platform-apis.md §5.2 step 3, with the header block and footer Microsoft can add.
+  const documentedCsv = [
+    '\uFEFF"Report Name: daily-campaign"',
+    '"Report Time: 1/1/2026,1/31/2026"',
+    '',
+    '"TimePeriod","AccountId","CampaignId","CampaignName","CurrencyCode","Impressions","Clicks","Spend","Conversions","Revenue"',
+    '"2026-01-15","123456789","555000111","Brand - Exact","USD","5000","120","250.00","15","750.00"',
+    '"2026-01-15","123456789","555000112","Say ""hi"", world","USD","0","0","0.00","0.00","0.00"',
+    '',
+    '"©2026 Microsoft Corporation. All rights reserved. "',
+  ].join('\r\n');
+
+  it('reads the rows between the column header and the footer', () => {
+    const rows = reportRecords(documentedCsv, CAMPAIGN_REPORT_COLUMNS);
+    expect(rows).toHaveLength(2);
+    expect(rows[1]!.CampaignName).toBe('Say "hi", world');
+    expect(mapCampaignRow(rows[0]!)).toEqual({
+      platform: 'bingads',
+      accountId: '123456789',
+      campaignId: '555000111',
+      day: '2026-01-15',
+      campaignName: 'Brand - Exact',
+      currency: 'USD',
+      impressions: 5000,
+      clicks: 120,
+      spendMinor: 25000,
+      conversions: 15,
+      conversionValueMinor: 75000,
+    });
+    expect(parseCsv('a,"b\nc",d\r\n')).toEqual([['a', 'b\nc', 'd']]);
+    expect(() => reportRecords('"Nope"\r\n', CAMPAIGN_REPORT_COLUMNS)).toThrow(MalformedResponseError);
+    expect(() => mapCampaignRow({ ...rows[0]!, TimePeriod: '2026-01-15|13' })).toThrow(MalformedResponseError);
+  });
+
+  it('opens a ZIP archive and refuses what is not one', () => {
+    const zip = zipArchive([{ name: 'report.csv', content: Buffer.from(documentedCsv) }]);
+    expect(readZip(zip, 'bingads')).toEqual([{ name: 'report.csv', content: Buffer.from(documentedCsv) }]);
+    expect(() => readZip(Buffer.from('hello, not a zip at all, really not'), 'bingads')).toThrow(MalformedResponseError);
+  });
+
+  it('reads the documented faults', () => {
+    const response = (status: number, body: unknown) => platformAnswer(status, body);
+    const faultOf = (Code: number, ErrorCode: string) => ({ OperationErrors: [{ Code, ErrorCode, Message: 'm' }], BatchErrors: [], Type: 'ApiFaultDetail' });
+    expect(bingVerdict(response(400, faultOf(117, 'CallRateExceeded')))).toMatchObject({ kind: 'retry', afterMs: 60_000 });
+    expect(bingVerdict(response(400, faultOf(207, 'ConcurrentRequestOverLimit')))).toMatchObject({ kind: 'retry' });
+    expect(bingVerdict(response(401, faultOf(105, 'InvalidCredentials')))).toMatchObject({ kind: 'auth' });
+    expect(bingVerdict(response(400, faultOf(100, 'NullRequest')))).toMatchObject({ kind: 'fail' });
+    expect(customerManagementRoot('https://reporting.api.bingads.microsoft.com/')).toBe('https://clientcenter.api.bingads.microsoft.com');
+  });
+});

@@ -1,0 +1,336 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { crc32, deflateRawSync } from 'node:zlib';
+import { AdDataSet, bearerToken, consentPage, FakeTokenAuthority, formOf, minorToDecimal, redirectWith } from './ads-common.ts';
+import { FakeServer, type FakeRequest, type FakeResponse } from './fake-server.ts';
+
+// Microsoft Advertising fake: the identity platform's authorize/token endpoints, Customer Management
+// (User/Query, Account/Query) and the Reporting REST flow (GenerateReport/Submit, /Poll), with the
+// report served as a real ZIP holding one CSV from a separate download host, as Microsoft does.
+// Faults come as Microsoft's ApiFaultDetail bodies (207 ConcurrentRequestOverLimit, 109 expired token...).
+
+export interface BingAdsFakeOptions {
+  seed?: number;
+  campaigns?: number;
+  customerId?: string;
+  accountId?: string;
+  accountName?: string;
+  currency?: string;
+  developerToken?: string;
+  /** How many polls answer Pending before a report is ready. */
+  pollsBeforeReady?: number;
+}
+
+export interface ReportJob {
+  type: string;
+  columns: string[];
+  from: string;
+  to: string;
+  excludeHeader: boolean;
+  excludeFooter: boolean;
+  excludeColumnHeaders: boolean;
+  pollsLeft: number;
+}
+
+function fault(code: number, errorCode: string, message: string, type = 'ApiFaultDetail'): Record<string, unknown> {
+  return { OperationErrors: [{ Code: code, Details: null, ErrorCode: errorCode, Message: message }], BatchErrors: [], TrackingId: 'fake-tracking-id', Type: type };
+}
+
+/** A ZIP archive with deflated entries (APPNOTE.TXT: local headers, central directory, end record). */
+export function zipArchive(files: { name: string; content: Buffer }[]): Buffer {
+  const locals: Buffer[] = [];
+  const centrals: Buffer[] = [];
+  let offset = 0;
+  for (const file of files) {
+    const name = Buffer.from(file.name, 'utf8');
+    const data = deflateRawSync(file.content);
+    const crc = crc32(file.content);
+    const local = Buffer.alloc(30);
+    local.writeUInt32LE(0x04034b50, 0);
+    local.writeUInt16LE(20, 4);
+    local.writeUInt16LE(0x0800, 6);
+    local.writeUInt16LE(8, 8);
+    local.writeUInt32LE(crc, 14);
+    local.writeUInt32LE(data.length, 18);
+    local.writeUInt32LE(file.content.length, 22);
+    local.writeUInt16LE(name.length, 26);
+    const central = Buffer.alloc(46);
+    central.writeUInt32LE(0x02014b50, 0);
+    central.writeUInt16LE(20, 4);
+    central.writeUInt16LE(20, 6);
+    central.writeUInt16LE(0x0800, 8);
+    central.writeUInt16LE(8, 10);
+    central.writeUInt32LE(crc, 16);
+    central.writeUInt32LE(data.length, 20);
+    central.writeUInt32LE(file.content.length, 24);
+    central.writeUInt16LE(name.length, 28);
+    central.writeUInt32LE(offset, 42);
+    locals.push(local, name, data);
+    centrals.push(central, name);
+    offset += local.length + name.length + data.length;
+  }
+  const centralSize = centrals.reduce((sum, part) => sum + part.length, 0);
+  const end = Buffer.alloc(22);
+  end.writeUInt32LE(0x06054b50, 0);
+  end.writeUInt16LE(files.length, 8);
+  end.writeUInt16LE(files.length, 10);
+  end.writeUInt32LE(centralSize, 12);
+  end.writeUInt32LE(offset, 16);
+  return Buffer.concat([...locals, ...centrals, end]);
+}
+
+const quote = (value: string | number) => `"${String(value).replaceAll('"', '""')}"`;
+
+export class BingAdsFake extends FakeServer {
+  readonly data: AdDataSet;
+  readonly auth: FakeTokenAuthority;
+  readonly customerId: string;
+  readonly accountId: string;
+  readonly accountName: string;
+  readonly developerToken: string;
+  readonly appName = 'StorePulse (fake)';
+  pollsBeforeReady: number;
+  /** Where reports are downloaded from: another host, as Microsoft's download URLs are. */
+  downloadUrl = '';
+  private readonly jobs = new Map<string, ReportJob>();
+  private downloads: Server | null = null;
+  private nextJob = 30_000_001_234_567;
+
+  constructor(options: BingAdsFakeOptions = {}) {
+    super();
+    this.data = new AdDataSet({ seed: options.seed, campaigns: options.campaigns, currency: options.currency, campaignIdBase: 555_000_111n });
+    this.auth = new FakeTokenAuthority({ clientId: '00000000-fake-4000-8000-000000000001', accessTokenSeconds: 3600 });
+    this.customerId = options.customerId ?? '170000001';
+    this.accountId = options.accountId ?? '123456789';
+    this.accountName = options.accountName ?? 'Fake Store – Microsoft';
+    this.developerToken = options.developerToken ?? 'FAKEDEVTOKEN123';
+    this.pollsBeforeReady = options.pollsBeforeReady ?? 1;
+
+    this.route('GET', '/common/oauth2/v2.0/authorize', (request) => this.consent(request));
+    this.route('POST', '/common/oauth2/v2.0/token', (request) => this.token(request));
+    this.route('POST', '/CustomerManagement/:version/User/Query', (request) => this.guarded(request, false, () => this.userQuery()));
+    this.route('POST', '/CustomerManagement/:version/Account/Query', (request) => this.guarded(request, true, () => this.accountQuery(request)));
+    this.route('POST', '/Reporting/:version/GenerateReport/Submit', (request) => this.guarded(request, true, () => this.submit(request)));
+    this.route('POST', '/Reporting/:version/GenerateReport/Poll', (request) => this.guarded(request, true, () => this.poll(request)));
+  }
+
+  override async start(port = 0): Promise<this> {
+    await super.start(port);
+    this.downloads = createServer((incoming, outgoing) => {
+      const url = new URL(incoming.url ?? '/', 'http://download.local');
+      const request: FakeRequest = { method: 'GET', path: url.pathname, query: url.searchParams, headers: incoming.headers, rawBody: '', body: undefined, params: {} };
+      this.requests.push({ method: 'GET', path: url.pathname, query: url.search, headers: incoming.headers, rawBody: '' });
+      const { status, contentType, body } = this.download(request);
+      outgoing.writeHead(status, { 'content-type': contentType });
+      outgoing.end(body);
+    });
+    await new Promise<void>((resolve) => this.downloads!.listen(0, '127.0.0.1', resolve));
+    this.downloadUrl = `http://127.0.0.1:${(this.downloads.address() as AddressInfo).port}`;
+    return this;
+  }
+
+  override async close(): Promise<void> {
+    const downloads = this.downloads;
+    this.downloads = null;
+    if (downloads) {
+      downloads.closeAllConnections();
+      await new Promise<void>((resolve) => downloads.close(() => resolve()));
+    }
+    await super.close();
+  }
+
+  connectedCredentials(): Record<string, string> {
+    const { token, expiresIn } = this.auth.issueAccessToken('EwB');
+    return {
+      accessToken: token,
+      refreshToken: this.auth.issueRefreshToken(),
+      expiresAt: new Date(this.auth.now() + (expiresIn ?? 3600) * 1000).toISOString(),
+      developerToken: this.developerToken,
+      customerId: this.customerId,
+      accountId: this.accountId,
+    };
+  }
+
+  revokeToken(): void {
+    this.auth.revokeAll();
+  }
+
+  expectedTotals(from: string, to: string) {
+    return this.data.expectedTotals(from, to);
+  }
+
+  updateMetric(campaignId: string, day: string, changes: Parameters<AdDataSet['update']>[2]): void {
+    this.data.update(campaignId, day, changes);
+  }
+
+  private consent(request: FakeRequest): FakeResponse {
+    const clientId = request.query.get('client_id');
+    const redirectUri = request.query.get('redirect_uri');
+    if (clientId !== this.auth.clientId || !redirectUri) return { status: 400, headers: { 'content-type': 'text/html' }, body: '<h1>AADSTS700016: Application not found</h1>' };
+    const state = request.query.get('state') ?? undefined;
+    const code = this.auth.issueCode(clientId, redirectUri);
+    return {
+      headers: { 'content-type': 'text/html; charset=utf-8' },
+      body: consentPage({
+        platformName: 'Microsoft',
+        appName: this.appName,
+        scopes: (request.query.get('scope') ?? '').split(' ').filter(Boolean),
+        allowUrl: redirectWith(redirectUri, { code, state }),
+        denyUrl: redirectWith(redirectUri, { error: 'access_denied', error_description: 'AADSTS65004: User declined to consent.', state }),
+      }),
+    };
+  }
+
+  private token(request: FakeRequest): FakeResponse {
+    const form = formOf(request.rawBody);
+    if (form.get('client_id') !== this.auth.clientId || form.get('client_secret') !== this.auth.clientSecret) {
+      return { status: 401, body: { error: 'invalid_client', error_description: 'AADSTS7000215: Invalid client secret provided.', error_codes: [7000215] } };
+    }
+    const grant = form.get('grant_type');
+    if (grant === 'authorization_code') {
+      const refused = this.auth.redeemCode(form.get('code') ?? '', this.auth.clientId, form.get('redirect_uri') ?? '');
+      if (refused) return { status: 400, body: { error: 'invalid_grant', error_description: `AADSTS70008: ${refused}.`, error_codes: [70008] } };
+    } else if (grant === 'refresh_token') {
+      if (this.auth.refreshTokenState(form.get('refresh_token') ?? undefined) !== 'valid') {
+        return { status: 400, body: { error: 'invalid_grant', error_description: 'AADSTS70000: The refresh token was revoked.', error_codes: [70000] } };
+      }
+    } else {
+      return { status: 400, body: { error: 'unsupported_grant_type', error_description: `AADSTS70003: ${grant}` } };
+    }
+    const { token, expiresIn } = this.auth.issueAccessToken('EwB');
+    return { body: { token_type: 'Bearer', scope: 'https://ads.microsoft.com/msads.manage', expires_in: expiresIn, ext_expires_in: expiresIn, access_token: token, refresh_token: this.auth.issueRefreshToken() } };
+  }
+
+  private guarded(request: FakeRequest, needsAccount: boolean, answer: () => FakeResponse): FakeResponse {
+    switch (this.takeFault(request)) {
+      case 'rate_limit':
+        return { status: 400, body: fault(207, 'ConcurrentRequestOverLimit', 'You have exceeded the maximum number of concurrent report requests.') };
+      case 'server_error':
+        return { status: 500, body: fault(0, 'InternalError', 'An internal error has occurred.') };
+      case 'malformed':
+        return { status: 200, body: request.path.endsWith('/Poll') ? { ReportRequestStatus: { Status: 'Done?' } } : { ReportRequestId: 42 } };
+      case 'expired_token':
+        this.auth.expireAccessTokens();
+        break;
+      case 'revoked':
+        this.auth.revokeAll();
+        break;
+      default:
+        break;
+    }
+    const state = this.auth.accessTokenState(bearerToken(request.headers.authorization));
+    if (state === 'expired') return { status: 401, body: fault(109, 'AuthenticationTokenExpired', 'The OAuth access token has expired.', 'AdApiFaultDetail') };
+    if (state !== 'valid') return { status: 401, body: fault(105, 'InvalidCredentials', 'Authentication failed. Either supplied credentials are invalid or the account is inactive.', 'AdApiFaultDetail') };
+    if (request.headers.developertoken !== this.developerToken) return { status: 401, body: fault(105, 'InvalidCredentials', 'The developer token is not valid.', 'AdApiFaultDetail') };
+    if (needsAccount && request.headers.customeraccountid !== this.accountId) {
+      return { status: 400, body: fault(106, 'UserIsNotAuthorized', 'The user does not represent a authorized developer.', 'AdApiFaultDetail') };
+    }
+    return answer();
+  }
+
+  private userQuery(): FakeResponse {
+    return {
+      body: {
+        User: { Id: 7001, UserName: 'owner@example.com', CustomerId: Number(this.customerId) },
+        CustomerRoles: [{ RoleId: 41, CustomerId: Number(this.customerId), AccountIds: [Number(this.accountId), 987654321], LinkedAccountIds: null, CustomerLinkPermission: null }],
+      },
+    };
+  }
+
+  private accountQuery(request: FakeRequest): FakeResponse {
+    const wanted = String((request.body as { AccountId?: unknown } | undefined)?.AccountId ?? '');
+    if (wanted !== this.accountId) return { status: 400, body: fault(1102, 'InvalidAccountId', 'The account ID is not valid.') };
+    return { body: { Account: { Id: Number(this.accountId), Name: this.accountName, Number: 'F123ABCD', CurrencyCode: this.data.currency, TimeZone: 'GreenwichMeanTimeDublinEdinburghLisbonLondon' } } };
+  }
+
+  private submit(request: FakeRequest): FakeResponse {
+    const report = (request.body as { ReportRequest?: Record<string, unknown> } | undefined)?.ReportRequest;
+    if (!report) return { status: 400, body: fault(100, 'NullRequest', 'The request message is null.') };
+    const time = report.Time as { CustomDateRangeStart?: { Day: number; Month: number; Year: number }; CustomDateRangeEnd?: { Day: number; Month: number; Year: number } } | undefined;
+    const accountIds = ((report.Scope as { AccountIds?: number[] } | undefined)?.AccountIds ?? []).map(String);
+    const dayText = (date: { Day: number; Month: number; Year: number }) => `${date.Year}-${String(date.Month).padStart(2, '0')}-${String(date.Day).padStart(2, '0')}`;
+    if (!time?.CustomDateRangeStart || !time.CustomDateRangeEnd || report.Aggregation !== 'Daily' || !accountIds.includes(this.accountId)) {
+      return { status: 400, body: fault(2001, 'InvalidReportRequest', 'This fake serves daily reports for a custom range of its account.') };
+    }
+    if (report.Type !== 'CampaignPerformanceReportRequest' && report.Type !== 'AccountPerformanceReportRequest') {
+      return { status: 400, body: fault(2002, 'InvalidReportType', `Unsupported report type ${String(report.Type)}`) };
+    }
+    const id = String(this.nextJob++);
+    this.jobs.set(id, {
+      type: String(report.Type),
+      columns: (report.Columns as string[] | undefined) ?? [],
+      from: dayText(time.CustomDateRangeStart),
+      to: dayText(time.CustomDateRangeEnd),
+      excludeHeader: report.ExcludeReportHeader === true,
+      excludeFooter: report.ExcludeReportFooter === true,
+      excludeColumnHeaders: report.ExcludeColumnHeaders === true,
+      pollsLeft: this.pollsBeforeReady,
+    });
+    return { body: { ReportRequestId: id } };
+  }
+
+  private poll(request: FakeRequest): FakeResponse {
+    const id = String((request.body as { ReportRequestId?: unknown } | undefined)?.ReportRequestId ?? '');
+    const job = this.jobs.get(id);
+    if (!job) return { status: 400, body: fault(2005, 'InvalidReportId', 'The report request identifier is not valid.') };
+    if (job.pollsLeft > 0) {
+      job.pollsLeft--;
+      return { body: { ReportRequestStatus: { ReportDownloadUrl: null, Status: 'Pending' } } };
+    }
+    const empty = this.data.rows(job.from, job.to).length === 0;
+    return { body: { ReportRequestStatus: { ReportDownloadUrl: empty ? null : `${this.downloadUrl}/ReportDownload/Download.aspx?q=${id}`, Status: 'Success' } } };
+  }
+
+  /** The CSV of a report job, with the optional header block and footer Microsoft writes. */
+  reportCsv(job: ReportJob): string {
+    const lines: string[] = [];
+    if (!job.excludeHeader) {
+      lines.push(quote(`Report Name: ${job.type}`), quote(`Report Time: ${job.from},${job.to}`), quote('Time Zone: (GMT) Greenwich Mean Time : Dublin, Edinburgh, Lisbon, London'), quote(`Rows: ${0}`), '');
+    }
+    if (!job.excludeColumnHeaders) lines.push(job.columns.map(quote).join(','));
+    const currency = this.data.currency;
+    if (job.type === 'CampaignPerformanceReportRequest') {
+      for (const row of this.data.rows(job.from, job.to)) {
+        const values: Record<string, string | number> = {
+          TimePeriod: row.day,
+          AccountId: this.accountId,
+          CampaignId: row.campaignId,
+          CampaignName: row.campaignName,
+          CurrencyCode: currency,
+          Impressions: row.impressions,
+          Clicks: row.clicks,
+          Spend: minorToDecimal(row.spendMinor, currency),
+          Conversions: row.conversions,
+          Revenue: minorToDecimal(row.conversionValueMinor, currency),
+        };
+        lines.push(job.columns.map((column) => quote(values[column] ?? '')).join(','));
+      }
+    } else {
+      for (const [day, spendMinor] of Object.entries(this.data.expectedTotals(job.from, job.to).spendMinorByDay)) {
+        const values: Record<string, string> = { TimePeriod: day, AccountId: this.accountId, CurrencyCode: currency, Spend: minorToDecimal(spendMinor, currency) };
+        lines.push(job.columns.map((column) => quote(values[column] ?? '')).join(','));
+      }
+    }
+    if (!job.excludeFooter) lines.push('', quote('©2026 Microsoft Corporation. All rights reserved. '));
+    return `\uFEFF${lines.join('\r\n')}\r\n`;
+  }
+
+  private download(request: FakeRequest): { status: number; contentType: string; body: Buffer | string } {
+    switch (this.takeFault(request)) {
+      case 'server_error':
+        return { status: 503, contentType: 'text/html', body: '<h1>Service Unavailable</h1>' };
+      case 'malformed':
+        return { status: 200, contentType: 'application/zip', body: Buffer.from('PK\u0003\u0004 not really a zip') };
+      default:
+        break;
+    }
+    const id = request.query.get('q') ?? '';
+    const job = request.path === '/ReportDownload/Download.aspx' ? this.jobs.get(id) : undefined;
+    if (!job) return { status: 404, contentType: 'text/plain', body: 'The report has expired or does not exist.' };
+    return { status: 200, contentType: 'application/zip', body: zipArchive([{ name: `${id}.csv`, content: Buffer.from(this.reportCsv(job), 'utf8') }]) };
+  }
+}
+
+export async function startBingAdsFake(options: BingAdsFakeOptions = {}): Promise<BingAdsFake> {
+  return new BingAdsFake(options).start();
+}
