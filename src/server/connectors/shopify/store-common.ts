@@ -1,0 +1,57 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { addDays, dayInZone } from '../../modules/commerce/days.ts';
+
+// Small helpers both store connectors use (Shopify and WooCommerce import them from here).
+
+/**
+ * Whether `signature` is HMAC-SHA256(key, message) in `encoding`, compared in constant time.
+ * A missing or malformed signature is simply "no".
+ */
+export function hmacMatches(message: string | Buffer, key: string, signature: string | null | undefined, encoding: 'base64' | 'hex'): boolean {
+  if (!signature || !key) return false;
+  const expected = createHmac('sha256', key).update(message).digest();
+  const given = Buffer.from(signature.trim(), encoding);
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+export function hmacOf(message: string | Buffer, key: string, encoding: 'base64' | 'hex'): string {
+  return createHmac('sha256', key).update(message).digest(encoding);
+}
+
+/** Milliseconds the zone is ahead of UTC at `instant`. */
+function zoneOffsetMs(instant: number, timeZone: string): number {
+  const parts = new Intl.DateTimeFormat('en-US', {
+    timeZone,
+    hourCycle: 'h23',
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
+  }).formatToParts(new Date(instant));
+  const part = (type: string) => Number(parts.find((entry) => entry.type === type)?.value);
+  const asUtc = Date.UTC(part('year'), part('month') - 1, part('day'), part('hour'), part('minute'), part('second'));
+  return asUtc - Math.floor(instant / 1000) * 1000;
+}
+
+/** The instant a calendar day starts in an IANA zone (DST-safe: the offset is read at that instant). */
+export function dayStartInZone(day: string, timeZone: string): Date {
+  const midnightUtc = Date.parse(`${day}T00:00:00Z`);
+  let instant = midnightUtc - zoneOffsetMs(midnightUtc, timeZone);
+  instant = midnightUtc - zoneOffsetMs(instant, timeZone);
+  return new Date(instant);
+}
+
+/** The store days a window touches, each with its [start, end) instants. */
+export function storeDaysOf(window: { since: Date; until: Date }, timeZone: string): { day: string; start: Date; end: Date }[] {
+  if (window.until.getTime() <= window.since.getTime()) return [];
+  const first = dayInZone(window.since, timeZone);
+  const last = dayInZone(new Date(window.until.getTime() - 1), timeZone);
+  const days: { day: string; start: Date; end: Date }[] = [];
+  for (let day = first; day <= last; day = addDays(day, 1)) {
+    days.push({ day, start: dayStartInZone(day, timeZone), end: dayStartInZone(addDays(day, 1), timeZone) });
+  }
+  return days;
+}
+

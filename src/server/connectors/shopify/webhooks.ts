@@ -1,0 +1,86 @@
+import type { IngestOrder, IngestRefund } from '../../modules/commerce/ingest.ts';
+import { MalformedResponseError } from '../connector.ts';
+import { mapShopifyRestOrder, mapShopifyRestRefund, type ShopifyRestOrder, type ShopifyRestRefund } from './map.ts';
+import { SHOPIFY } from './client.ts';
+import { hmacMatches } from './store-common.ts';
+
+// Shopify webhook deliveries (platform-apis.md 1.6): the signature over the raw body, the headers
+// that identify a delivery, and the topics we subscribe to mapped to ingest rows.
+
+export const SHOPIFY_WEBHOOK_TOPICS = ['orders/create', 'orders/updated', 'refunds/create', 'app/uninstalled'] as const;
+export type ShopifyWebhookTopic = (typeof SHOPIFY_WEBHOOK_TOPICS)[number];
+
+/**
+ * Whether `hmacHeader` (X-Shopify-Hmac-Sha256) is base64 HMAC-SHA256 of the exact raw body with the
+ * app's client secret. Check it before parsing the JSON; compared in constant time.
+ */
+export function verifyShopifyWebhook(rawBody: string | Buffer, hmacHeader: string | null | undefined, secret: string): boolean {
+  return hmacMatches(rawBody, secret, hmacHeader, 'base64');
+}
+
+export interface ShopifyWebhookDelivery {
+  topic: string;
+  shopDomain: string | null;
+  /** X-Shopify-Webhook-Id: the same on every retry of one delivery, so it is the idempotency key. */
+  webhookId: string | null;
+  eventId: string | null;
+  apiVersion: string | null;
+  triggeredAt: string | null;
+}
+
+type HeaderBag = Record<string, string | string[] | undefined> | Headers;
+
+function header(headers: HeaderBag, name: string): string | null {
+  if (headers instanceof Headers) return headers.get(name);
+  const value = headers[name] ?? headers[name.toLowerCase()] ?? Object.entries(headers).find(([key]) => key.toLowerCase() === name.toLowerCase())?.[1];
+  return (Array.isArray(value) ? value[0] : value) ?? null;
+}
+
+export function shopifyWebhookDelivery(headers: HeaderBag): ShopifyWebhookDelivery {
+  return {
+    topic: header(headers, 'x-shopify-topic') ?? '',
+    shopDomain: header(headers, 'x-shopify-shop-domain'),
+    webhookId: header(headers, 'x-shopify-webhook-id'),
+    eventId: header(headers, 'x-shopify-event-id'),
+    apiVersion: header(headers, 'x-shopify-api-version'),
+    triggeredAt: header(headers, 'x-shopify-triggered-at'),
+  };
+}
+
+export type ShopifyWebhookEffect =
+  | { kind: 'ingest'; orders: IngestOrder[]; refunds: IngestRefund[] }
+  /** The merchant removed the app: the connection is disconnected, its token no longer works. */
+  | { kind: 'uninstalled' }
+  | { kind: 'ignored'; topic: string };
+
+function asObject(payload: unknown, topic: string): Record<string, unknown> {
+  if (!payload || typeof payload !== 'object' || Array.isArray(payload)) throw new MalformedResponseError(SHOPIFY, `webhook ${topic}: body is not an object`);
+  return payload as Record<string, unknown>;
+}
+
+/**
+ * What a verified delivery means for us. `shopCurrency` prices a refunds/create body, which carries
+ * no order currency of its own when it has neither refunded lines nor transactions with one.
+ */
+export function mapShopifyWebhook(topic: string, payload: unknown, options: { shopCurrency: string }): ShopifyWebhookEffect {
+  switch (topic) {
+    case 'orders/create':
+    case 'orders/updated': {
+      const order = asObject(payload, topic) as unknown as ShopifyRestOrder;
+      if (order.id === undefined || !order.created_at || !order.currency) throw new MalformedResponseError(SHOPIFY, `webhook ${topic}: not an order`);
+      const mapped = mapShopifyRestOrder(order);
+      return { kind: 'ingest', orders: [mapped.order], refunds: mapped.refunds };
+    }
+    case 'refunds/create': {
+      const refund = asObject(payload, topic) as unknown as ShopifyRestRefund;
+      if (refund.id === undefined || refund.order_id === undefined || !refund.created_at) throw new MalformedResponseError(SHOPIFY, `webhook ${topic}: not a refund`);
+      const currency =
+        refund.refund_line_items?.find((line) => line.subtotal_set?.shop_money)?.subtotal_set?.shop_money?.currency_code ?? options.shopCurrency;
+      return { kind: 'ingest', orders: [], refunds: [mapShopifyRestRefund(refund, String(refund.order_id), currency)] };
+    }
+    case 'app/uninstalled':
+      return { kind: 'uninstalled' };
+    default:
+      return { kind: 'ignored', topic };
+  }
+}
