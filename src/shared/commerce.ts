@@ -85,9 +85,11 @@ export const kpisOutput = z.object({
     spend: kpiValueOutput,
     clicks: kpiValueOutput,
     orders: kpiValueOutput,
+    /** blended: net sales of every order / ad spend (advertising platforms only) */
     roas: kpiValueOutput,
     /** minor units per new customer */
     cac: kpiValueOutput,
+    /** (net sales + shipping + taxes) / marketing spend (ads + e-mail) */
     mer: kpiValueOutput,
     /** minor units per order */
     aov: kpiValueOutput,
@@ -121,7 +123,7 @@ export const kpisOutput = z.object({
       clicks: z.number(),
       platformConversions: z.number(),
       platformConversionValue: z.number(),
-      /** our ROAS: net sales of the channel's orders / its spend */
+      /** attributed ROAS: net sales of the orders attributed to this channel / the channel's spend */
       roas: z.number().nullable(),
       /** the platform's own: its conversion value / spend */
       platformRoas: z.number().nullable(),
@@ -156,3 +158,28 @@ export const ltvCohortsOutput = z.object({
 });
 
 export type LtvCohortsOutput = z.infer<typeof ltvCohortsOutput>;
+
+export const dataStatusInput = z
+  .object({
+    /** Another store the caller may see; defaults to the active store. */
+    storeId: storeIdSchema.optional(),
+  })
+  .optional();
+
+/** Whether a store has commerce data yet, read from the rollups (cheap at any size). */
+export const dataStatusOutput = z.object({
+  storeId: z.number(),
+  /** Any counting order, or any ad or e-mail metrics. */
+  hasData: z.boolean(),
+  /** Counting orders (not cancelled, not test) over all time. */
+  orders: z.number(),
+  /** First and last store day with data, 'YYYY-MM-DD'. */
+  firstDay: z.string().nullable(),
+  lastDay: z.string().nullable(),
+  /** Advertising platforms (AD_CHANNELS) that reported spend, clicks or impressions. */
+  adPlatforms: z.array(z.string()),
+  /** E-mail platforms (EMAIL_CHANNELS) that reported metrics. */
+  emailPlatforms: z.array(z.string()),
+});
+
+export type DataStatusOutput = z.infer<typeof dataStatusOutput>;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   aov,
+  attributedRoas,
   cac,
   delta,
   formatMinorUnits,
@@ -14,6 +15,7 @@ import {
   platformRoas,
   ratio,
   roas,
+  totalRevenue,
 } from './metrics.ts';
 
 describe('metric definitions', () => {
@@ -22,8 +24,9 @@ describe('metric definitions', () => {
     expect(netSales({ grossMinor: 0, discountsMinor: 0, refundsMinor: 30_00 })).toBe(-30_00);
   });
 
-  it('ROAS = attributed net sales / spend, and the platform ROAS beside it', () => {
-    expect(roas({ attributedNetSalesMinor: 900_00, spendMinor: 300_00 })).toBe(3);
+  it('ROAS = net sales of every order / ad spend; per channel the attributed ROAS and the platform ROAS beside it', () => {
+    expect(roas({ netSalesMinor: 1000_00, adSpendMinor: 400_00 })).toBe(2.5);
+    expect(attributedRoas({ attributedNetSalesMinor: 900_00, spendMinor: 300_00 })).toBe(3);
     expect(platformRoas({ conversionValueMinor: 1200_00, spendMinor: 300_00 })).toBe(4);
   });
 
@@ -31,7 +34,8 @@ describe('metric definitions', () => {
     expect(cac({ spendMinor: 500_00, newCustomers: 4 })).toBe(125_00);
   });
 
-  it('MER = total revenue / total spend', () => {
+  it('MER = total revenue (net sales + shipping + taxes) / total spend', () => {
+    expect(totalRevenue({ netSalesMinor: 1700_00, shippingMinor: 100_00, taxesMinor: 200_00 })).toBe(2000_00);
     expect(mer({ totalRevenueMinor: 2000_00, totalSpendMinor: 400_00 })).toBe(5);
   });
 
@@ -47,7 +51,8 @@ describe('metric definitions', () => {
   });
 
   it('every ratio is null, never Infinity or NaN, when its denominator is zero or unknown', () => {
-    expect(roas({ attributedNetSalesMinor: 100, spendMinor: 0 })).toBeNull();
+    expect(roas({ netSalesMinor: 100, adSpendMinor: 0 })).toBeNull();
+    expect(attributedRoas({ attributedNetSalesMinor: 100, spendMinor: 0 })).toBeNull();
     expect(platformRoas({ conversionValueMinor: 100, spendMinor: 0 })).toBeNull();
     expect(cac({ spendMinor: 100, newCustomers: 0 })).toBeNull();
     expect(cac({ spendMinor: 0, newCustomers: 3 })).toBeNull();
@@ -84,7 +89,7 @@ describe('display helpers', () => {
       expect(format(Number.POSITIVE_INFINITY)).toBe('—');
       expect(format(Number.NaN)).toBe('—');
     }
-    expect(formatRatio(roas({ attributedNetSalesMinor: 100, spendMinor: 0 }))).toBe('—');
+    expect(formatRatio(roas({ netSalesMinor: 100, adSpendMinor: 0 }))).toBe('—');
   });
 
   it('format defined values', () => {

@@ -23,8 +23,17 @@ export function netSales(totals: { grossMinor: number; discountsMinor: number; r
   return totals.grossMinor - totals.discountsMinor - totals.refundsMinor;
 }
 
-/** ROAS = net sales of the orders attributed to paid marketing / that marketing's spend. */
-export function roas(totals: { attributedNetSalesMinor: number; spendMinor: number }): number | null {
+/**
+ * ROAS (blended) = net sales of every order of the store, whatever its channel / ad spend of the
+ * advertising platforms (AD_CHANNELS; e-mail sending costs are not ad spend). Blended, because ad
+ * platforms also drive orders they cannot claim (a click today, a direct visit and purchase later).
+ */
+export function roas(totals: { netSalesMinor: number; adSpendMinor: number }): number | null {
+  return ratio(totals.netSalesMinor, totals.adSpendMinor);
+}
+
+/** Attributed ROAS of one channel = net sales of the orders attributed to that channel / its spend. */
+export function attributedRoas(totals: { attributedNetSalesMinor: number; spendMinor: number }): number | null {
   return ratio(totals.attributedNetSalesMinor, totals.spendMinor);
 }
 
@@ -42,7 +51,12 @@ export function cac(totals: { spendMinor: number; newCustomers: number }): numbe
   return ratio(totals.spendMinor, totals.newCustomers);
 }
 
-/** MER = total revenue (net sales across the store, every channel) / total spend (ads + e-mail). */
+/** Total revenue = net sales + shipping + taxes charged, of every counting order (what customers paid, after refunds). */
+export function totalRevenue(totals: { netSalesMinor: number; shippingMinor: number; taxesMinor: number }): number {
+  return totals.netSalesMinor + totals.shippingMinor + totals.taxesMinor;
+}
+
+/** MER = total revenue (see totalRevenue; every order, every channel) / total marketing spend (ads + e-mail). */
 export function mer(totals: { totalRevenueMinor: number; totalSpendMinor: number }): number | null {
   return ratio(totals.totalRevenueMinor, totals.totalSpendMinor);
 }
@@ -106,4 +120,29 @@ export function formatPercentChange(percent: Maybe, fractionDigits = 1): string 
  */
 export function formatMinorUnits(value: Maybe, fractionDigits = 2): string {
   return known(value) ? (value / 10 ** fractionDigits).toFixed(fractionDigits) : NO_VALUE;
+}
+
+// --- Ad platform ratios (campaign screens; added by the marketing screens) ---
+
+/** CTR = clicks / impressions, a fraction (0.05 = 5 %); null without impressions. */
+export function ctr(totals: { clicks: number; impressions: number }): number | null {
+  return ratio(totals.clicks, totals.impressions);
+}
+
+/** CPC = spend / clicks (minor units per click); null without clicks. */
+export function cpc(totals: { spendMinor: number; clicks: number }): number | null {
+  return ratio(totals.spendMinor, totals.clicks);
+}
+
+/** CPM = spend per 1,000 impressions (minor units); null without impressions. */
+export function cpm(totals: { spendMinor: number; impressions: number }): number | null {
+  const perImpression = ratio(totals.spendMinor, totals.impressions);
+  return perImpression === null ? null : perImpression * 1000;
+}
+
+// --- Return on investment (dashboard marketing performance; added by the dashboard screens) ---
+
+/** ROI = (attributed net sales - spend) / spend, a fraction (0.5 = +50 %); null without spend. */
+export function roi(totals: { attributedNetSalesMinor: number; spendMinor: number }): number | null {
+  return ratio(totals.attributedNetSalesMinor - totals.spendMinor, totals.spendMinor);
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { kpisInput, kpisOutput, ltvCohortsInput, ltvCohortsOutput } from '../../../shared/commerce.ts';
+import { dataStatusInput, dataStatusOutput, kpisInput, kpisOutput, ltvCohortsInput, ltvCohortsOutput } from '../../../shared/commerce.ts';
 import { storeIdSchema } from '../../../shared/stores.ts';
 import { AppError } from '../../errors.ts';
 import type { Context } from '../../trpc/context.ts';
@@ -7,14 +7,14 @@ import { router } from '../../trpc/init.ts';
 import { adminProcedure, storeProcedure } from '../../trpc/procedures.ts';
 import { Store, type StoreEntity } from '../stores/store.entity.ts';
 import { STORE_NOT_FOUND_MESSAGE, visibleStore } from '../stores/stores.service.ts';
-import { kpis, ltvCohorts } from './kpis.service.ts';
+import { dataStatus, kpis, ltvCohorts } from './kpis.service.ts';
 import { rebuildRollups } from './rollups.ts';
 
 /**
  * The store a call reads: the active one (ctx.store), or another store id the caller may see
  * (own or shared; anyone else's answers 404 like a missing one) for multi-store views.
  */
-async function storeInScope(ctx: Context & { store: StoreEntity; user: NonNullable<Context['user']> }, storeId: number | undefined): Promise<StoreEntity> {
+export async function storeInScope(ctx: Context & { store: StoreEntity; user: NonNullable<Context['user']> }, storeId: number | undefined): Promise<StoreEntity> {
   if (storeId === undefined || storeId === ctx.store.id) return ctx.store;
   return visibleStore(ctx.em, ctx.user, storeId);
 }
@@ -31,6 +31,12 @@ export const commerceRouter = router({
     .input(ltvCohortsInput)
     .output(ltvCohortsOutput)
     .query(async ({ ctx, input }) => ltvCohorts(ctx.em, await storeInScope(ctx, input.storeId), input)),
+
+  /** Whether the store has data yet (orders, ad or e-mail metrics), its span and platforms: the client's StoreDataGate. */
+  dataStatus: storeProcedure
+    .input(dataStatusInput)
+    .output(dataStatusOutput)
+    .query(async ({ ctx, input }) => dataStatus(ctx.em, await storeInScope(ctx, input?.storeId))),
 
   /** Recomputes a store's rollups from its raw rows (admin CLI: rebuild-rollups --store <id>). */
   rebuildRollups: adminProcedure

@@ -221,6 +221,8 @@ interface NormalizedOrder {
   is_test: boolean;
   customer: { externalId: string; emailHash: string | null } | null;
   customer_id: number | null;
+  /** A first guess at insert time (refreshNewCustomerFlags corrects it), so that few rows are updated twice. */
+  is_new_customer: boolean;
   landing_site: string | null;
   referrer: string | null;
   utm_source: string | null;
@@ -284,6 +286,7 @@ function normalizeOrder(order: IngestOrder): NormalizedOrder {
     is_test: order.isTest === true,
     customer,
     customer_id: null,
+    is_new_customer: false,
     landing_site: attribution.landingSite,
     referrer: attribution.referrer,
     utm_source: optionalText(attribution.utmSource, what, 'utmSource'),
@@ -310,7 +313,7 @@ function derivedStatusSql(inputStatus: string, refunds: string, gross: string, d
 
 const ORDER_RECORD = `platform text, external_id text, order_number text, placed_at timestamptz, updated_at timestamptz,
   currency text, gross_minor bigint, discounts_minor bigint, shipping_minor bigint, taxes_minor bigint, status text,
-  is_test boolean, customer_id bigint, landing_site text, referrer text, utm_source text, utm_medium text,
+  is_test boolean, customer_id bigint, is_new_customer boolean, landing_site text, referrer text, utm_source text, utm_medium text,
   utm_campaign text, utm_content text, utm_term text, gclid text, fbclid text, msclkid text, ttclid text, channel text`;
 
 const ORDER_COPIED_COLUMNS = [
@@ -326,7 +329,7 @@ const UPSERT_ORDERS_SQL = `
     ttclid, channel, status, is_test, updated_at)
   select $1, x.platform, x.external_id, x.order_number, x.placed_at, (x.placed_at at time zone $2)::date, x.currency,
     x.gross_minor, x.discounts_minor, x.shipping_minor, x.taxes_minor, 0, x.gross_minor - x.discounts_minor,
-    x.customer_id, false, x.landing_site, x.referrer, x.utm_source, x.utm_medium, x.utm_campaign, x.utm_content,
+    x.customer_id, x.is_new_customer, x.landing_site, x.referrer, x.utm_source, x.utm_medium, x.utm_campaign, x.utm_content,
     x.utm_term, x.gclid, x.fbclid, x.msclkid, x.ttclid, x.channel, x.status, x.is_test, x.updated_at
   from jsonb_to_recordset($3::jsonb) as x(${ORDER_RECORD})
   order by x.platform, x.external_id
@@ -337,6 +340,20 @@ const UPSERT_ORDERS_SQL = `
   where orders.updated_at <= excluded.updated_at
   returning id::text as id, platform, external_id, (xmax = 0) as inserted`;
 
+/**
+ * Lines of orders the batch inserted: there are no stored lines to merge with, so a line without a
+ * cost takes its product's cost right away (when the product is priced in the order's currency).
+ */
+const INSERT_NEW_LINES_SQL = `
+  insert into order_lines (store_id, order_id, product_id, external_id, title, sku, quantity, unit_price_minor, discount_minor, unit_cost_minor)
+  select $1, x.order_id, p.id, x.external_id, x.title, x.sku, x.quantity, x.unit_price_minor, x.discount_minor,
+         coalesce(x.unit_cost_minor, case when p.currency = x.order_currency then p.unit_cost_minor end)
+  from jsonb_to_recordset($2::jsonb) as x(order_id bigint, order_currency text, product_platform text, product_external_id text, external_id text,
+    title text, sku text, quantity int, unit_price_minor bigint, discount_minor bigint, unit_cost_minor bigint)
+  left join products p on p.store_id = $1 and p.platform = x.product_platform and p.external_id = x.product_external_id
+  order by x.order_id, x.external_id`;
+
+/** Lines of orders that were stored before: a line sent without a cost keeps the cost it had. */
 const UPSERT_LINES_SQL = `
   insert into order_lines (store_id, order_id, product_id, external_id, title, sku, quantity, unit_price_minor, discount_minor, unit_cost_minor)
   select $1, x.order_id, p.id, x.external_id, x.title, x.sku, x.quantity, x.unit_price_minor, x.discount_minor, x.unit_cost_minor
@@ -348,6 +365,49 @@ const UPSERT_LINES_SQL = `
     product_id = excluded.product_id, title = excluded.title, sku = excluded.sku, quantity = excluded.quantity,
     unit_price_minor = excluded.unit_price_minor, discount_minor = excluded.discount_minor,
     unit_cost_minor = coalesce(excluded.unit_cost_minor, order_lines.unit_cost_minor)`;
+
+/** Writes the lines of the applied orders that came with lines; returns how many were written. */
+async function writeOrderLines(q: SqlRunner, storeId: number, orders: NormalizedOrder[], applied: Map<string, { id: number; inserted: boolean }>): Promise<number> {
+  const insertedRows: (NormalizedLine & { order_id: number; order_currency: string; product_platform: string })[] = [];
+  const updatedRows: (NormalizedLine & { order_id: number; product_platform: string })[] = [];
+  const updatedOrderIds: number[] = [];
+  for (const order of orders) {
+    const stored = applied.get(`${order.platform}\u0000${order.external_id}`);
+    if (order.lines === null || !stored) continue;
+    if (stored.inserted) {
+      for (const line of order.lines) insertedRows.push({ ...line, order_id: stored.id, order_currency: order.currency, product_platform: order.platform });
+    } else {
+      updatedOrderIds.push(stored.id);
+      for (const line of order.lines) updatedRows.push({ ...line, order_id: stored.id, product_platform: order.platform });
+    }
+  }
+  let written = 0;
+  if (insertedRows.length > 0) written += await q.run(INSERT_NEW_LINES_SQL, [storeId, JSON.stringify(insertedRows)]);
+  if (updatedOrderIds.length === 0) return written;
+
+  if (updatedRows.length > 0) written += await q.run(UPSERT_LINES_SQL, [storeId, JSON.stringify(updatedRows)]);
+  // Lines the platform no longer sends.
+  const kept = new Set(updatedRows.map((line) => `${line.order_id}\u0000${line.external_id}`));
+  const stored = await q.rows<{ id: string; order_id: string; external_id: string }>(
+    `select l.id::text as id, l.order_id::text as order_id, l.external_id
+       from unnest($2::bigint[]) as k(id)
+       join lateral (select l.id, l.order_id, l.external_id from order_lines l where l.store_id = $1 and l.order_id = k.id offset 0) l on true`,
+    [storeId, updatedOrderIds],
+  );
+  const gone = stored.filter((line) => !kept.has(`${line.order_id}\u0000${line.external_id}`)).map((line) => line.id);
+  if (gone.length > 0) await q.run(`delete from order_lines where store_id = $1 and id = any($2::bigint[])`, [storeId, gone]);
+  // Cost snapshot for lines still without one: the product's cost when it is in the order's currency.
+  await q.run(
+    `update order_lines l set unit_cost_minor = p.unit_cost_minor
+       from unnest($2::bigint[]) as k(id)
+       join orders o on o.store_id = $1 and o.id = k.id
+       join order_lines ol on ol.store_id = $1 and ol.order_id = o.id and ol.unit_cost_minor is null
+       join products p on p.store_id = $1 and p.id = ol.product_id and p.unit_cost_minor is not null and p.currency = o.currency
+      where l.store_id = $1 and l.id = ol.id`,
+    [storeId, updatedOrderIds],
+  );
+  return written;
+}
 
 /** Every order of these customers, found through the (store, customer) index one customer at a time. */
 const ORDERS_OF_CUSTOMERS = `unnest($2::bigint[]) as k(id)
@@ -431,11 +491,42 @@ async function assertBatchFxCoverage(em: EntityManager, store: { timezone: strin
   await assertFxCoverage(em, [store.currency, ...foreign.map((row) => row.currency)], firstDay);
 }
 
+/**
+ * is_new_customer as far as the batch alone tells: a counting guest order is new; a counting order
+ * of a customer first seen in this batch is new when it is that customer's earliest in the batch
+ * (by placed_at, then external id, which is the order ids are given in). Orders of customers seen
+ * before start as returning. refreshNewCustomerFlags then corrects whatever the database disagrees with.
+ */
+function guessNewCustomerOrders(orders: NormalizedOrder[], newCustomerIds: Set<number>): void {
+  const earliest = new Map<number, NormalizedOrder>();
+  for (const order of orders) {
+    const counting = order.status !== 'cancelled' && !order.is_test;
+    order.is_new_customer = order.customer_id === null && counting;
+    if (order.customer_id === null || !counting || !newCustomerIds.has(order.customer_id)) continue;
+    const current = earliest.get(order.customer_id);
+    const earlier =
+      !current ||
+      order.placed_at < current.placed_at ||
+      (order.placed_at === current.placed_at && `${order.platform}\u0000${order.external_id}` < `${current.platform}\u0000${current.external_id}`);
+    if (earlier) earliest.set(order.customer_id, order);
+  }
+  for (const order of earliest.values()) order.is_new_customer = true;
+}
+
 export interface IngestResult {
   inserted: number;
   updated: number;
   /** Rows older than what is stored (by updatedAt), left alone. */
   skipped: number;
+}
+
+interface NewCustomerRow {
+  platform: string;
+  external_id: string;
+  email_hash: string | null;
+  first_order_at: string | null;
+  orders_count: number;
+  total_spent_minor: number;
 }
 
 async function ingestOrderBatch(em: EntityManager, storeId: number, orders: NormalizedOrder[]): Promise<IngestResult> {
@@ -445,33 +536,49 @@ async function ingestOrderBatch(em: EntityManager, storeId: number, orders: Norm
     await assertBatchFxCoverage(tx, store, orders.map((order) => ({ currency: order.currency, at: order.placed_at })));
 
     // 1. Customers (locked by the upsert, in key order).
-    // One row per customer; an order that carries no e-mail does not erase another order's.
-    const customersByKey = new Map<string, { platform: string; external_id: string; email_hash: string | null }>();
+    // One row per customer; an order that carries no e-mail does not erase another order's. A new
+    // customer starts with the aggregates of the batch's orders (exact when they are all in the
+    // store's currency), so that refreshCustomerAggregates rarely has to write it a second time.
+    const customersByKey = new Map<string, NewCustomerRow>();
     for (const order of orders) {
       if (!order.customer) continue;
       const key = `${order.platform}\u0000${order.customer.externalId}`;
-      const emailHash = order.customer.emailHash ?? customersByKey.get(key)?.email_hash ?? null;
-      customersByKey.set(key, { platform: order.platform, external_id: order.customer.externalId, email_hash: emailHash });
+      let customer = customersByKey.get(key);
+      if (!customer) {
+        customer = { platform: order.platform, external_id: order.customer.externalId, email_hash: null, first_order_at: null, orders_count: 0, total_spent_minor: 0 };
+        customersByKey.set(key, customer);
+      }
+      customer.email_hash = order.customer.emailHash ?? customer.email_hash;
+      if (order.status === 'cancelled' || order.is_test) continue;
+      customer.orders_count += 1;
+      if (customer.first_order_at === null || order.placed_at < customer.first_order_at) customer.first_order_at = order.placed_at;
+      // A foreign currency needs a rate: left to refreshCustomerAggregates.
+      customer.total_spent_minor += order.currency === store.currency ? order.gross_minor - order.discounts_minor : 0;
     }
     const customers = [...customersByKey.values()];
     const customerIds = new Map<string, number>();
+    const newCustomerIds = new Set<number>();
     if (customers.length > 0) {
       const rows = await q.rows<{ id: string; platform: string; external_id: string; inserted: boolean }>(
-        `insert into customers (store_id, platform, external_id, email_hash, updated_at)
-         select $1, x.platform, x.external_id, x.email_hash, now()
-           from jsonb_to_recordset($2::jsonb) as x(platform text, external_id text, email_hash text)
+        `insert into customers (store_id, platform, external_id, email_hash, first_order_at, orders_count, total_spent_minor, updated_at)
+         select $1, x.platform, x.external_id, x.email_hash, x.first_order_at, x.orders_count, x.total_spent_minor, now()
+           from jsonb_to_recordset($2::jsonb) as x(platform text, external_id text, email_hash text, first_order_at timestamptz, orders_count int, total_spent_minor bigint)
           order by x.platform, x.external_id
          on conflict (store_id, platform, external_id) do update set email_hash = coalesce(excluded.email_hash, customers.email_hash)
          returning id::text as id, platform, external_id, (xmax = 0) as inserted`,
         [storeId, JSON.stringify(customers)],
       );
-      for (const row of rows) customerIds.set(`${row.platform}\u0000${row.external_id}`, num(row.id));
+      for (const row of rows) {
+        customerIds.set(`${row.platform}\u0000${row.external_id}`, num(row.id));
+        if (row.inserted) newCustomerIds.add(num(row.id));
+      }
       // The orders' foreign keys probe customers next.
       await analyzeGrownTables(q, { customers: rows.filter((row) => row.inserted).length });
     }
     for (const order of orders) {
       order.customer_id = order.customer ? customerIds.get(`${order.platform}\u0000${order.customer.externalId}`)! : null;
     }
+    guessNewCustomerOrders(orders, newCustomerIds);
 
     // 2. The batch's stored orders, locked, and every order whose contribution the batch can change.
     const keys = [...orders].sort((a, b) => (a.platform + '\u0000' + a.external_id < b.platform + '\u0000' + b.external_id ? -1 : 1));
@@ -499,41 +606,32 @@ async function ingestOrderBatch(em: EntityManager, storeId: number, orders: Norm
     for (const id of orderIds.values()) affectedOrders.add(id);
 
     // 4. Lines of the applied orders that came with lines.
-    let lineCount = 0;
-    const withLines = orders.filter((order) => order.lines !== null && orderIds.has(`${order.platform}\u0000${order.external_id}`));
-    if (withLines.length > 0) {
-      const lineRows = withLines.flatMap((order) =>
-        order.lines!.map((line) => ({ ...line, order_id: orderIds.get(`${order.platform}\u0000${order.external_id}`)!, product_platform: order.platform })),
-      );
-      const lineOrderIds = withLines.map((order) => orderIds.get(`${order.platform}\u0000${order.external_id}`)!);
-      if (lineRows.length > 0) lineCount = await q.run(UPSERT_LINES_SQL, [storeId, JSON.stringify(lineRows)]);
-      // Lines the platform no longer sends.
-      const kept = new Set(lineRows.map((line) => `${line.order_id}\u0000${line.external_id}`));
-      const stored = await q.rows<{ id: string; order_id: string; external_id: string }>(
-        `select l.id::text as id, l.order_id::text as order_id, l.external_id
-           from unnest($2::bigint[]) as k(id)
-           join lateral (select l.id, l.order_id, l.external_id from order_lines l where l.store_id = $1 and l.order_id = k.id offset 0) l on true`,
-        [storeId, lineOrderIds],
-      );
-      const gone = stored.filter((line) => !kept.has(`${line.order_id}\u0000${line.external_id}`)).map((line) => line.id);
-      if (gone.length > 0) await q.run(`delete from order_lines where store_id = $1 and id = any($2::bigint[])`, [storeId, gone]);
-      // Cost snapshot for lines without one: the product's cost when it is in the order's currency.
-      await q.run(
-        `update order_lines l set unit_cost_minor = p.unit_cost_minor
-           from products p, orders o
-          where l.store_id = $1 and l.order_id = any($2::bigint[]) and l.unit_cost_minor is null
-            and p.store_id = $1 and p.id = l.product_id and p.unit_cost_minor is not null
-            and o.store_id = $1 and o.id = any($2::bigint[]) and o.id = l.order_id and o.currency = p.currency`,
-        [storeId, lineOrderIds],
-      );
-    }
+    const applied = new Map(upserted.map((row) => [`${row.platform}\u0000${row.external_id}`, { id: num(row.id), inserted: row.inserted }]));
+    const lineCount = await writeOrderLines(q, storeId, orders, applied);
 
     await analyzeGrownTables(q, { orders: upserted.filter((row) => row.inserted).length, order_lines: lineCount });
 
-    // 5. New vs returning and the customers' aggregates.
-    const guestOrderIds = orders.filter((order) => order.customer_id === null).map((order) => orderIds.get(`${order.platform}\u0000${order.external_id}`)).filter((id): id is number => id !== undefined);
-    await refreshNewCustomerFlags(q, storeId, [...affectedCustomers], guestOrderIds);
-    await refreshCustomerAggregates(q, storeId, store.currency, [...affectedCustomers]);
+    // 5. New vs returning and the customers' aggregates. The insert-time guesses are exact for a
+    // customer first seen in this batch whose orders were all inserted by it (it has no others), and
+    // for inserted guest orders; everything else is read back and corrected.
+    const insertedKeys = new Set(upserted.filter((row) => row.inserted).map((row) => `${row.platform}\u0000${row.external_id}`));
+    const settledFlags = new Set(newCustomerIds);
+    const settledAggregates = new Set(newCustomerIds);
+    for (const order of orders) {
+      if (order.customer_id === null) continue;
+      if (!insertedKeys.has(`${order.platform}\u0000${order.external_id}`)) {
+        settledFlags.delete(order.customer_id);
+        settledAggregates.delete(order.customer_id);
+      } else if (order.currency !== store.currency) {
+        settledAggregates.delete(order.customer_id);
+      }
+    }
+    const guestOrderIds = orders
+      .filter((order) => order.customer_id === null && !insertedKeys.has(`${order.platform}\u0000${order.external_id}`))
+      .map((order) => orderIds.get(`${order.platform}\u0000${order.external_id}`))
+      .filter((id): id is number => id !== undefined);
+    await refreshNewCustomerFlags(q, storeId, [...affectedCustomers].filter((id) => !settledFlags.has(id)), guestOrderIds);
+    await refreshCustomerAggregates(q, storeId, store.currency, [...affectedCustomers].filter((id) => !settledAggregates.has(id)));
 
     // 6. Rollups: contribution after minus before.
     delta.add(await orderContributions(q, storeId, [...affectedOrders]), 1);

@@ -1,9 +1,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { isMarketingChannel, type Comparison, type KpisOutput, type LtvCohortsOutput } from '../../../shared/commerce.ts';
-import { aov, cac, delta, LTV_HORIZONS, ltv, mer, platformRoas, ratio, roas, type LtvHorizon } from '../../../shared/metrics.ts';
+import { AD_CHANNELS, EMAIL_CHANNELS, type Comparison, type DataStatusOutput, type KpisOutput, type LtvCohortsOutput } from '../../../shared/commerce.ts';
+import { aov, attributedRoas, cac, delta, LTV_HORIZONS, ltv, mer, platformRoas, ratio, roas, totalRevenue, type LtvHorizon } from '../../../shared/metrics.ts';
 import type { StoreEntity } from '../stores/store.entity.ts';
 import { addDays, addMonths, dayInZone, daysBetween, lastDayOfMonth, monthOf, sameDayLastYear } from './days.ts';
-import { loadFxRates, roundMinor, type FxRates } from './fx.ts';
+import { FX_BASE_CURRENCY, loadFxRates, roundMinor, type FxRates } from './fx.ts';
 import { num, sqlRunner } from './raw-sql.ts';
 
 // Dashboard KPIs, read from the rollup tables only (their cost grows with days, not orders). Every
@@ -40,18 +40,27 @@ interface DailyRow {
   currency: string;
   ordersCount: number;
   netSalesMinor: number;
+  shippingMinor: number;
+  taxesMinor: number;
   newCustomers: number;
   ltvNet90Minor: number;
 }
 
-interface ChannelRow {
+/** What a day's channel rows add to the totals: all marketing spend, the advertising part of it, clicks. */
+interface SpendRow {
   day: string;
-  channel: string;
   currency: string;
+  spendMinor: number;
+  /** spend of advertising platforms (AD_CHANNELS) only */
+  adSpendMinor: number;
+  clicks: number;
+}
+
+interface ChannelRow extends SpendRow {
+  channel: string;
   ordersCount: number;
   netSalesMinor: number;
   newCustomers: number;
-  spendMinor: number;
   impressions: number;
   clicks: number;
   platformConversions: number;
@@ -61,6 +70,7 @@ interface ChannelRow {
 async function readDailyRows(em: EntityManager, storeId: number, ranges: DayRange[]): Promise<DailyRow[]> {
   const rows = await sqlRunner(em).rows<Record<string, string | number>>(
     `select to_char(day, 'YYYY-MM-DD') as day, currency, orders_count, net_sales_minor::text as net_sales_minor,
+            shipping_minor::text as shipping_minor, taxes_minor::text as taxes_minor,
             new_customers, ltv_net_90_minor::text as ltv_net_90_minor
        from daily_rollups
       where store_id = $1 and ${RANGES_CONDITION}`,
@@ -72,6 +82,8 @@ async function readDailyRows(em: EntityManager, storeId: number, ranges: DayRang
       currency: String(row.currency),
       ordersCount: num(row.orders_count),
       netSalesMinor: num(row.net_sales_minor),
+      shippingMinor: num(row.shipping_minor),
+      taxesMinor: num(row.taxes_minor),
       newCustomers: num(row.new_customers),
       ltvNet90Minor: num(row.ltv_net_90_minor),
     }))
@@ -96,6 +108,7 @@ async function readChannelRows(em: EntityManager, storeId: number, ranges: DayRa
       netSalesMinor: num(row.net_sales_minor),
       newCustomers: num(row.new_customers),
       spendMinor: num(row.spend_minor),
+      adSpendMinor: AD_CHANNEL_SET.has(String(row.channel)) ? num(row.spend_minor) : 0,
       impressions: num(row.impressions),
       clicks: num(row.clicks),
       platformConversions: num(row.platform_conversions),
@@ -103,19 +116,69 @@ async function readChannelRows(em: EntityManager, storeId: number, ranges: DayRa
     }))
 }
 
+/** The channel rows of the ranges summed per day and currency (a row per day instead of one per channel). */
+async function readSpendRows(em: EntityManager, storeId: number, ranges: DayRange[]): Promise<SpendRow[]> {
+  const rows = await sqlRunner(em).rows<Record<string, string>>(
+    `select to_char(day, 'YYYY-MM-DD') as day, currency, sum(spend_minor)::text as spend_minor,
+            coalesce(sum(spend_minor) filter (where channel = any($6::text[])), 0)::text as ad_spend_minor, sum(clicks)::text as clicks
+       from channel_daily_rollups
+      where store_id = $1 and ${RANGES_CONDITION}
+      group by day, currency`,
+    [storeId, ...rangeParameters(ranges), [...AD_CHANNELS]],
+  );
+  return rows.map((row) => ({ day: row.day!, currency: row.currency!, spendMinor: num(row.spend_minor), adSpendMinor: num(row.ad_spend_minor), clicks: num(row.clicks) }));
+}
+
+/**
+ * Each channel's sums over one range. Rows in the display currency need no conversion and are
+ * summed over the whole range (day null); rows in other currencies stay per day, for their rates.
+ */
+async function readChannelSums(em: EntityManager, storeId: number, range: DayRange, currency: string): Promise<(Omit<ChannelRow, 'day'> & { day: string | null })[]> {
+  const rows = await sqlRunner(em).rows<Record<string, string | null>>(
+    `select case when currency = $4 then null else to_char(day, 'YYYY-MM-DD') end as day, channel, currency,
+            sum(orders_count)::text as orders_count, sum(net_sales_minor)::text as net_sales_minor, sum(new_customers)::text as new_customers,
+            sum(spend_minor)::text as spend_minor, sum(impressions)::text as impressions, sum(clicks)::text as clicks,
+            sum(platform_conversions)::text as platform_conversions, sum(platform_conversion_value_minor)::text as platform_conversion_value_minor
+       from channel_daily_rollups
+      where store_id = $1 and day >= $2::date and day <= $3::date
+      group by 1, channel, currency`,
+    [storeId, range.from, range.to, currency],
+  );
+  return rows.map((row) => ({
+    day: row.day ?? null,
+    channel: row.channel!,
+    currency: row.currency!,
+    ordersCount: num(row.orders_count),
+    netSalesMinor: num(row.net_sales_minor),
+    newCustomers: num(row.new_customers),
+    spendMinor: num(row.spend_minor),
+    adSpendMinor: AD_CHANNEL_SET.has(row.channel!) ? num(row.spend_minor) : 0,
+    impressions: num(row.impressions),
+    clicks: num(row.clicks),
+    platformConversions: num(row.platform_conversions),
+    platformConversionValueMinor: num(row.platform_conversion_value_minor),
+  }));
+}
+
 interface Totals {
   netSales: number;
+  shipping: number;
+  taxes: number;
   orders: number;
   newCustomers: number;
   ltvNet90: number;
+  /** ads + e-mail */
   spend: number;
+  /** advertising platforms only (ROAS's denominator) */
+  adSpend: number;
   clicks: number;
-  attributedNetSales: number;
 }
 
 function emptyTotals(): Totals {
-  return { netSales: 0, orders: 0, newCustomers: 0, ltvNet90: 0, spend: 0, clicks: 0, attributedNetSales: 0 };
+  return { netSales: 0, shipping: 0, taxes: 0, orders: 0, newCustomers: 0, ltvNet90: 0, spend: 0, adSpend: 0, clicks: 0 };
 }
+
+const AD_CHANNEL_SET: ReadonlySet<string> = new Set(AD_CHANNELS);
 
 function inRange(day: string, range: DayRange): boolean {
   return day >= range.from && day <= range.to;
@@ -123,19 +186,21 @@ function inRange(day: string, range: DayRange): boolean {
 
 function addDaily(totals: Totals, row: DailyRow, factor: number): void {
   totals.netSales += row.netSalesMinor * factor;
+  totals.shipping += row.shippingMinor * factor;
+  totals.taxes += row.taxesMinor * factor;
   totals.orders += row.ordersCount;
   totals.newCustomers += row.newCustomers;
   totals.ltvNet90 += row.ltvNet90Minor * factor;
 }
 
-function addChannel(totals: Totals, row: ChannelRow, factor: number): void {
+function addChannel(totals: Totals, row: SpendRow, factor: number): void {
   totals.spend += row.spendMinor * factor;
+  totals.adSpend += row.adSpendMinor * factor;
   totals.clicks += row.clicks;
-  if (isMarketingChannel(row.channel)) totals.attributedNetSales += row.netSalesMinor * factor;
 }
 
 /** Money totals are converted but not yet rounded. */
-function totalsOf(range: DayRange, daily: DailyRow[], channels: ChannelRow[], fx: FxRates, currency: string): Totals {
+function totalsOf(range: DayRange, daily: DailyRow[], channels: SpendRow[], fx: FxRates, currency: string): Totals {
   const totals = emptyTotals();
   for (const row of daily) if (inRange(row.day, range)) addDaily(totals, row, fx.factor(row.currency, currency, row.day));
   for (const row of channels) if (inRange(row.day, range)) addChannel(totals, row, fx.factor(row.currency, currency, row.day));
@@ -151,20 +216,45 @@ function kpiValuesOf(totals: Totals) {
     spend,
     clicks: totals.clicks,
     orders: totals.orders,
-    roas: roas({ attributedNetSalesMinor: totals.attributedNetSales, spendMinor: totals.spend }),
+    roas: roas({ netSalesMinor: totals.netSales, adSpendMinor: totals.adSpend }),
     cac: roundOrNull(cac({ spendMinor: totals.spend, newCustomers: totals.newCustomers })),
-    mer: mer({ totalRevenueMinor: totals.netSales, totalSpendMinor: totals.spend }),
+    mer: mer({ totalRevenueMinor: totalRevenue({ netSalesMinor: totals.netSales, shippingMinor: totals.shipping, taxesMinor: totals.taxes }), totalSpendMinor: totals.spend }),
     aov: roundOrNull(aov({ netSalesMinor: totals.netSales, orders: totals.orders })),
     ltv: roundOrNull(ratio(totals.ltvNet90, totals.newCustomers)),
   };
 }
 
-/** Currencies and span whose rates the conversion of these rows needs. */
-async function fxFor(em: EntityManager, currency: string, rows: { currency: string; day: string }[], ranges: DayRange[]): Promise<FxRates> {
-  const currencies = new Set([currency, ...rows.map((row) => row.currency)]);
+/**
+ * Runs the reads of rollup rows and loads the FX rates that convert them into `currency`. The rates
+ * of the display and store currencies load alongside the rows (one round trip instead of two); a row
+ * in yet another currency (rare: orders in a second currency) loads the rates again with it.
+ */
+async function withFxRates<T extends readonly [...(readonly { currency: string }[])[]]>(
+  em: EntityManager,
+  store: Pick<StoreEntity, 'id' | 'currency'>,
+  currency: string,
+  ranges: DayRange[],
+  reads: () => Promise<T>,
+): Promise<{ rows: T; fx: FxRates }> {
   const from = ranges.map((r) => r.from).sort()[0]!;
   const to = ranges.map((r) => r.to).sort().at(-1)!;
-  return loadFxRates(em, currencies, from, to);
+  const expected = new Set([currency, store.currency, FX_BASE_CURRENCY]);
+  const [rows, expectedFx] = await Promise.all([reads(), loadFxRates(em, expected, from, to)]);
+  const currencies = new Set([...expected, ...rows.flat().map((row) => row.currency)]);
+  const fx = currencies.size === expected.size ? expectedFx : await loadFxRates(em, currencies, from, to);
+  return { rows, fx };
+}
+
+/** The daily and channel rollup rows of the ranges, with the rates that convert them. */
+async function readRollupsWithFx(em: EntityManager, store: Pick<StoreEntity, 'id' | 'currency'>, currency: string, ranges: DayRange[]) {
+  const {
+    rows: [daily, channels],
+    fx,
+  } = await withFxRates(em, store, currency, ranges, async () => {
+    const read = await Promise.all([readDailyRows(em, store.id, ranges), readChannelRows(em, store.id, ranges)]);
+    return [read[0], read[1]] as const;
+  });
+  return { daily, channels, fx };
 }
 
 export async function kpis(
@@ -176,11 +266,17 @@ export async function kpis(
   const range = { from: input.from, to: input.to };
   const previousRange = comparisonRange(range, input.compare);
   const ranges = previousRange ? [range, previousRange] : [range];
-  const [daily, channels] = await Promise.all([readDailyRows(em, store.id, ranges), readChannelRows(em, store.id, ranges)]);
-  const fx = await fxFor(em, currency, [...daily, ...channels], ranges);
+  // Totals and the daily series need the channel rows only summed per day; the channel list needs
+  // them per channel, for the current range only: two small reads instead of every channel-day row.
+  const {
+    rows: [daily, spendRows, channels],
+    fx,
+  } = await withFxRates(em, store, currency, ranges, () =>
+    Promise.all([readDailyRows(em, store.id, ranges), readSpendRows(em, store.id, ranges), readChannelSums(em, store.id, range, currency)]),
+  );
 
-  const current = kpiValuesOf(totalsOf(range, daily, channels, fx, currency));
-  const previous = previousRange ? kpiValuesOf(totalsOf(previousRange, daily, channels, fx, currency)) : null;
+  const current = kpiValuesOf(totalsOf(range, daily, spendRows, fx, currency));
+  const previous = previousRange ? kpiValuesOf(totalsOf(previousRange, daily, spendRows, fx, currency)) : null;
   const kpiEntries = Object.fromEntries(
     (Object.keys(current) as (keyof typeof current)[]).map((key) => {
       const previousValue = previous ? previous[key] : null;
@@ -195,7 +291,7 @@ export async function kpis(
     const totals = byDay.get(row.day);
     if (totals) addDaily(totals, row, fx.factor(row.currency, currency, row.day));
   }
-  for (const row of channels) {
+  for (const row of spendRows) {
     const totals = byDay.get(row.day);
     if (totals) addChannel(totals, row, fx.factor(row.currency, currency, row.day));
   }
@@ -218,8 +314,7 @@ export async function kpis(
   // Per channel over the range.
   const byChannel = new Map<string, { spend: number; netSales: number; orders: number; newCustomers: number; impressions: number; clicks: number; conversions: number; conversionValue: number }>();
   for (const row of channels) {
-    if (!inRange(row.day, range)) continue;
-    const factor = fx.factor(row.currency, currency, row.day);
+    const factor = row.day === null ? 1 : fx.factor(row.currency, currency, row.day);
     let entry = byChannel.get(row.channel);
     if (!entry) byChannel.set(row.channel, (entry = { spend: 0, netSales: 0, orders: 0, newCustomers: 0, impressions: 0, clicks: 0, conversions: 0, conversionValue: 0 }));
     entry.spend += row.spendMinor * factor;
@@ -244,7 +339,7 @@ export async function kpis(
         clicks: entry.clicks,
         platformConversions: Number(entry.conversions.toFixed(6)),
         platformConversionValue: roundMinor(entry.conversionValue),
-        roas: roas({ attributedNetSalesMinor: entry.netSales, spendMinor: entry.spend }),
+        roas: attributedRoas({ attributedNetSalesMinor: entry.netSales, spendMinor: entry.spend }),
         platformRoas: platformRoas({ conversionValueMinor: entry.conversionValue, spendMinor: entry.spend }),
         cac: cacValue === null ? null : roundMinor(cacValue),
       };
@@ -302,5 +397,126 @@ export async function ltvCohorts(
       ),
       complete: Object.fromEntries(LTV_HORIZONS.map((horizon) => [String(horizon), addDays(lastDayOfMonth(month), horizon) <= today])),
     })),
+  };
+}
+
+/**
+ * Whether the store has data yet and what kind, from the rollups only: a sum over its days, so it
+ * stays cheap at a million orders. A platform counts once it has reported spend, impressions,
+ * clicks or conversions (orders merely attributed to a channel through UTM tags do not count).
+ */
+export async function dataStatus(em: EntityManager, store: Pick<StoreEntity, 'id'>): Promise<DataStatusOutput> {
+  const q = sqlRunner(em);
+  const [[daily], channels] = await Promise.all([
+    q.rows<{ orders: string | null; first_day: string | null; last_day: string | null }>(
+      `select sum(orders_count)::text as orders, to_char(min(day), 'YYYY-MM-DD') as first_day, to_char(max(day), 'YYYY-MM-DD') as last_day
+         from daily_rollups where store_id = $1`,
+      [store.id],
+    ),
+    q.rows<{ channel: string; first_day: string; last_day: string }>(
+      `select channel, to_char(min(day), 'YYYY-MM-DD') as first_day, to_char(max(day), 'YYYY-MM-DD') as last_day
+         from channel_daily_rollups
+        where store_id = $1 and (spend_minor <> 0 or impressions <> 0 or clicks <> 0 or platform_conversions <> 0 or platform_conversion_value_minor <> 0)
+        group by channel
+        order by channel`,
+      [store.id],
+    ),
+  ]);
+  const orders = num(daily?.orders);
+  const days = [daily?.first_day, daily?.last_day, ...channels.flatMap((row) => [row.first_day, row.last_day])].filter((day): day is string => !!day).sort();
+  return {
+    storeId: store.id,
+    hasData: orders > 0 || channels.length > 0,
+    orders,
+    firstDay: days[0] ?? null,
+    lastDay: days.at(-1) ?? null,
+    adPlatforms: channels.map((row) => row.channel).filter((channel) => AD_CHANNEL_SET.has(channel)),
+    emailPlatforms: channels.map((row) => row.channel).filter((channel) => (EMAIL_CHANNELS as readonly string[]).includes(channel)),
+  };
+}
+
+// --- Trend charts (analytics.trend; added by the marketing/analytics screens) ---
+
+export type KpiValues = ReturnType<typeof kpiValuesOf>;
+
+/** What a channel contributed to one bucket: orders and their net sales, its platform's spend and clicks. */
+export interface ChannelBucketValues {
+  netSales: number;
+  orders: number;
+  spend: number;
+  clicks: number;
+}
+
+/**
+ * The KPI values of sub-ranges (the weeks or months of a trend chart) of at most two spans (a range
+ * and its comparison), from one read of the rollups, with each bucket's figures per channel.
+ */
+export async function kpisByBucket(
+  em: EntityManager,
+  store: Pick<StoreEntity, 'id' | 'currency'>,
+  input: { spans: DayRange[]; buckets: DayRange[]; currency?: string },
+): Promise<{ currency: string; buckets: { kpis: KpiValues; channels: Record<string, ChannelBucketValues> }[] }> {
+  const currency = input.currency ?? store.currency;
+  const { daily, channels, fx } = await readRollupsWithFx(em, store, currency, input.spans);
+  // Rows by day, so each bucket reads only its own days (a 365-day chart by day has 730 buckets).
+  const byDay = new Map<string, { daily: DailyRow[]; channels: ChannelRow[] }>();
+  const rowsOfDay = (day: string) => byDay.get(day) ?? byDay.set(day, { daily: [], channels: [] }).get(day)!;
+  for (const row of daily) rowsOfDay(row.day).daily.push(row);
+  for (const row of channels) rowsOfDay(row.day).channels.push(row);
+  return {
+    currency,
+    buckets: input.buckets.map((bucket) => {
+      const bucketDaily: DailyRow[] = [];
+      const bucketChannels: ChannelRow[] = [];
+      for (let day = bucket.from; day <= bucket.to; day = addDays(day, 1)) {
+        const rows = byDay.get(day);
+        if (rows) {
+          bucketDaily.push(...rows.daily);
+          bucketChannels.push(...rows.channels);
+        }
+      }
+      const byChannel: Record<string, ChannelBucketValues> = {};
+      for (const row of bucketChannels) {
+        const factor = fx.factor(row.currency, currency, row.day);
+        const entry = (byChannel[row.channel] ??= { netSales: 0, orders: 0, spend: 0, clicks: 0 });
+        entry.netSales += row.netSalesMinor * factor;
+        entry.orders += row.ordersCount;
+        entry.spend += row.spendMinor * factor;
+        entry.clicks += row.clicks;
+      }
+      for (const entry of Object.values(byChannel)) {
+        entry.netSales = roundMinor(entry.netSales);
+        entry.spend = roundMinor(entry.spend);
+      }
+      return { kpis: kpiValuesOf(totalsOf(bucket, bucketDaily, bucketChannels, fx, currency)), channels: byChannel };
+    }),
+  };
+}
+
+// --- Totals across stores (dashboard.allStores; added by the dashboard screens) ---
+
+export type KpiTotals = Totals;
+export { emptyTotals, kpiValuesOf };
+
+/**
+ * A range's totals and its comparison's, converted into one currency but not rounded: several
+ * stores' totals can then be summed before the ratios are taken (never averaged).
+ */
+export async function kpiTotals(
+  em: EntityManager,
+  store: Pick<StoreEntity, 'id' | 'currency'>,
+  input: { from: string; to: string; compare: Comparison; currency?: string },
+): Promise<{ currency: string; range: DayRange; previousRange: DayRange | null; current: KpiTotals; previous: KpiTotals | null }> {
+  const currency = input.currency ?? store.currency;
+  const range = { from: input.from, to: input.to };
+  const previousRange = comparisonRange(range, input.compare);
+  const ranges = previousRange ? [range, previousRange] : [range];
+  const { daily, channels, fx } = await readRollupsWithFx(em, store, currency, ranges);
+  return {
+    currency,
+    range,
+    previousRange,
+    current: totalsOf(range, daily, channels, fx, currency),
+    previous: previousRange ? totalsOf(previousRange, daily, channels, fx, currency) : null,
   };
 }

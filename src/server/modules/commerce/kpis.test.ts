@@ -31,11 +31,13 @@ afterAll(async () => {
 /**
  * The hand-computed fixture (store in GBP, Europe/London), 1-7 June 2026 (Monday to Sunday):
  *   1 Jun  A  GBP 100.00 - 10.00 discount, Google Ads click, customer c1 (new)     net  90.00
+ *             (+ shipping 5.00 and taxes 18.00: revenue for MER, not sales)
  *   2 Jun  B  GBP  50.00, Klaviyo e-mail, customer c2 (new)                          net  50.00
  *   3 Jun  C  GBP  30.00, direct, customer c1 (returning)                            net  30.00
  *   3 Jun  F  USD  50.00, direct, guest; USD->GBP on 3 Jun = 0.88 / 1.10 = 0.8        net  40.00
  *   5 Jun  refund of A, GBP 20.00 (lowers the 5th, not the 1st)                      net -20.00
  *   6 Jun  D  USD 100.00, Meta click, guest; Saturday: Friday's 0.85 / 1.25 = 0.68   net  68.00
+ *             (+ shipping USD 10.00 = GBP 6.80)
  *   spend: Google 1 Jun GBP 30.00 (100 clicks, 2 conversions worth 120.00),
  *          Meta 6 Jun USD 50.00 = GBP 34.00 (50 clicks, 1 conversion worth USD 100.00 = GBP 68.00),
  *          Klaviyo 2 Jun GBP 5.00 (20 clicks, 1 order worth 60.00)
@@ -44,11 +46,11 @@ afterAll(async () => {
 async function seedFixture(storeId: number) {
   const em = orm.em.fork();
   await ingestOrders(em, storeId, [
-    testOrder({ externalId: 'A', placedAt: '2026-06-01T10:00:00Z', grossMinor: 10_000, discountsMinor: 1_000, gclid: 'g1', customer: { externalId: 'c1' } }),
+    testOrder({ externalId: 'A', placedAt: '2026-06-01T10:00:00Z', grossMinor: 10_000, discountsMinor: 1_000, shippingMinor: 500, taxesMinor: 1_800, gclid: 'g1', customer: { externalId: 'c1' } }),
     testOrder({ externalId: 'B', placedAt: '2026-06-02T10:00:00Z', grossMinor: 5_000, utmSource: 'klaviyo', utmMedium: 'email', customer: { externalId: 'c2' } }),
     testOrder({ externalId: 'C', placedAt: '2026-06-03T10:00:00Z', grossMinor: 3_000, customer: { externalId: 'c1' } }),
     testOrder({ externalId: 'F', placedAt: '2026-06-03T11:00:00Z', grossMinor: 5_000, currency: 'USD' }),
-    testOrder({ externalId: 'D', placedAt: '2026-06-06T10:00:00Z', grossMinor: 10_000, currency: 'USD', fbclid: 'f1' }),
+    testOrder({ externalId: 'D', placedAt: '2026-06-06T10:00:00Z', grossMinor: 10_000, shippingMinor: 1_000, currency: 'USD', fbclid: 'f1' }),
     testOrder({ externalId: 'E', placedAt: '2026-05-28T10:00:00Z', grossMinor: 4_000, gclid: 'g2', customer: { externalId: 'c3' } }),
   ]);
   await ingestRefunds(em, storeId, [{ platform: 'shopify', externalId: 'refund-A', orderExternalId: 'A', refundedAt: '2026-06-05T09:00:00Z', amountMinor: 2_000, currency: 'GBP' }]);
@@ -88,9 +90,9 @@ describe('KPIs from the rollups, hand-computed', () => {
       spend: 3_000 + 3_400 + 500, // 6 900
       clicks: 170,
       orders: 5,
-      roas: (7_000 + 5_000 + 6_800) / 6_900, // Google (A after its refund), Klaviyo (B), Meta (D)
+      roas: 25_800 / 6_400, // every order's net sales / ad spend (Google 30.00 + Meta 34.00; Klaviyo's 5.00 is not ad spend)
       cac: 3_450, // 6 900 / 2 new customers (guests are not customers)
-      mer: 25_800 / 6_900,
+      mer: (25_800 + 500 + 680 + 1_800) / 6_900, // net sales + shipping + taxes / ads + e-mail
       aov: 5_160,
       ltv: 7_500, // c1: 70.00 + 30.00, c2: 50.00 -> 150.00 / 2
     });
@@ -100,7 +102,8 @@ describe('KPIs from the rollups, hand-computed', () => {
     expect(result.kpis.orders.delta).toEqual({ absolute: 4, percent: 400 });
     expect(result.kpis.cac.delta).toEqual({ absolute: 1_450, percent: 72.5 });
     expect(result.kpis.ltv.delta).toEqual({ absolute: 3_500, percent: 87.5 });
-    expect(result.kpis.roas.delta.absolute).toBeCloseTo(18_800 / 6_900 - 2, 10);
+    expect(result.kpis.roas.delta.absolute).toBeCloseTo(25_800 / 6_400 - 2, 10);
+    expect(result.kpis.roas.current).toBe(4.03125);
   });
 
   it('a daily series for sparklines, with a refund lowering its own day and "—" where a ratio is undefined', async () => {
@@ -108,15 +111,17 @@ describe('KPIs from the rollups, hand-computed', () => {
     await seedFixture(store.id);
     const { series } = await kpis(orm.em.fork(), { id: store.id, currency: 'GBP' }, { ...JUNE, compare: 'none' });
     expect(series.map((day) => day.day)).toEqual(['2026-06-01', '2026-06-02', '2026-06-03', '2026-06-04', '2026-06-05', '2026-06-06', '2026-06-07']);
-    expect(series[0]).toEqual({ day: '2026-06-01', netSales: 9_000, spend: 3_000, clicks: 100, orders: 1, newCustomers: 1, roas: 3, cac: 3_000, mer: 3, aov: 9_000 });
+    expect(series[0]).toEqual({ day: '2026-06-01', netSales: 9_000, spend: 3_000, clicks: 100, orders: 1, newCustomers: 1, roas: 3, cac: 3_000, mer: 11_300 / 3_000, aov: 9_000 });
+    // Only e-mail spend that day: no ad spend, so no ROAS; MER counts e-mail spend.
+    expect(series[1]).toMatchObject({ netSales: 5_000, spend: 500, roas: null, mer: 10 });
     expect(series[2]).toMatchObject({ netSales: 7_000, orders: 2, spend: 0, roas: null, mer: null, aov: 3_500 });
     expect(series[3]).toEqual({ day: '2026-06-04', netSales: 0, spend: 0, clicks: 0, orders: 0, newCustomers: 0, roas: null, cac: null, mer: null, aov: null });
     expect(series[4]).toMatchObject({ netSales: -2_000, orders: 0, aov: null });
-    expect(series[5]).toMatchObject({ netSales: 6_800, spend: 3_400, roas: 2, mer: 2, cac: null });
+    expect(series[5]).toMatchObject({ netSales: 6_800, spend: 3_400, roas: 2, mer: 2.2, cac: null });
     expect(formatRatio(series[3]!.roas)).toBe('—');
   });
 
-  it("per channel: our ROAS beside the platform's own", async () => {
+  it("per channel: the attributed ROAS beside the platform's own", async () => {
     const store = await createCommerceStore(orm);
     await seedFixture(store.id);
     const { channels } = await kpis(orm.em.fork(), { id: store.id, currency: 'GBP' }, { ...JUNE, compare: 'none' });
@@ -240,6 +245,34 @@ describe('commerce.kpis through the router', () => {
 
     const explicitOwn = await getKpis(owner.client, { ...JUNE, compare: 'none', storeId: owner.store.id, currency: 'EUR' });
     expect(explicitOwn.body.result.data.currency).toBe('EUR');
+  });
+
+  it('dataStatus: an empty store has no data; after ingest its orders, span and platforms; another user\'s store is 404', async () => {
+    const owner = await storeOwner('statusowner');
+    const other = await storeOwner('statusother');
+    const status = (client: ApiClient, input?: Record<string, unknown>) =>
+      client.get(`/trpc/commerce.dataStatus${input ? `?input=${encodeURIComponent(JSON.stringify(input))}` : ''}`);
+
+    const empty = await status(owner.client);
+    expect(empty.status).toBe(200);
+    expect(empty.body.result.data).toEqual({ storeId: owner.store.id, hasData: false, orders: 0, firstDay: null, lastDay: null, adPlatforms: [], emailPlatforms: [] });
+
+    await seedFixture(owner.store.id);
+    const loaded = await status(owner.client, { storeId: owner.store.id });
+    // A..F: six counting orders, from E on 28 May to D and Meta's spend on 6 June.
+    expect(loaded.body.result.data).toEqual({
+      storeId: owner.store.id,
+      hasData: true,
+      orders: 6,
+      firstDay: '2026-05-28',
+      lastDay: '2026-06-06',
+      adPlatforms: ['googleads', 'metaads'],
+      emailPlatforms: ['klaviyo'],
+    });
+
+    const intrusion = await status(other.client, { storeId: owner.store.id });
+    expect(intrusion.status).toBe(404);
+    expect((await status(other.client)).body.result.data.hasData).toBe(false);
   });
 
   it('validates the range and needs a subscription and a store', async () => {

@@ -1,0 +1,74 @@
+// Benchmark: dashboard KPIs (commerce.kpis, compare previous_period) for 30/90/365-day ranges and the
+// first page of orders (orders.list), over real HTTP against the store `npm run bench:demo` filled.
+// Starts the real server (buildApp) on BENCH_PORT (default 4401), signs in as the bench user, makes
+// 5 warm-up requests and then REQUESTS (default 50) timed requests per case; prints median and p95.
+// `npm run bench:kpis` (see BENCHMARKS.md). DATABASE_URL or DATA_DIR as for bench/demo.ts.
+import os from 'node:os';
+import { buildApp } from '../src/server/app.ts';
+import { loadConfig } from '../src/server/config.ts';
+import { openDatabase } from '../src/server/database/database.ts';
+import { addDays, dayInZone } from '../src/server/modules/commerce/days.ts';
+
+if (!process.env.DATABASE_URL) process.env.DATA_DIR ??= '/tmp/engine-bench/data';
+const port = Number(process.env.BENCH_PORT ?? 4401);
+const requests = Number(process.env.REQUESTS ?? 50);
+const username = process.env.BENCH_USER ?? 'bench';
+const password = process.env.BENCH_PASSWORD ?? 'bench-password-123';
+
+const config = { ...loadConfig(), port, logLevel: 'warn' as const };
+const database = await openDatabase(config);
+const app = await buildApp({ config, orm: database.orm, logger: false });
+await app.listen({ port, host: '127.0.0.1' });
+const base = `http://127.0.0.1:${port}`;
+
+function percentile(sorted: number[], share: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.ceil(share * sorted.length) - 1)]!;
+}
+
+try {
+  const login = await fetch(`${base}/api/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', origin: base },
+    body: JSON.stringify({ username, password }),
+  });
+  if (login.status !== 200) throw new Error(`Sign-in as ${username} failed: ${login.status} ${await login.text()}`);
+  const cookie = login.headers.getSetCookie().map((value) => value.split(';')[0]).join('; ');
+  const get = async (path: string, input: unknown) => {
+    const response = await fetch(`${base}/trpc/${path}?input=${encodeURIComponent(JSON.stringify(input))}`, { headers: { cookie } });
+    const body = await response.text();
+    if (response.status !== 200) throw new Error(`${path}: ${response.status} ${body.slice(0, 300)}`);
+    return JSON.parse(body).result.data;
+  };
+
+  const status = await get('commerce.dataStatus', {});
+  const active = await (await fetch(`${base}/api/stores/active`, { headers: { cookie } })).json();
+  const timezone = active.store?.timezone ?? 'Europe/London';
+  const today = dayInZone(new Date(), timezone);
+  console.log(`Machine: ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? 'unknown'}), ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB RAM, load average ${os.loadavg().map((value) => value.toFixed(2)).join(' ')}, ${new Date().toISOString()}`);
+  console.log(`Store ${status.storeId}: ${status.orders.toLocaleString('en')} orders, ${status.firstDay} to ${status.lastDay}, ad platforms ${status.adPlatforms.join(', ')}`);
+
+  const cases: { name: string; path: string; input: unknown }[] = [30, 90, 365].map((days) => ({
+    name: `commerce.kpis ${days} days, compare previous_period`,
+    path: 'commerce.kpis',
+    input: { from: addDays(today, -(days - 1)), to: today, compare: 'previous_period' },
+  }));
+  cases.push(
+    { name: 'orders.list first page (25, newest first)', path: 'orders.list', input: {} },
+    { name: 'orders.list first page, last 30 days, new customers, Google Ads', path: 'orders.list', input: { from: addDays(today, -29), to: today, customerType: 'new', channels: ['googleads'] } },
+  );
+
+  for (const { name, path, input } of cases) {
+    for (let warm = 0; warm < 5; warm += 1) await get(path, input);
+    const timings: number[] = [];
+    for (let index = 0; index < requests; index += 1) {
+      const started = performance.now();
+      await get(path, input);
+      timings.push(performance.now() - started);
+    }
+    timings.sort((a, b) => a - b);
+    console.log(`${name.padEnd(64)} median ${percentile(timings, 0.5).toFixed(1).padStart(7)} ms   p95 ${percentile(timings, 0.95).toFixed(1).padStart(7)} ms   (${requests} requests)`);
+  }
+} finally {
+  await app.close();
+  await database.close();
+}

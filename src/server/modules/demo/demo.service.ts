@@ -1,0 +1,79 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { DEMO_ALREADY_LOADING_MESSAGE, STORE_HAS_DATA_MESSAGE, type DemoLoadOutput } from '../../../shared/demo.ts';
+import { AppError } from '../../errors.ts';
+import { ingestAdMetrics, ingestEmailMetrics, ingestOrders, ingestRefunds, upsertProducts } from '../commerce/ingest.ts';
+import { sqlRunner } from '../commerce/raw-sql.ts';
+import { demoAdMetricBatches, demoEmailMetrics, demoOrderBatches, demoPlan, type DemoOptions } from './generator.ts';
+
+export interface DemoProgress {
+  phase: 'products' | 'orders' | 'ad metrics' | 'e-mail metrics' | 'done';
+  orders: number;
+  refunds: number;
+  adMetricRows: number;
+  emailMetricRows: number;
+  milliseconds: number;
+}
+
+/** Stores being loaded in this process: a second click must not load the demo twice. */
+const loading = new Set<number>();
+
+export async function storeHasOrders(em: EntityManager, storeId: number): Promise<boolean> {
+  const rows = await sqlRunner(em).rows(`select 1 from orders where store_id = $1 limit 1`, [storeId]);
+  return rows.length > 0;
+}
+
+/**
+ * Generates the demo store's data (generator.ts) and writes it through ingest.ts, the path every
+ * connector takes, in batches: products, orders with their refunds, ad metrics, e-mail metrics.
+ * Refuses a store that already has orders.
+ */
+export async function loadDemoData(
+  em: EntityManager,
+  store: { id: number; currency: string; timezone: string },
+  options: DemoOptions = {},
+  onProgress?: (progress: DemoProgress) => void,
+): Promise<DemoLoadOutput> {
+  if (loading.has(store.id)) throw new AppError('CONFLICT', DEMO_ALREADY_LOADING_MESSAGE);
+  loading.add(store.id);
+  try {
+    if (await storeHasOrders(em, store.id)) throw new AppError('CONFLICT', STORE_HAS_DATA_MESSAGE);
+    const started = performance.now();
+    const plan = demoPlan(store, options);
+    const progress: DemoProgress = { phase: 'products', orders: 0, refunds: 0, adMetricRows: 0, emailMetricRows: 0, milliseconds: 0 };
+    const report = (phase: DemoProgress['phase']) => {
+      progress.phase = phase;
+      progress.milliseconds = Math.round(performance.now() - started);
+      onProgress?.({ ...progress });
+    };
+
+    const products = await upsertProducts(em, store.id, plan.products.map(({ weight, ...product }) => product));
+    report('orders');
+    for (const batch of demoOrderBatches(plan)) {
+      const orders = await ingestOrders(em, store.id, batch.orders);
+      progress.orders += orders.inserted + orders.updated;
+      if (batch.refunds.length > 0) {
+        const refunds = await ingestRefunds(em, store.id, batch.refunds);
+        progress.refunds += refunds.inserted + refunds.updated;
+      }
+      report('orders');
+    }
+    for (const rows of demoAdMetricBatches(plan)) {
+      const result = await ingestAdMetrics(em, store.id, rows);
+      progress.adMetricRows += result.inserted + result.updated;
+      report('ad metrics');
+    }
+    const email = await ingestEmailMetrics(em, store.id, demoEmailMetrics(plan));
+    progress.emailMetricRows = email.inserted + email.updated;
+    report('done');
+    return {
+      orders: progress.orders,
+      refunds: progress.refunds,
+      products: products.inserted + products.updated,
+      adMetricRows: progress.adMetricRows,
+      emailMetricRows: progress.emailMetricRows,
+      milliseconds: progress.milliseconds,
+    };
+  } finally {
+    loading.delete(store.id);
+  }
+}
