@@ -54,7 +54,7 @@ test('register, see the plans, use the dashboard, stay signed in across a reload
   await expect(gate).toHaveCount(0);
   await expect(page).toHaveURL(/\/dashboard$/);
   await expect(page.getByRole('heading', { level: 1 })).toContainText(username);
-  await expect(page.getByRole('link', { name: 'Connect a store' })).toHaveAttribute('href', '/integrations');
+  await expect(page.getByRole('link', { name: 'Connect a platform' })).toHaveAttribute('href', '/integrations');
 
   await page.reload();
   await expect(page).toHaveURL(/\/dashboard$/);

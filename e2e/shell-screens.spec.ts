@@ -68,7 +68,8 @@ for (const theme of THEMES) {
       for (const viewport of VIEWPORTS) {
         await page.setViewportSize(viewport);
         await page.goto('/dashboard');
-        await expect(page.getByTestId('kpi-card')).toHaveCount(9);
+        // A store without data offers demo data and the integrations instead of empty figures.
+        await expect(page.getByTestId('empty-state')).toBeVisible();
         await shoot(page, 'dashboard', theme, viewport.name);
         if (viewport.name === '1280') await expectNoSeriousViolations(page, 'dashboard');
 

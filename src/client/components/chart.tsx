@@ -1,0 +1,217 @@
+import type ApexCharts from 'apexcharts';
+import type { ApexOptions } from 'apexcharts';
+import { useEffect, useMemo, useRef, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+
+export type ChartType = 'line' | 'area' | 'bar' | 'donut' | 'pie' | 'scatter';
+
+export interface ChartProps {
+  type: ChartType;
+  series: ApexOptions['series'];
+  /**
+   * Merged over the defaults (theme colours, fonts, grid, locale-aware axis numbers). Memoise it
+   * (useMemo): a new object re-renders the chart.
+   */
+  options?: ApexOptions;
+  height?: number;
+  /** What the chart shows, for screen readers (the drawing itself is hidden from them). */
+  ariaLabel: string;
+  className?: string;
+  testId?: string;
+}
+
+/** The daisyUI theme colours the charts draw with, in series order. */
+const PALETTE_VARIABLES = ['--color-primary', '--color-info', '--color-secondary', '--color-success', '--color-accent', '--color-warning'];
+
+interface ThemeColours {
+  mode: 'light' | 'dark';
+  palette: string[];
+  text: string;
+  mutedText: string;
+  grid: string;
+}
+
+let paintCanvas: CanvasRenderingContext2D | null | undefined;
+
+/**
+ * A CSS colour as "r, g, b". The theme's colours are oklch(), which ApexCharts cannot shade, so the
+ * browser paints one pixel and we read it back in sRGB.
+ */
+function rgbOf(cssColour: string): string {
+  paintCanvas ??= document.createElement('canvas').getContext('2d', { willReadFrequently: true });
+  if (!paintCanvas || !cssColour) return '128, 128, 128';
+  paintCanvas.clearRect(0, 0, 1, 1);
+  paintCanvas.fillStyle = '#808080';
+  paintCanvas.fillStyle = cssColour;
+  paintCanvas.fillRect(0, 0, 1, 1);
+  const [r, g, b] = paintCanvas.getImageData(0, 0, 1, 1).data;
+  return `${r}, ${g}, ${b}`;
+}
+
+function readThemeColours(): ThemeColours {
+  const root = document.documentElement;
+  const style = getComputedStyle(root);
+  const variable = (name: string) => rgbOf(style.getPropertyValue(name).trim());
+  const text = variable('--color-base-content');
+  return {
+    mode: root.dataset.theme === 'dark' ? 'dark' : 'light',
+    palette: PALETTE_VARIABLES.map((name) => `rgb(${variable(name)})`),
+    text: `rgba(${text}, 0.85)`,
+    mutedText: `rgba(${text}, 0.65)`,
+    grid: `rgba(${text}, 0.1)`,
+  };
+}
+
+/** The theme's colours, read again whenever the light/dark theme switches (data-theme on <html>). */
+function useThemeColours(): ThemeColours | null {
+  const [colours, setColours] = useState<ThemeColours | null>(null);
+  useEffect(() => {
+    // Read after the theme provider has applied the theme (its effect runs after ours on a switch).
+    const update = () => setColours(readThemeColours());
+    update();
+    const observer = new MutationObserver(update);
+    observer.observe(document.documentElement, { attributes: true, attributeFilter: ['data-theme', 'class'] });
+    return () => observer.disconnect();
+  }, []);
+  return colours;
+}
+
+type PlainObject = Record<string, unknown>;
+
+function isPlainObject(value: unknown): value is PlainObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && Object.getPrototypeOf(value) === Object.prototype;
+}
+
+/** `override` over `base`, objects merged key by key; arrays and other values replace. */
+export function mergeOptions<T extends PlainObject>(base: T, override: PlainObject | undefined): T {
+  if (!override) return base;
+  const merged: PlainObject = { ...base };
+  for (const [key, value] of Object.entries(override)) {
+    merged[key] = isPlainObject(value) && isPlainObject(merged[key]) ? mergeOptions(merged[key] as PlainObject, value) : value;
+  }
+  return merged as T;
+}
+
+/** Axis numbers in the user's language, compact above 10,000 ("12K", "1,2 M"). */
+export function axisNumberFormatter(locale: string): (value: number) => string {
+  const compact = new Intl.NumberFormat(locale, { notation: 'compact', maximumFractionDigits: 1 });
+  const plain = new Intl.NumberFormat(locale, { maximumFractionDigits: 2 });
+  return (value: number) => {
+    if (typeof value !== 'number' || !Number.isFinite(value)) return '';
+    return Math.abs(value) >= 10_000 ? compact.format(value) : plain.format(value);
+  };
+}
+
+function prefersReducedMotion(): boolean {
+  return typeof window !== 'undefined' && window.matchMedia('(prefers-reduced-motion: reduce)').matches;
+}
+
+function defaultOptions(type: ChartType, height: number, colours: ThemeColours, locale: string, noDataText: string): ApexOptions {
+  const formatNumber = axisNumberFormatter(locale);
+  const circular = type === 'donut' || type === 'pie';
+  return {
+    chart: {
+      type,
+      height,
+      fontFamily: 'inherit',
+      foreColor: colours.mutedText,
+      background: 'transparent',
+      toolbar: { show: false },
+      zoom: { enabled: false },
+      animations: { enabled: !prefersReducedMotion() },
+      parentHeightOffset: 0,
+    },
+    theme: { mode: colours.mode },
+    colors: colours.palette,
+    dataLabels: { enabled: false },
+    stroke: circular ? { width: 2, colors: ['transparent'] } : { curve: 'smooth', width: type === 'line' || type === 'area' ? 2.5 : 0 },
+    fill: type === 'area' ? { type: 'gradient', gradient: { shadeIntensity: 1, opacityFrom: 0.35, opacityTo: 0.02, stops: [0, 95] } } : {},
+    grid: { borderColor: colours.grid, strokeDashArray: 4, padding: { left: 8, right: 8 } },
+    legend: { position: circular ? 'bottom' : 'top', horizontalAlign: 'left', labels: { colors: colours.text }, fontSize: '12px' },
+    tooltip: { theme: colours.mode, y: { formatter: (value: number) => formatNumber(value) } },
+    xaxis: { axisBorder: { show: false }, axisTicks: { show: false }, labels: { hideOverlappingLabels: true, rotate: 0, trim: true } },
+    yaxis: circular ? {} : { labels: { formatter: formatNumber } },
+    noData: { text: noDataText, style: { color: colours.mutedText } },
+    plotOptions: { bar: { borderRadius: 4, columnWidth: '60%' } },
+    states: { active: { filter: { type: 'none' } } },
+  };
+}
+
+/**
+ * The one chart of the app: ApexCharts, loaded on first use (its own chunk), drawn in the theme's
+ * colours and redrawn when the series, options, theme or language change.
+ */
+export function Chart({ type, series, options, height = 300, ariaLabel, className = '', testId }: ChartProps) {
+  const { t, i18n } = useTranslation('data');
+  const locale = i18n.resolvedLanguage ?? 'en';
+  const container = useRef<HTMLDivElement>(null);
+  const chart = useRef<ApexCharts | null>(null);
+  const [status, setStatus] = useState<'loading' | 'ready' | 'error'>('loading');
+  const colours = useThemeColours();
+  const noDataText = t('chart.noData');
+
+  // Series are compared by content: callers usually build them inline.
+  const seriesKey = JSON.stringify(series);
+  const merged = useMemo(() => {
+    if (!colours) return null;
+    const base = defaultOptions(type, height, colours, locale, noDataText);
+    return { ...mergeOptions(base as PlainObject, options as PlainObject | undefined), series: JSON.parse(seriesKey) as ApexOptions['series'] } as ApexOptions;
+  }, [type, height, colours, locale, noDataText, options, seriesKey]);
+
+  useEffect(() => {
+    if (!merged) return;
+    let cancelled = false;
+    import('apexcharts')
+      .then(async ({ default: ApexChartsClass }) => {
+        if (cancelled || !container.current) return;
+        if (chart.current) {
+          // Also marks ready when new options arrive while the first drawing is still under way.
+          await chart.current.updateOptions(merged, true, true);
+        } else {
+          const instance = new ApexChartsClass(container.current, merged);
+          chart.current = instance;
+          await instance.render();
+        }
+        if (!cancelled) setStatus('ready');
+      })
+      .catch(() => {
+        if (!cancelled) setStatus('error');
+      });
+    return () => {
+      cancelled = true;
+    };
+  }, [merged]);
+
+  useEffect(
+    () => () => {
+      chart.current?.destroy();
+      chart.current = null;
+    },
+    [],
+  );
+
+  return (
+    <div className={`relative ${className}`} style={{ minHeight: height }} role="img" aria-label={ariaLabel} data-testid={testId} data-chart-status={status}>
+      <div ref={container} />
+      {status === 'loading' && <div className="skeleton absolute inset-0 rounded-box opacity-60" aria-hidden="true" />}
+      {status === 'error' && (
+        <p className="text-base-content/70 absolute inset-0 grid place-items-center text-sm">{t('chart.failed')}</p>
+      )}
+    </div>
+  );
+}
+
+const SPARKLINE_OPTIONS: ApexOptions = {
+  chart: { sparkline: { enabled: true }, animations: { enabled: false } },
+  stroke: { width: 1.75 },
+  tooltip: { enabled: false },
+  fill: { type: 'gradient', gradient: { opacityFrom: 0.3, opacityTo: 0, stops: [0, 100] } },
+  states: { hover: { filter: { type: 'none' } } },
+};
+
+const SPARKLINE_HEIGHT = 40;
+
+/** A small area chart without axes, grid or tooltip: the shape of a daily series. */
+export function Sparkline({ values, ariaLabel, className = '' }: { values: number[]; ariaLabel: string; className?: string }) {
+  return <Chart type="area" series={[{ name: ariaLabel, data: values }]} options={SPARKLINE_OPTIONS} height={SPARKLINE_HEIGHT} ariaLabel={ariaLabel} className={className} />;
+}

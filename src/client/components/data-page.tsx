@@ -1,0 +1,131 @@
+import { ArrowRightIcon, DatabaseIcon, PlugIcon } from 'lucide-react';
+import type { ReactNode } from 'react';
+import { useTranslation } from 'react-i18next';
+import { Link } from 'wouter';
+import { serverMessage } from '../lib/session.ts';
+import { trpc } from '../lib/trpc.ts';
+import { useGuestStatus, useStores } from '../lib/use-access.ts';
+import { DateRangePicker } from './date-range-picker.tsx';
+import { PageHeader } from './empty-state.tsx';
+import { toast } from './toast.tsx';
+
+export interface DataPageProps {
+  title: ReactNode;
+  description?: ReactNode;
+  /** Buttons beside the date picker (export, settings). */
+  actions?: ReactNode;
+  /** False for screens that do not read a date range. */
+  showDateRange?: boolean;
+  children: ReactNode;
+}
+
+/** A data screen: its heading and description, the date picker on the right (below on a phone), then the content. */
+export function DataPage({ title, description, actions, showDateRange = true, children }: DataPageProps) {
+  return (
+    <div className="mx-auto max-w-7xl space-y-6">
+      <PageHeader title={title} description={description}>
+        {(actions || showDateRange) && (
+          <div className="flex w-full flex-col gap-2 sm:w-auto sm:flex-row sm:items-start">
+            {actions && <div className="flex flex-wrap gap-2">{actions}</div>}
+            {showDateRange && <DateRangePicker />}
+          </div>
+        )}
+      </PageHeader>
+      {children}
+    </div>
+  );
+}
+
+/** Whether the caller may only look at the active store (a guest invitation, or an admin in guest mode). */
+export function useViewOnly(): boolean {
+  const { activeStore } = useStores();
+  const { inGuestMode } = useGuestStatus();
+  return inGuestMode || activeStore?.role === 'guest';
+}
+
+/** The data screens' skeleton while the store's data status loads. */
+function GateLoading() {
+  const { t } = useTranslation('data');
+  return (
+    <div className="space-y-4" role="status" aria-live="polite">
+      <span className="sr-only">{t('gate.loading')}</span>
+      <div className="grid grid-cols-2 gap-3 sm:grid-cols-3 xl:grid-cols-5" aria-hidden="true">
+        {Array.from({ length: 5 }, (_, index) => (
+          <div key={index} className="skeleton h-28 rounded-box" />
+        ))}
+      </div>
+      <div className="skeleton h-72 rounded-box" aria-hidden="true" />
+    </div>
+  );
+}
+
+/** A failed request of a data screen, with a retry button. */
+export function DataError({ error, onRetry }: { error: unknown; onRetry: () => void }) {
+  const { t } = useTranslation('data');
+  return (
+    <div role="alert" className="alert alert-error alert-soft flex flex-wrap justify-between" data-testid="data-error">
+      <div>
+        <p className="font-semibold">{t('error.title')}</p>
+        <p className="text-sm">{serverMessage(error) ?? t('error.connection')}</p>
+      </div>
+      <button type="button" className="btn btn-sm" onClick={onRetry}>
+        {t('error.retry')}
+      </button>
+    </div>
+  );
+}
+
+/** An empty store: load the demo data (owners only) or connect a platform. */
+function NoStoreData() {
+  const { t } = useTranslation('data');
+  const utils = trpc.useUtils();
+  const viewOnly = useViewOnly();
+  const load = trpc.demo.load.useMutation({
+    onSuccess: async () => {
+      // Every screen's figures change: drop them all.
+      await utils.invalidate();
+      toast({ title: t('gate.demoLoaded'), variant: 'success' });
+    },
+    onError: (error) => toast({ title: t('gate.demoFailed'), description: serverMessage(error) ?? t('error.connection'), variant: 'destructive' }),
+  });
+
+  return (
+    <section
+      className="bg-base-100 rounded-box border-base-content/15 relative overflow-hidden border border-dashed px-5 py-12 text-center sm:px-10 sm:py-16"
+      data-testid="empty-state"
+    >
+      <div aria-hidden="true" className="bg-primary/5 pointer-events-none absolute -top-24 left-1/2 size-64 -translate-x-1/2 rounded-full blur-3xl" />
+      <div className="relative">
+        <div className="bg-primary/10 text-primary ring-primary/15 mx-auto grid size-16 place-items-center rounded-2xl text-3xl ring-1">
+          <DatabaseIcon aria-hidden="true" />
+        </div>
+        <h2 className="mt-5 text-lg font-semibold text-balance sm:text-xl">{t('gate.title')}</h2>
+        <p className="text-base-content/75 mx-auto mt-2 max-w-xl text-sm leading-relaxed text-pretty sm:text-base">
+          {viewOnly ? t('gate.bodyViewOnly') : t('gate.body')}
+        </p>
+        {!viewOnly && (
+          <div className="mt-7 flex flex-col items-stretch justify-center gap-3 sm:flex-row sm:items-center">
+            <button type="button" className="btn btn-primary gap-2" onClick={() => load.mutate()} disabled={load.isPending}>
+              {load.isPending ? <span className="loading loading-spinner loading-sm" aria-hidden="true" /> : <DatabaseIcon aria-hidden="true" />}
+              {load.isPending ? t('gate.loadingDemo') : t('gate.loadDemo')}
+            </button>
+            <Link href="/integrations" className="btn btn-outline gap-2">
+              <PlugIcon aria-hidden="true" />
+              {t('gate.connect')}
+              <ArrowRightIcon aria-hidden="true" />
+            </Link>
+          </div>
+        )}
+      </div>
+    </section>
+  );
+}
+
+/** Renders the screen when the active store has data; otherwise the empty state that offers demo data. */
+export function StoreDataGate({ children }: { children: ReactNode }) {
+  const status = trpc.commerce.dataStatus.useQuery();
+  if (status.isPending) return <GateLoading />;
+  if (status.isError) return <DataError error={status.error} onRetry={() => void status.refetch()} />;
+  if (!status.data.hasData) return <NoStoreData />;
+  return <>{children}</>;
+}
