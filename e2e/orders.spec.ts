@@ -1,0 +1,152 @@
+import { expect, type Page } from '@playwright/test';
+import { mkdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { createStore, register, startTrial, test } from './account-helpers.ts';
+
+// The orders and revenue screens on a demo store: filters, search, the detail drawer and the CSV of
+// the filtered set; the revenue charts. With SCREENSHOTS_DIR set, the last tests also save both
+// screens (and the drawer) at 1280 and 390 px in light and dark.
+
+async function demoStore(page: Page, prefix: string, firstPath: string): Promise<void> {
+  await register(page.request, prefix);
+  await startTrial(page.request, 'professional');
+  await createStore(page.request, 'Orders Demo');
+  await page.goto(firstPath);
+  await page.getByRole('button', { name: 'Load demo data' }).click();
+  // While it loads the button says "Loading demo data…"; the empty state goes once the data is in.
+  await expect(page.getByTestId('empty-state')).toHaveCount(0, { timeout: 150_000 });
+}
+
+/**
+ * A drawn chart. Its SVG rather than data-chart-status="ready": the Chart wrapper leaves the status at
+ * "loading" when its options change while the first drawing is still under way (reported to the lead).
+ */
+function chart(page: Page, testId: string) {
+  return page.locator(`[data-testid="${testId}"] .apexcharts-canvas`);
+}
+
+/** Charts load their library lazily: on a busy machine that takes longer than an assertion's default. */
+const CHART_TIMEOUT = { timeout: 60_000 };
+
+async function shownTotal(page: Page): Promise<number> {
+  const count = page.getByTestId('orders-count');
+  await expect(count).not.toHaveAttribute('data-total', '');
+  return Number(await count.getAttribute('data-total'));
+}
+
+/** Ticks one value in a filter's panel, then closes the panel. */
+async function tick(page: Page, filter: string, option: string): Promise<void> {
+  await page.getByTestId(filter).getByRole('button').first().click();
+  await page.getByTestId(filter).getByRole('checkbox', { name: option, exact: true }).check();
+  await page.keyboard.press('Escape');
+}
+
+test('orders: filters narrow the list, search finds an order, the drawer shows it, the CSV holds the filtered set; revenue draws its charts', async ({ page }) => {
+  test.setTimeout(240_000);
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await demoStore(page, 'ordersdemo', '/orders');
+
+  await expect(page.getByRole('heading', { level: 1, name: 'Orders' })).toBeVisible();
+  await expect(page.getByTestId('order-row').first()).toBeVisible();
+  const everything = await shownTotal(page);
+  expect(everything).toBeGreaterThan(25);
+  await expect(page.getByTestId('order-row')).toHaveCount(25);
+
+  // Status "Paid" and channel "Google Ads": fewer orders, each with both badges.
+  await tick(page, 'filter-status', 'Paid');
+  await expect(page).toHaveURL(/status=paid/);
+  await tick(page, 'filter-channel', 'Google Ads');
+  await expect(page).toHaveURL(/channel=googleads/);
+  await expect.poll(() => shownTotal(page)).toBeLessThan(everything);
+  const filtered = await shownTotal(page);
+  expect(filtered).toBeGreaterThan(0);
+  await expect(page.getByTestId('orders-count')).toContainText(`of ${filtered.toLocaleString('en')} order`);
+  const statuses = await page.getByTestId('order-row').getByTestId('status-badge').evaluateAll((badges) => badges.map((badge) => badge.getAttribute('data-status')));
+  expect(statuses.length).toBeGreaterThan(0);
+  expect(new Set(statuses)).toEqual(new Set(['paid']));
+  const channels = await page.getByTestId('order-row').getByTestId('channel-badge').evaluateAll((badges) => badges.map((badge) => badge.getAttribute('data-channel')));
+  expect(new Set(channels)).toEqual(new Set(['googleads']));
+
+  // A reload keeps the filters and the page.
+  await page.reload();
+  await expect.poll(() => shownTotal(page)).toBe(filtered);
+
+  // The CSV of the filtered set: a header and one row per order.
+  const downloadPromise = page.waitForEvent('download');
+  await page.getByTestId('export-csv').click();
+  const download = await downloadPromise;
+  expect(download.suggestedFilename()).toMatch(/^orders-\d{4}-\d{2}-\d{2}\.csv$/);
+  const csv = readFileSync((await download.path())!, 'utf8');
+  const lines = csv.split('\r\n').filter((line) => line !== '');
+  expect(lines[0]).toMatch(/^Order number,External ID,/);
+  expect(lines).toHaveLength(filtered + 1);
+  expect(lines.slice(1).every((line) => line.includes(',paid,') && line.includes(',googleads,'))).toBe(true);
+
+  // Search by an order's number finds it.
+  const orderNumber = (await page.getByTestId('order-row').nth(2).locator('td').first().textContent())!.trim();
+  await page.getByRole('searchbox', { name: 'Search orders' }).fill(orderNumber);
+  await expect(page).toHaveURL(/[?&]q=/);
+  await expect(page.getByTestId('order-row')).toHaveCount(1);
+  await expect(page.getByTestId('order-row')).toContainText(orderNumber);
+
+  // The drawer: lines, attribution, customer.
+  await page.getByTestId('order-row').click();
+  const drawer = page.getByTestId('order-drawer');
+  await expect(drawer.getByRole('heading', { name: `Order ${orderNumber}` })).toBeVisible();
+  await expect(drawer.getByTestId('drawer-lines')).toBeVisible();
+  await expect(drawer.getByTestId('drawer-attribution')).toContainText('Google Ads');
+  await expect(drawer.getByTestId('drawer-amounts')).toContainText('Net sales');
+  await page.keyboard.press('Escape');
+  await expect(drawer.getByRole('heading', { name: `Order ${orderNumber}` })).toBeHidden();
+  await expect(page).not.toHaveURL(/order=/);
+
+  // Nonsense finds nothing.
+  await page.getByRole('searchbox', { name: 'Search orders' }).fill('no-such-order-anywhere');
+  await expect(page.getByTestId('orders-empty')).toBeVisible();
+  await page.getByTestId('clear-filters').first().click();
+  await expect.poll(() => shownTotal(page)).toBe(everything);
+
+  await page.goto('/revenue');
+  await expect(page.getByRole('heading', { level: 1, name: 'Revenue' })).toBeVisible();
+  await expect(page.locator('[data-testid^="revenue-kpi-"]')).toHaveCount(4);
+  await expect(chart(page, 'revenue-components-chart')).toBeVisible(CHART_TIMEOUT);
+  await expect(chart(page, 'revenue-channels-chart')).toBeVisible(CHART_TIMEOUT);
+  expect(await page.getByTestId('revenue-channel-row').count()).toBeGreaterThan(1);
+  expect(await page.getByTestId('revenue-product-row').count()).toBeGreaterThan(1);
+  await expect(page.getByTestId('customers-new')).toBeVisible();
+  await expect(page.getByTestId('revenue-refunds')).toContainText('Refund rate');
+});
+
+const directory = process.env.SCREENSHOTS_DIR;
+const VIEWPORTS = { desktop: { width: 1280, height: 860 }, mobile: { width: 390, height: 844 } } as const;
+
+for (const theme of ['light', 'dark'] as const) {
+  for (const [size, viewport] of Object.entries(VIEWPORTS)) {
+    test(`orders and revenue screenshots, ${theme}, ${size}`, async ({ page }) => {
+      test.skip(!directory, 'Set SCREENSHOTS_DIR to take the orders and revenue screenshots');
+      test.setTimeout(240_000);
+      mkdirSync(directory!, { recursive: true });
+      await page.setViewportSize(viewport);
+      await page.addInitScript((value) => localStorage.setItem('theme', value), theme);
+      await demoStore(page, 'ordshots', '/orders');
+      await page.reload(); // without the "Demo data loaded" toast
+
+      const shoot = async (name: string, fullPage = true) => {
+        await page.waitForLoadState('networkidle');
+        await page.waitForTimeout(700);
+        await page.screenshot({ path: path.join(directory!, `${name}-${size}-${theme}.png`), fullPage });
+      };
+      await expect(page.getByTestId(size === 'mobile' ? 'order-card' : 'order-row').first()).toBeVisible();
+      await shoot('orders');
+      await page.getByTestId(size === 'mobile' ? 'order-card' : 'order-row').first().click();
+      await expect(page.getByTestId('drawer-lines')).toBeVisible();
+      await shoot('orders-drawer', false);
+      await page.keyboard.press('Escape');
+
+      await page.goto('/revenue');
+      await expect(chart(page, 'revenue-components-chart')).toBeVisible(CHART_TIMEOUT);
+      await expect(chart(page, 'revenue-channels-chart')).toBeVisible(CHART_TIMEOUT);
+      await shoot('revenue');
+    });
+  }
+}

@@ -1,0 +1,222 @@
+import { XIcon } from 'lucide-react';
+import { useEffect, useMemo, useRef, type ReactNode } from 'react';
+import { useTranslation } from 'react-i18next';
+import type { OrderDetailOutput } from '../../../shared/orders.ts';
+import { DataError } from '../../components/data-page.tsx';
+import { trpc } from '../../lib/trpc.ts';
+import { useFigureFormat } from '../analytics/figure-format.ts';
+import { ChannelBadge, CustomerTypeBadge, StatusBadge } from './order-badges.tsx';
+import { useOrderMoney, useStoreDateTime } from './order-format.ts';
+
+/** The detail of one order in a panel on the right (a modal <dialog>: Escape, the backdrop and × close it). */
+export function OrderDrawer({ orderId, onClose }: { orderId: number | null; onClose: () => void }) {
+  const { t } = useTranslation('orders');
+  const dialog = useRef<HTMLDialogElement>(null);
+  const detail = trpc.orders.detail.useQuery({ orderId: orderId ?? 0 }, { enabled: orderId !== null });
+
+  useEffect(() => {
+    const element = dialog.current;
+    if (!element) return;
+    if (orderId !== null && !element.open) element.showModal();
+    if (orderId === null && element.open) element.close();
+  }, [orderId]);
+
+  return (
+    <dialog ref={dialog} className="modal modal-end" aria-labelledby="order-drawer-title" onClose={onClose} data-testid="order-drawer">
+      <div className="modal-box flex h-full max-h-none w-full max-w-xl flex-col gap-0 rounded-none p-0 sm:rounded-l-box">
+        <header className="border-base-content/10 flex items-start justify-between gap-3 border-b px-5 py-4">
+          <div className="min-w-0">
+            <h2 id="order-drawer-title" className="truncate text-lg font-semibold">
+              {detail.data ? t('drawer.title', { number: detail.data.order.orderNumber ?? detail.data.order.externalId }) : t('drawer.loading')}
+            </h2>
+            {detail.data && <DrawerSubtitle detail={detail.data} />}
+          </div>
+          <button type="button" className="btn btn-ghost btn-sm btn-square" onClick={onClose} aria-label={t('drawer.close')}>
+            <XIcon aria-hidden="true" />
+          </button>
+        </header>
+        <div className="flex-1 space-y-6 overflow-y-auto px-5 py-5">
+          {detail.isError ? (
+            <DataError error={detail.error} onRetry={() => void detail.refetch()} />
+          ) : !detail.data ? (
+            <div className="space-y-3" role="status" aria-label={t('drawer.loading')}>
+              <div className="skeleton h-24 rounded-box" />
+              <div className="skeleton h-40 rounded-box" />
+            </div>
+          ) : (
+            <OrderDetailBody detail={detail.data} />
+          )}
+        </div>
+      </div>
+      <form method="dialog" className="modal-backdrop" aria-hidden="true">
+        <button type="submit" tabIndex={-1}>
+          {t('drawer.close')}
+        </button>
+      </form>
+    </dialog>
+  );
+}
+
+function DrawerSubtitle({ detail }: { detail: OrderDetailOutput }) {
+  const dateTime = useStoreDateTime();
+  const { order } = detail;
+  return (
+    <div className="text-base-content/70 mt-1 flex flex-wrap items-center gap-2 text-sm">
+      <span>{dateTime(order.placedAt)}</span>
+      <StatusBadge status={order.status} isTest={order.isTest} />
+      <ChannelBadge channel={order.channel} />
+    </div>
+  );
+}
+
+function Section({ title, children, testId }: { title: string; children: ReactNode; testId?: string }) {
+  return (
+    <section data-testid={testId}>
+      <h3 className="text-base-content/70 mb-2 text-xs font-semibold tracking-wide uppercase">{title}</h3>
+      {children}
+    </section>
+  );
+}
+
+function Facts({ rows }: { rows: [string, ReactNode][] }) {
+  return (
+    <dl className="grid grid-cols-[minmax(0,auto)_minmax(0,1fr)] gap-x-4 gap-y-1.5 text-sm">
+      {rows.map(([label, value]) => (
+        <div key={label} className="contents">
+          <dt className="text-base-content/70">{label}</dt>
+          <dd className="min-w-0 text-right break-words tabular-nums">{value}</dd>
+        </div>
+      ))}
+    </dl>
+  );
+}
+
+function OrderDetailBody({ detail }: { detail: OrderDetailOutput }) {
+  const { t } = useTranslation('orders');
+  const format = useFigureFormat();
+  const dateTime = useStoreDateTime();
+  const { order, lines, refunds, attribution, customer } = detail;
+  const orderMoney = useOrderMoney();
+  const money = (minor: number) => orderMoney(minor, order.currency);
+  /** What is taken off, with a minus sign unless it is nothing. */
+  const deduction = (minor: number) => money(minor === 0 ? 0 : -minor);
+  const converted = order.currency !== detail.currency;
+
+  const attributionRows = useMemo(
+    () =>
+      (
+        [
+          ['landingSite', attribution.landingSite],
+          ['referrer', attribution.referrer],
+          ['utmSource', attribution.utmSource],
+          ['utmMedium', attribution.utmMedium],
+          ['utmCampaign', attribution.utmCampaign],
+          ['utmContent', attribution.utmContent],
+          ['utmTerm', attribution.utmTerm],
+          ['gclid', attribution.gclid],
+          ['fbclid', attribution.fbclid],
+          ['msclkid', attribution.msclkid],
+          ['ttclid', attribution.ttclid],
+        ] as const
+      ).filter(([, value]) => value !== null),
+    [attribution],
+  );
+
+  return (
+    <>
+      {!order.counts && (
+        <p className="alert alert-warning alert-soft text-sm" role="note">
+          {order.isTest ? t('drawer.testNote') : t('drawer.cancelledNote')}
+        </p>
+      )}
+
+      <Section title={t('drawer.amounts')} testId="drawer-amounts">
+        <Facts
+          rows={[
+            [t('columns.gross'), money(order.amounts.gross)],
+            [t('drawer.discounts'), deduction(order.amounts.discounts)],
+            [t('drawer.refunds'), deduction(order.amounts.refunds)],
+            [t('drawer.shipping'), money(order.amounts.shipping)],
+            [t('drawer.taxes'), money(order.amounts.taxes)],
+            [
+              t('columns.netSales'),
+              <span key="net" className="font-semibold">
+                {money(order.amounts.netSales)}
+                {converted && <span className="text-base-content/65 block text-xs font-normal">≈ {orderMoney(order.displayAmounts.netSales, detail.currency)}</span>}
+              </span>,
+            ],
+          ]}
+        />
+        <p className="text-base-content/60 mt-2 text-xs">{t('drawer.netSalesHint')}</p>
+      </Section>
+
+      <Section title={t('drawer.lines', { count: lines.length })} testId="drawer-lines">
+        {lines.length === 0 ? (
+          <p className="text-base-content/70 text-sm">{t('drawer.noLines')}</p>
+        ) : (
+          <ul className="divide-base-content/10 divide-y text-sm">
+            {lines.map((line) => (
+              <li key={line.id} className="flex items-start justify-between gap-3 py-2">
+                <div className="min-w-0">
+                  <p className="font-medium break-words">{line.title}</p>
+                  <p className="text-base-content/65 text-xs">
+                    {[line.sku, t('drawer.lineQuantity', { quantity: line.quantity, price: money(line.unitPrice) })].filter(Boolean).join(' · ')}
+                  </p>
+                  <p className="text-base-content/65 text-xs">
+                    {line.discount > 0 && <span>{t('drawer.lineDiscount', { amount: money(line.discount) })} · </span>}
+                    {line.unitCost === null ? t('drawer.costUnknown') : t('drawer.unitCost', { amount: money(line.unitCost) })}
+                  </p>
+                </div>
+                <span className="shrink-0 font-medium tabular-nums">{money(line.total)}</span>
+              </li>
+            ))}
+          </ul>
+        )}
+      </Section>
+
+      <Section title={t('drawer.refundsTitle')} testId="drawer-refunds">
+        {refunds.length === 0 ? (
+          <p className="text-base-content/70 text-sm">{t('drawer.noRefunds')}</p>
+        ) : (
+          <ul className="divide-base-content/10 divide-y text-sm">
+            {refunds.map((refund) => (
+              <li key={refund.id} className="flex items-start justify-between gap-3 py-2">
+                <div className="min-w-0">
+                  <p>{dateTime(refund.refundedAt)}</p>
+                  <p className="text-base-content/65 text-xs break-words">{refund.reason ?? t('drawer.noReason')}</p>
+                </div>
+                <span className="text-error shrink-0 font-medium tabular-nums">{orderMoney(-refund.amount, refund.currency)}</span>
+              </li>
+            ))}
+          </ul>
+        )}
+      </Section>
+
+      <Section title={t('drawer.attribution')} testId="drawer-attribution">
+        <div className="mb-2">
+          <ChannelBadge channel={attribution.channel} />
+        </div>
+        {attributionRows.length === 0 ? (
+          <p className="text-base-content/70 text-sm">{t('drawer.noAttribution')}</p>
+        ) : (
+          <Facts rows={attributionRows.map(([key, value]) => [t(`attribution.${key}`), <span key={key} className="font-mono text-xs">{value}</span>])} />
+        )}
+      </Section>
+
+      <Section title={t('drawer.customer')} testId="drawer-customer">
+        {customer === null ? (
+          <p className="text-base-content/70 text-sm">{t('drawer.guestCheckout')}</p>
+        ) : (
+          <Facts
+            rows={[
+              [t('drawer.customerType'), <CustomerTypeBadge key="type" isNew={order.isNewCustomer} counts={order.counts} />],
+              [t('drawer.firstOrder'), customer.firstOrderAt ? dateTime(customer.firstOrderAt) : '—'],
+              [t('drawer.ordersCount'), format.integer(customer.ordersCount)],
+              [t('drawer.totalSpent'), orderMoney(customer.totalSpent, customer.totalSpentCurrency)],
+            ]}
+          />
+        )}
+      </Section>
+    </>
+  );
+}

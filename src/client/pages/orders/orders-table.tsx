@@ -1,0 +1,182 @@
+import { ArrowDownIcon, ArrowUpDownIcon, ArrowUpIcon, ChevronLeftIcon, ChevronRightIcon } from 'lucide-react';
+import { useTranslation } from 'react-i18next';
+import { MAX_ORDERS_OFFSET, ORDER_PAGE_SIZES, type OrderPageSize, type OrderRow, type OrderSort, type OrdersListOutput } from '../../../shared/orders.ts';
+import { useFigureFormat } from '../analytics/figure-format.ts';
+import { ChannelBadge, CustomerTypeBadge, StatusBadge } from './order-badges.tsx';
+import { useOrderMoney, useStoreDateTime } from './order-format.ts';
+import type { OrdersView } from './orders-url-state.ts';
+
+interface TableProps {
+  data: OrdersListOutput;
+  view: OrdersView;
+  onSort: (sort: OrderSort) => void;
+  onOpen: (orderId: number) => void;
+}
+
+/** The display-currency amount, with the order's own beneath it when the order was in another currency. */
+function Amount({ row, field, currency }: { row: OrderRow; field: 'gross' | 'netSales'; currency: string }) {
+  const money = useOrderMoney();
+  return (
+    <span className={`tabular-nums ${row.counts ? '' : 'text-base-content/55 line-through decoration-base-content/30'}`}>
+      {money(row.displayAmounts[field], currency)}
+      {row.currency !== currency && <span className="text-base-content/60 block text-xs no-underline">{money(row.amounts[field], row.currency)}</span>}
+    </span>
+  );
+}
+
+function SortableHeader({ label, sort, view, onSort, align = 'left' }: { label: string; sort: OrderSort; view: OrdersView; onSort: (sort: OrderSort) => void; align?: 'left' | 'right' }) {
+  const { t } = useTranslation('orders');
+  const active = view.sort === sort;
+  const Icon = !active ? ArrowUpDownIcon : view.direction === 'asc' ? ArrowUpIcon : ArrowDownIcon;
+  return (
+    <th scope="col" aria-sort={active ? (view.direction === 'asc' ? 'ascending' : 'descending') : 'none'} className={align === 'right' ? 'text-right' : ''}>
+      <button
+        type="button"
+        className={`inline-flex items-center gap-1 font-semibold hover:text-base-content ${align === 'right' ? 'flex-row-reverse' : ''} ${active ? 'text-base-content' : ''}`}
+        onClick={() => onSort(sort)}
+        title={t('table.sortBy', { column: label })}
+        data-testid={`sort-${sort}`}
+      >
+        {label}
+        <Icon className={`size-3.5 ${active ? '' : 'opacity-40'}`} aria-hidden="true" />
+      </button>
+    </th>
+  );
+}
+
+export function OrdersTable({ data, view, onSort, onOpen }: TableProps) {
+  const { t } = useTranslation('orders');
+  const format = useFigureFormat();
+  const dateTime = useStoreDateTime();
+  const number = (row: OrderRow) => row.orderNumber ?? row.externalId;
+
+  return (
+    <>
+      {/* Phones: one card per order. */}
+      <ul className="space-y-2 md:hidden" data-testid="orders-cards">
+        {data.rows.map((row) => (
+          <li key={row.id}>
+            <button
+              type="button"
+              className="bg-base-100 border-base-content/10 rounded-box hover:border-primary/40 w-full border p-3 text-left shadow-xs"
+              onClick={() => onOpen(row.id)}
+              data-testid="order-card"
+            >
+              <div className="flex items-start justify-between gap-3">
+                <div className="min-w-0">
+                  <p className="truncate font-semibold">{number(row)}</p>
+                  <p className="text-base-content/70 text-xs">{dateTime(row.placedAt)}</p>
+                </div>
+                <div className="text-right text-sm font-semibold">
+                  <Amount row={row} field="netSales" currency={data.currency} />
+                </div>
+              </div>
+              <div className="mt-2 flex flex-wrap items-center gap-1.5">
+                <StatusBadge status={row.status} isTest={row.isTest} />
+                <ChannelBadge channel={row.channel} />
+                <CustomerTypeBadge isNew={row.isNewCustomer} counts={row.counts} />
+                <span className="text-base-content/60 ml-auto text-xs">{t('table.items', { count: row.items })}</span>
+              </div>
+            </button>
+          </li>
+        ))}
+      </ul>
+
+      {/* Tablets and up: the table. */}
+      <div className="bg-base-100 border-base-content/10 rounded-box hidden overflow-x-auto border shadow-xs md:block">
+        <table className="table table-sm" data-testid="orders-table">
+          <thead>
+            <tr className="text-base-content/70">
+              <SortableHeader label={t('columns.order')} sort="orderNumber" view={view} onSort={onSort} />
+              <SortableHeader label={t('columns.placedAt')} sort="placedAt" view={view} onSort={onSort} />
+              <th scope="col">{t('columns.customer')}</th>
+              <th scope="col">{t('columns.channel')}</th>
+              <th scope="col">{t('columns.status')}</th>
+              <th scope="col" className="text-right">
+                {t('columns.items')}
+              </th>
+              <SortableHeader label={t('columns.gross')} sort="gross" view={view} onSort={onSort} align="right" />
+              <SortableHeader label={t('columns.netSales')} sort="netSales" view={view} onSort={onSort} align="right" />
+            </tr>
+          </thead>
+          <tbody>
+            {data.rows.map((row) => (
+              <tr key={row.id} className="hover:bg-base-200/60 cursor-pointer" onClick={() => onOpen(row.id)} data-testid="order-row">
+                <td className="font-medium whitespace-nowrap">
+                  <button type="button" className="link link-hover" onClick={(event) => {
+                      event.stopPropagation();
+                      onOpen(row.id);
+                    }}>
+                    {number(row)}
+                  </button>
+                </td>
+                <td className="whitespace-nowrap">{dateTime(row.placedAt)}</td>
+                <td>
+                  <CustomerTypeBadge isNew={row.isNewCustomer} counts={row.counts} />
+                </td>
+                <td>
+                  <ChannelBadge channel={row.channel} />
+                </td>
+                <td>
+                  <StatusBadge status={row.status} isTest={row.isTest} />
+                </td>
+                <td className="text-right tabular-nums">{format.integer(row.items)}</td>
+                <td className="text-right whitespace-nowrap">
+                  <Amount row={row} field="gross" currency={data.currency} />
+                </td>
+                <td className="text-right font-medium whitespace-nowrap">
+                  <Amount row={row} field="netSales" currency={data.currency} />
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </>
+  );
+}
+
+/** How many pages the filtered set has, within the paging cap. */
+export function pageCount(total: number, pageSize: number): number {
+  return Math.max(1, Math.min(Math.ceil(total / pageSize), Math.ceil(MAX_ORDERS_OFFSET / pageSize)));
+}
+
+export function OrdersPagination({
+  data,
+  onPage,
+  onPageSize,
+}: {
+  data: OrdersListOutput;
+  onPage: (page: number) => void;
+  onPageSize: (size: OrderPageSize) => void;
+}) {
+  const { t } = useTranslation('orders');
+  const format = useFigureFormat();
+  const pages = pageCount(data.total, data.pageSize);
+  const pagesText = data.totalIsExact ? format.integer(pages) : `${format.integer(pages)}+`;
+  return (
+    <nav className="flex flex-wrap items-center justify-between gap-3" aria-label={t('pagination.label')}>
+      <label className="flex items-center gap-2 text-sm">
+        <span className="text-base-content/70">{t('pagination.perPage')}</span>
+        <select className="select select-sm w-20" value={data.pageSize} onChange={(event) => onPageSize(Number(event.target.value) as OrderPageSize)} data-testid="page-size">
+          {ORDER_PAGE_SIZES.map((size) => (
+            <option key={size} value={size}>
+              {size}
+            </option>
+          ))}
+        </select>
+      </label>
+      <div className="join">
+        <button type="button" className="btn btn-sm join-item" onClick={() => onPage(data.page - 1)} disabled={data.page <= 1} aria-label={t('pagination.previous')} data-testid="page-previous">
+          <ChevronLeftIcon className="size-4" aria-hidden="true" />
+        </button>
+        <span className="btn btn-sm join-item pointer-events-none tabular-nums" data-testid="page-indicator" aria-live="polite">
+          {t('pagination.page', { page: format.integer(data.page), pages: pagesText })}
+        </span>
+        <button type="button" className="btn btn-sm join-item" onClick={() => onPage(data.page + 1)} disabled={data.page >= pages} aria-label={t('pagination.next')} data-testid="page-next">
+          <ChevronRightIcon className="size-4" aria-hidden="true" />
+        </button>
+      </div>
+    </nav>
+  );
+}

@@ -1,0 +1,346 @@
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { OrdersListInput } from '../../../shared/orders.ts';
+import { createCommerceStore, setFxRates, testOrder } from '../../../../test/commerce-fixtures.ts';
+import { newGuestOf } from '../../../../test/guests.ts';
+import { ApiClient, createTestApp, createTestDatabase, grantTestPlan, signedInClient } from '../../../../test/harness.ts';
+import { ordersListInput } from '../../../shared/orders.ts';
+import { ingestOrders, ingestRefunds, type IngestOrder } from '../commerce/ingest.ts';
+import { SESSION_COOKIE_NAME } from '../sessions/session-control.ts';
+import { ORDERS_CSV_HEADER } from './orders.export.ts';
+import { listOrders, orderDetail } from './orders.service.ts';
+
+let database: Awaited<ReturnType<typeof createTestDatabase>>;
+let orm: MikroORM;
+let app: FastifyInstance;
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  orm = database.orm;
+  app = await createTestApp(orm);
+  // Units per EUR: 1 GBP = 1.25 / 0.85 USD... so USD 100.00 is GBP 68.00 and EUR 80.00 in June.
+  const rates = [];
+  for (let day = 1; day <= 12; day++) {
+    const date = `2026-06-${String(day).padStart(2, '0')}`;
+    rates.push({ day: date, currency: 'GBP', rate: 0.85 }, { day: date, currency: 'USD', rate: 1.25 });
+  }
+  await setFxRates(orm.em.fork(), rates);
+});
+afterAll(async () => {
+  await app.close();
+  await database.close();
+});
+
+/**
+ * The hand-made store (GBP, Europe/London), June 2026:
+ *   #1001 A  1 Jun  shopify      GBP 100.00 - 10.00, Google click, ada@example.com (new), Tent x2 @ 40.00 + Mug x1 @ 20.00;
+ *                                refund 20.00 on 6 Jun ("Damaged, "box"")                                net 70.00
+ *   #1002 B  2 Jun  shopify      GBP  50.00, Klaviyo e-mail, c2 (new), Stove x1                          net 50.00
+ *   #1003 C  3 Jun  shopify      GBP  30.00, direct, ada again (returning)                               net 30.00
+ *   #1004 D  4 Jun  woocommerce  USD 100.00, Meta click, guest checkout (new)                             net USD 100.00 = GBP 68.00
+ *   #1005 E  5 Jun  shopify      GBP  70.00, direct, cancelled                                            (counts nowhere)
+ *   #1006 F  5 Jun  shopify      GBP  20.00, direct, test order                                           (counts nowhere)
+ *   =2+3  G  7 Jun  shopify      GBP  12.34, referral, external id "@evil", order number a formula
+ */
+const FIXTURE: IngestOrder[] = [
+  testOrder({
+    externalId: 'A',
+    orderNumber: '#1001',
+    placedAt: '2026-06-01T10:00:00Z',
+    grossMinor: 10_000,
+    discountsMinor: 1_000,
+    shippingMinor: 500,
+    taxesMinor: 1_800,
+    gclid: 'g-1',
+    customer: { externalId: 'c1', email: 'ada@example.com' },
+    lines: [
+      { title: 'Tent', sku: 'TENT-1', quantity: 2, unitPriceMinor: 4_000, unitCostMinor: 1_500 },
+      { title: 'Mug', sku: 'MUG-1', quantity: 1, unitPriceMinor: 2_000, discountMinor: 1_000 },
+    ],
+  }),
+  testOrder({
+    externalId: 'B',
+    orderNumber: '#1002',
+    placedAt: '2026-06-02T10:00:00Z',
+    grossMinor: 5_000,
+    utmSource: 'klaviyo',
+    utmMedium: 'email',
+    customer: { externalId: 'c2' },
+    lines: [{ title: 'Camping Stove', sku: 'STOVE-9', quantity: 1, unitPriceMinor: 5_000 }],
+  }),
+  testOrder({ externalId: 'C', orderNumber: '#1003', placedAt: '2026-06-03T10:00:00Z', grossMinor: 3_000, customer: { externalId: 'c1', email: 'ada@example.com' } }),
+  testOrder({ externalId: 'D', orderNumber: '#1004', platform: 'woocommerce', placedAt: '2026-06-04T10:00:00Z', grossMinor: 10_000, currency: 'USD', fbclid: 'f-1' }),
+  testOrder({ externalId: 'E', orderNumber: '#1005', placedAt: '2026-06-05T10:00:00Z', grossMinor: 7_000, status: 'cancelled' }),
+  testOrder({ externalId: 'F', orderNumber: '#1006', placedAt: '2026-06-05T11:00:00Z', grossMinor: 2_000, isTest: true }),
+  testOrder({ externalId: '@evil', orderNumber: '=2+3', placedAt: '2026-06-07T10:00:00Z', grossMinor: 1_234, referrer: 'https://blog.example.org/post' }),
+];
+
+async function seedFixture(storeId: number) {
+  const em = orm.em.fork();
+  await ingestOrders(em, storeId, FIXTURE);
+  await ingestRefunds(em, storeId, [
+    { platform: 'shopify', externalId: 'refund-A', orderExternalId: 'A', refundedAt: '2026-06-06T09:00:00Z', amountMinor: 2_000, currency: 'GBP', reason: 'Damaged, "box"' },
+  ]);
+}
+
+let fixtureStore: { id: number; currency: string };
+
+async function fixture() {
+  if (!fixtureStore) {
+    const store = await createCommerceStore(orm);
+    await seedFixture(store.id);
+    fixtureStore = store;
+  }
+  return fixtureStore;
+}
+
+async function list(input: OrdersListInput = {}) {
+  return listOrders(orm.em.fork(), await fixture(), ordersListInput.parse(input));
+}
+
+async function numbers(input: OrdersListInput = {}) {
+  return (await list(input)).rows.map((row) => row.orderNumber);
+}
+
+describe('orders.list: filters, search, sort', () => {
+  it('lists every order newest first, cancelled and test ones marked as not counting', async () => {
+    const result = await list();
+    expect(result.rows.map((row) => row.orderNumber)).toEqual(['=2+3', '#1006', '#1005', '#1004', '#1003', '#1002', '#1001']);
+    expect(result).toMatchObject({ total: 7, totalIsExact: true, page: 1, pageSize: 25, currency: 'GBP' });
+    const byNumber = Object.fromEntries(result.rows.map((row) => [row.orderNumber, row]));
+    expect(byNumber['#1005']).toMatchObject({ status: 'cancelled', counts: false, isTest: false });
+    expect(byNumber['#1006']).toMatchObject({ status: 'paid', counts: false, isTest: true });
+    expect(byNumber['#1001']).toMatchObject({
+      placedDay: '2026-06-01',
+      placedAt: '2026-06-01T10:00:00.000Z',
+      channel: 'googleads',
+      status: 'partially_refunded',
+      counts: true,
+      isNewCustomer: true,
+      items: 3,
+      currency: 'GBP',
+      amounts: { gross: 10_000, discounts: 1_000, shipping: 500, taxes: 1_800, refunds: 2_000, netSales: 7_000 },
+      displayAmounts: { gross: 10_000, discounts: 1_000, shipping: 500, taxes: 1_800, refunds: 2_000, netSales: 7_000 },
+    });
+    expect(byNumber['#1003']).toMatchObject({ isNewCustomer: false, items: 0 });
+  });
+
+  it("converts into the display currency at the order's day", async () => {
+    const [usd] = (await list({ platforms: ['woocommerce'] })).rows;
+    expect(usd).toMatchObject({ currency: 'USD', amounts: { gross: 10_000, netSales: 10_000 }, displayAmounts: { gross: 6_800, netSales: 6_800 } });
+    const inEuros = await list({ platforms: ['woocommerce'], currency: 'EUR' });
+    expect(inEuros.currency).toBe('EUR');
+    expect(inEuros.rows[0]!.displayAmounts.netSales).toBe(8_000);
+  });
+
+  it('filters by store days, status, channel, customer type and platform, and combines them', async () => {
+    expect(await numbers({ from: '2026-06-02', to: '2026-06-03' })).toEqual(['#1003', '#1002']);
+    expect(await numbers({ from: '2026-06-05' })).toEqual(['=2+3', '#1006', '#1005']);
+    expect(await numbers({ statuses: ['cancelled'] })).toEqual(['#1005']);
+    expect(await numbers({ statuses: ['partially_refunded', 'cancelled'] })).toEqual(['#1005', '#1001']);
+    expect(await numbers({ channels: ['googleads', 'metaads'] })).toEqual(['#1004', '#1001']);
+    expect(await numbers({ customerType: 'returning' })).toEqual(['#1003']);
+    // Guest checkouts are new customers; cancelled and test orders are neither.
+    expect(await numbers({ customerType: 'new' })).toEqual(['=2+3', '#1004', '#1002', '#1001']);
+    expect(await numbers({ platforms: ['woocommerce'] })).toEqual(['#1004']);
+    const combined = await list({ channels: ['direct'], statuses: ['paid'], from: '2026-06-03' });
+    expect(combined.rows.map((row) => row.orderNumber)).toEqual(['#1006', '#1003']);
+    expect(combined.total).toBe(2);
+  });
+
+  it('searches order numbers (with or without #), external ids, exact e-mails, and product titles or SKUs', async () => {
+    expect(await numbers({ search: '1003' })).toEqual(['#1003']);
+    expect(await numbers({ search: '#1003' })).toEqual(['#1003']);
+    expect(await numbers({ search: '100' })).toEqual([]);
+    expect(await numbers({ search: 'B' })).toEqual(['#1002']);
+    expect(await numbers({ search: '  ADA@example.COM ' })).toEqual(['#1003', '#1001']);
+    expect(await numbers({ search: 'ada@example' })).toEqual([]);
+    expect(await numbers({ search: 'tent' })).toEqual(['#1001']);
+    expect(await numbers({ search: 'stove-9' })).toEqual(['#1002']);
+    expect(await numbers({ search: 'camping' })).toEqual(['#1002']);
+    // LIKE wildcards are plain characters.
+    expect(await numbers({ search: '%' })).toEqual([]);
+    expect(await numbers({ search: 'tent', statuses: ['paid'] })).toEqual([]);
+  });
+
+  it('sorts by net sales, gross, order number and date, both ways', async () => {
+    // Net sales in the order's own currency: D 10000 (USD), E 7000, A 7000 (ties: the later id first), B, C, F, G.
+    expect(await numbers({ sort: 'netSales', direction: 'desc' })).toEqual(['#1004', '#1005', '#1001', '#1002', '#1003', '#1006', '=2+3']);
+    expect(await numbers({ sort: 'gross', direction: 'asc' })).toEqual(['=2+3', '#1006', '#1003', '#1002', '#1005', '#1001', '#1004']);
+    expect(await numbers({ sort: 'orderNumber', direction: 'asc' })).toEqual(['#1001', '#1002', '#1003', '#1004', '#1005', '#1006', '=2+3']);
+    expect(await numbers({ sort: 'placedAt', direction: 'asc' })).toEqual(['#1001', '#1002', '#1003', '#1004', '#1005', '#1006', '=2+3']);
+  });
+
+  it('pages through the set with the count of the whole filtered set, and refuses pages past the cap', async () => {
+    const store = await createCommerceStore(orm);
+    await ingestOrders(
+      orm.em.fork(),
+      store,
+      Array.from({ length: 60 }, (_, index) =>
+        testOrder({ externalId: `p-${index}`, orderNumber: `P${String(index).padStart(3, '0')}`, placedAt: new Date(Date.UTC(2026, 5, 1, 0, index)).toISOString() }),
+      ),
+    );
+    const page = (input: OrdersListInput) => listOrders(orm.em.fork(), store, ordersListInput.parse(input));
+    const third = await page({ page: 3, pageSize: 25 });
+    expect(third.total).toBe(60);
+    expect(third.rows.map((row) => row.orderNumber)).toEqual(Array.from({ length: 10 }, (_, index) => `P${String(9 - index).padStart(3, '0')}`));
+    const second = await page({ page: 2, pageSize: 50, sort: 'orderNumber', direction: 'asc' });
+    expect(second.rows.map((row) => row.orderNumber)).toEqual(Array.from({ length: 10 }, (_, index) => `P0${50 + index}`));
+    expect((await page({ page: 9 })).rows).toEqual([]);
+
+    expect(() => ordersListInput.parse({ page: 401, pageSize: 25 })).toThrow('Only the first 10,000 orders can be paged through: narrow the filters or export CSV');
+    expect(ordersListInput.parse({ page: 400, pageSize: 25 }).page).toBe(400);
+    expect(() => ordersListInput.parse({ pageSize: 30 })).toThrow('Page size must be one of 25, 50, 100');
+    expect(() => ordersListInput.parse({ from: '2026-06-05', to: '2026-06-01' })).toThrow('The start date must not be after the end date');
+    expect(() => ordersListInput.parse({ statuses: ['lost'] })).toThrow('Status must be one of');
+  });
+});
+
+describe('orders.detail', () => {
+  it('has the lines, refunds, attribution and customer summary, and no e-mail', async () => {
+    const store = await fixture();
+    const [a] = (await list({ search: '#1001' })).rows;
+    const detail = await orderDetail(orm.em.fork(), store, { orderId: a!.id });
+    expect(detail.order).toMatchObject({ orderNumber: '#1001', externalId: 'A', items: 3 });
+    expect(detail.lines).toEqual([
+      { id: expect.any(Number), title: 'Tent', sku: 'TENT-1', quantity: 2, unitPrice: 4_000, discount: 0, unitCost: 1_500, total: 8_000 },
+      { id: expect.any(Number), title: 'Mug', sku: 'MUG-1', quantity: 1, unitPrice: 2_000, discount: 1_000, unitCost: null, total: 1_000 },
+    ]);
+    expect(detail.refunds).toEqual([
+      { id: expect.any(Number), refundedAt: '2026-06-06T09:00:00.000Z', refundedDay: '2026-06-06', amount: 2_000, currency: 'GBP', reason: 'Damaged, "box"' },
+    ]);
+    expect(detail.attribution).toMatchObject({ channel: 'googleads', gclid: 'g-1', fbclid: null, utmSource: null });
+    // Ada: A (100.00 - 10.00 - 20.00 refunded) + C 30.00.
+    expect(detail.customer).toMatchObject({ externalId: 'c1', firstOrderAt: '2026-06-01T10:00:00.000Z', ordersCount: 2, totalSpent: 10_000, totalSpentCurrency: 'GBP' });
+    expect(JSON.stringify(detail)).not.toContain('ada@');
+
+    const [d] = (await list({ search: '#1004' })).rows;
+    const guest = await orderDetail(orm.em.fork(), store, { orderId: d!.id, currency: 'EUR' });
+    expect(guest.customer).toBeNull();
+    expect(guest.order.displayAmounts.netSales).toBe(8_000);
+    expect(guest.attribution.fbclid).toBe('f-1');
+  });
+});
+
+async function storeOwner(prefix: string) {
+  const signedIn = await signedInClient(app, prefix);
+  await grantTestPlan(orm, signedIn.credentials.username, 'business');
+  const store = (await signedIn.client.post('/api/stores', { name: `${prefix} store` })).body as { id: number };
+  return { ...signedIn, store };
+}
+
+function trpcGet(client: ApiClient, path: string, input: Record<string, unknown>) {
+  return client.get(`/trpc/${path}?input=${encodeURIComponent(JSON.stringify(input))}`);
+}
+
+function csvLines(body: string): string[] {
+  expect(body.endsWith('\r\n')).toBe(true);
+  return body.slice(0, -2).split('\r\n');
+}
+
+describe('CSV export (GET /api/orders/export.csv)', () => {
+  it('writes the filtered set with a header, major units, RFC 4180 quoting and defused formulas', async () => {
+    const owner = await storeOwner('csvowner');
+    await seedFixture(owner.store.id);
+    const all = await owner.client.get('/api/orders/export.csv');
+    expect(all.status).toBe(200);
+    expect(all.headers['content-type']).toBe('text/csv; charset=utf-8');
+    expect(all.headers['content-disposition']).toMatch(/^attachment; filename="orders-\d{4}-\d{2}-\d{2}\.csv"$/);
+    const lines = csvLines(all.body);
+    expect(lines[0]).toBe(ORDERS_CSV_HEADER.join(','));
+    expect(lines).toHaveLength(8);
+    expect(lines[1]).toBe(`"'=2+3","'@evil",2026-06-07T10:00:00.000Z,2026-06-07,shopify,paid,no,yes,referral,new,GBP,12.34,0.00,0.00,0.00,0.00,12.34,0,GBP,12.34`);
+    expect(lines).toContain('#1001,A,2026-06-01T10:00:00.000Z,2026-06-01,shopify,partially_refunded,no,yes,googleads,new,GBP,100.00,10.00,5.00,18.00,20.00,70.00,3,GBP,70.00');
+
+    const filtered = await owner.client.get('/api/orders/export.csv?channels=metaads,direct&statuses=paid&statuses=cancelled&sort=gross&direction=asc&currency=EUR');
+    expect(csvLines(filtered.body).slice(1)).toEqual([
+      '#1006,F,2026-06-05T11:00:00.000Z,2026-06-05,shopify,paid,yes,no,direct,,GBP,20.00,0.00,0.00,0.00,0.00,20.00,0,EUR,23.53',
+      '#1003,C,2026-06-03T10:00:00.000Z,2026-06-03,shopify,paid,no,yes,direct,returning,GBP,30.00,0.00,0.00,0.00,0.00,30.00,0,EUR,35.29',
+      '#1005,E,2026-06-05T10:00:00.000Z,2026-06-05,shopify,cancelled,no,no,direct,,GBP,70.00,0.00,0.00,0.00,0.00,70.00,0,EUR,82.35',
+      '#1004,D,2026-06-04T10:00:00.000Z,2026-06-04,woocommerce,paid,no,yes,metaads,new,USD,100.00,0.00,0.00,0.00,0.00,100.00,0,EUR,80.00',
+    ]);
+    const searched = await owner.client.get(`/api/orders/export.csv?search=${encodeURIComponent('ada@example.com')}`);
+    expect(csvLines(searched.body)).toHaveLength(3);
+
+    const invalid = await owner.client.get('/api/orders/export.csv?statuses=lost');
+    expect(invalid.status).toBe(400);
+    expect(invalid.body.message).toContain('Status must be one of');
+  });
+
+  it('streams 20,000 orders in chunks, every order once, in the requested order', async () => {
+    const owner = await storeOwner('csvbig');
+    const orders = Array.from({ length: 20_000 }, (_, index) =>
+      testOrder({ externalId: `big-${index}`, orderNumber: `B${index}`, placedAt: new Date(Date.UTC(2026, 0, 1) + index * 60_000).toISOString(), grossMinor: 1_000 + (index % 97) }),
+    );
+    await ingestOrders(orm.em.fork(), owner.store.id, orders);
+
+    const address = await app.listen({ port: 0, host: '127.0.0.1' });
+    const response = await fetch(`${address}/api/orders/export.csv?sort=gross&direction=desc`, {
+      headers: { cookie: `${SESSION_COOKIE_NAME}=${owner.client.sessionCookie}` },
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-length')).toBeNull();
+    expect(response.headers.get('transfer-encoding')).toBe('chunked');
+    const reader = response.body!.getReader();
+    const decoder = new TextDecoder();
+    let chunks = 0;
+    let text = '';
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks += 1;
+      text += decoder.decode(value, { stream: true });
+    }
+    expect(chunks).toBeGreaterThan(5);
+    const lines = csvLines(text);
+    expect(lines).toHaveLength(20_001);
+    const rows = lines.slice(1).map((line) => line.split(','));
+    expect(new Set(rows.map((cells) => cells[1])).size).toBe(20_000);
+    const gross = rows.map((cells) => Number(cells[11]));
+    expect(gross[0]).toBe(10.96);
+    expect(gross.at(-1)).toBe(10);
+    expect(gross.every((value, index) => index === 0 || value <= gross[index - 1]!)).toBe(true);
+  });
+});
+
+describe('tenant scope', () => {
+  it("another user's store answers 404 for the list, the detail and the CSV; a store guest may read", async () => {
+    const owner = await storeOwner('ordowner');
+    const other = await storeOwner('ordother');
+    await seedFixture(owner.store.id);
+    await ingestOrders(orm.em.fork(), other.store.id, [testOrder({ externalId: 'theirs', orderNumber: '#9', placedAt: '2026-06-02T10:00:00Z' })]);
+
+    const own = await trpcGet(owner.client, 'orders.list', {});
+    expect(own.status).toBe(200);
+    expect(own.body.result.data.total).toBe(7);
+    const ownOrderId = own.body.result.data.rows[0].id as number;
+
+    const theirs = await trpcGet(other.client, 'orders.list', {});
+    expect(theirs.body.result.data.rows.map((row: { orderNumber: string }) => row.orderNumber)).toEqual(['#9']);
+
+    const listIntrusion = await trpcGet(other.client, 'orders.list', { storeId: owner.store.id });
+    expect(listIntrusion.status).toBe(404);
+    expect(listIntrusion.body.error.message).toBe('Store not found');
+
+    const detailIntrusion = await trpcGet(other.client, 'orders.detail', { orderId: ownOrderId, storeId: owner.store.id });
+    expect(detailIntrusion.status).toBe(404);
+    // The id of another store's order in the caller's own store: no such order there.
+    const crossStore = await trpcGet(other.client, 'orders.detail', { orderId: ownOrderId });
+    expect(crossStore.status).toBe(404);
+    expect(crossStore.body.error.message).toBe('Order not found');
+    expect(JSON.stringify(crossStore.body)).not.toContain('2+3');
+
+    const csvIntrusion = await other.client.get(`/api/orders/export.csv?storeId=${owner.store.id}`);
+    expect(csvIntrusion.status).toBe(404);
+    expect(csvIntrusion.body).toEqual({ message: 'Store not found' });
+    expect((await new ApiClient(app).get('/api/orders/export.csv')).status).toBe(401);
+
+    const guest = await newGuestOf(app, orm, owner, owner.store.id);
+    const guestCsv = await guest.client.get(`/api/orders/export.csv?storeId=${owner.store.id}`);
+    expect(guestCsv.status).toBe(200);
+    expect(csvLines(guestCsv.body)).toHaveLength(8);
+    const guestDetail = await trpcGet(guest.client, 'orders.detail', { orderId: ownOrderId, storeId: owner.store.id });
+    expect(guestDetail.body.result.data.order.orderNumber).toBe('=2+3');
+  });
+});
