@@ -33,6 +33,14 @@ export const DEFAULT_EMAIL_TEMPLATES = {
       'Your message:\n{{message}}\n\nThe StorePulse team',
     variables: ['name', 'message'],
   },
+  scheduled_report: {
+    subject: 'Your {{frequency}} StorePulse report: {{reportName}} ({{storeName}})',
+    textBody:
+      'Hello,\n\nHere is the {{frequency}} report "{{reportName}}" for {{storeName}}, from {{rangeFrom}} to {{rangeTo}} ' +
+      '(amounts in {{currency}}):\n\n{{table}}\n\nOpen the report in StorePulse:\n{{reportUrl}}\n\n' +
+      'You receive this e-mail because you are a recipient of this scheduled report.\n\nThe StorePulse team',
+    variables: ['reportName', 'storeName', 'frequency', 'rangeFrom', 'rangeTo', 'currency', 'table', 'reportUrl'],
+  },
 } as const satisfies Record<string, DefaultTemplate>;
 
 export type EmailTemplateKey = keyof typeof DEFAULT_EMAIL_TEMPLATES;

@@ -1,0 +1,108 @@
+import { expect, type Page } from '@playwright/test';
+import { mkdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { createStore, register, startTrial, test } from './account-helpers.ts';
+
+// The reports journey on a demo store: net sales and orders by channel, its CSV (same header and
+// rows as the table), saving it, finding it after a reload, scheduling it weekly. With SCREENSHOTS_DIR
+// set, screenshots at 1280 and 390 px in light and dark.
+
+async function demoStore(page: Page, prefix: string): Promise<void> {
+  await register(page.request, prefix);
+  await startTrial(page.request, 'professional');
+  await createStore(page.request, 'Reports Demo');
+  await page.goto('/reports');
+  await page.getByRole('button', { name: 'Load demo data' }).click();
+  await expect(page.getByTestId('empty-state')).toHaveCount(0, { timeout: 240_000 });
+}
+
+async function buildChannelReport(page: Page): Promise<void> {
+  const metrics = page.getByTestId('report-metrics');
+  for (const metric of ['netSales', 'orders']) await metrics.locator(`input[data-metric="${metric}"]`).check();
+  await page.getByTestId('report-dimension').selectOption('channel');
+  await page.getByTestId('range-preset').selectOption('last_90_days');
+  await page.getByTestId('range-compare').selectOption('none');
+  await page.getByTestId('report-run').click();
+  await expect(page.getByTestId('report-row').first()).toBeVisible();
+}
+
+test('reports: net sales and orders by channel, CSV like the table, saved, still there after a reload, scheduled weekly', async ({ page }) => {
+  test.setTimeout(360_000);
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await demoStore(page, 'repdemo');
+  await buildChannelReport(page);
+
+  const table = page.getByTestId('report-table');
+  await expect(table.locator('thead th')).toContainText(['Channel', 'Net sales', 'Orders']);
+  const rows = await page.getByTestId('report-row').evaluateAll((trs) =>
+    trs.map((tr) => {
+      const cells = [...tr.querySelectorAll('td')];
+      return { label: tr.querySelector('th')!.textContent!.trim(), netSales: Number(cells[0]!.getAttribute('data-value')), orders: Number(cells[1]!.getAttribute('data-value')) };
+    }),
+  );
+  expect(rows.length).toBeGreaterThan(1);
+
+  const download = page.waitForEvent('download');
+  await page.getByTestId('report-export').click();
+  const file = await download;
+  expect(file.suggestedFilename()).toMatch(/^report-\d{4}-\d{2}-\d{2}-to-\d{4}-\d{2}-\d{2}\.csv$/);
+  const lines = readFileSync((await file.path())!, 'utf8').trimEnd().split('\r\n');
+  const header = lines[0]!.split(',');
+  expect(header).toEqual(['Channel', 'Net sales (GBP)', 'Orders']);
+  const csvRows = lines.slice(1, -1).map((line) => line.split(','));
+  expect(csvRows).toEqual(rows.map((row) => [row.label, (row.netSales / 100).toFixed(2), String(row.orders)]));
+  expect(lines.at(-1)!.startsWith('Total,')).toBe(true);
+
+  // Save it; it is listed, and still after a reload.
+  await page.getByTestId('report-save').click();
+  await expect(page.getByText('Enter a name for the report.')).toBeVisible();
+  await page.getByTestId('report-name').fill('Channel mix');
+  await page.getByTestId('report-save').click();
+  await expect(page.getByText('Report “Channel mix” saved')).toBeVisible();
+  await expect(page).toHaveURL(/report=\d+/);
+  await page.reload();
+  const saved = page.getByTestId('saved-report').filter({ hasText: 'Channel mix' });
+  await expect(saved).toBeVisible();
+  await expect(page.getByTestId('report-row').first()).toBeVisible();
+
+  // Schedule it weekly: a recipient is required, then it shows in the list.
+  await saved.getByTestId('saved-report-edit').click();
+  const form = page.getByTestId('report-settings-form');
+  await form.getByTestId('report-schedule').selectOption('weekly');
+  await form.getByRole('button', { name: 'Save' }).click();
+  await expect(form.getByText('Add at least one recipient to schedule the report.')).toBeVisible();
+  await form.getByTestId('report-recipients').fill('not an e-mail');
+  await form.getByRole('button', { name: 'Save' }).click();
+  await expect(form.getByText('Enter valid e-mail addresses, separated by commas.')).toBeVisible();
+  await form.getByTestId('report-recipients').fill('owner@example.com, analyst@example.com');
+  await form.getByRole('button', { name: 'Save' }).click();
+  await expect(page.getByText('Report “Channel mix” updated')).toBeVisible();
+  await expect(saved.getByTestId('saved-report-schedule')).toHaveText('Weekly to owner@example.com, analyst@example.com');
+  await page.reload();
+  await expect(page.getByTestId('saved-report').filter({ hasText: 'Channel mix' }).getByTestId('saved-report-schedule')).toContainText('Weekly to owner@example.com');
+});
+
+const directory = process.env.SCREENSHOTS_DIR;
+
+test('reports screenshots at 1280 and 390 px, light and dark', async ({ page }) => {
+  test.skip(!directory, 'Set SCREENSHOTS_DIR to take the reports screenshots');
+  test.setTimeout(420_000);
+  mkdirSync(directory!, { recursive: true });
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await demoStore(page, 'repshots');
+  await buildChannelReport(page);
+  await page.getByTestId('report-name').fill('Channel mix');
+  await page.getByTestId('report-save').click();
+  await expect(page.getByTestId('saved-report')).toHaveCount(1);
+  for (const theme of ['light', 'dark'] as const) {
+    for (const [size, viewport] of [['1280', { width: 1280, height: 900 }], ['390', { width: 390, height: 844 }]] as const) {
+      await page.evaluate((value) => localStorage.setItem('theme', value), theme);
+      await page.setViewportSize(viewport);
+      await page.reload();
+      await expect(page.locator('[data-testid="report-chart"][data-chart-status="ready"]')).toBeVisible();
+      await page.waitForLoadState('networkidle');
+      await page.waitForTimeout(700);
+      await page.screenshot({ path: path.join(directory!, `reports-${size}-${theme}.png`), fullPage: true });
+    }
+  }
+});

@@ -1,0 +1,190 @@
+import { keepPreviousData } from '@tanstack/react-query';
+import { PackageIcon, SearchIcon } from 'lucide-react';
+import { useEffect, useId, useState, type FormEvent } from 'react';
+import { useTranslation } from 'react-i18next';
+import type { ProductCostRow } from '../../../shared/finance.ts';
+import { DataError } from '../../components/data-page.tsx';
+import { toast } from '../../components/toast.tsx';
+import { serverMessage } from '../../lib/session.ts';
+import { trpc } from '../../lib/trpc.ts';
+import { formatStatementMoney, inputToMinor, minorToInput } from './pnl-format.ts';
+
+const PAGE_SIZE = 10;
+
+/** The catalogue's unit costs (COGS), best sellers first, each editable in place. */
+export function ProductCostsCard({ viewOnly }: { viewOnly: boolean }) {
+  const { t } = useTranslation('finance');
+  const searchId = useId();
+  const [searchText, setSearchText] = useState('');
+  const [search, setSearch] = useState('');
+  const [page, setPage] = useState(1);
+  const [applyToPastOrders, setApplyToPastOrders] = useState(true);
+  // Typing settles for a moment before the list is asked again.
+  useEffect(() => {
+    const timer = setTimeout(() => {
+      setSearch(searchText.trim());
+      setPage(1);
+    }, 300);
+    return () => clearTimeout(timer);
+  }, [searchText]);
+  const query = trpc.finance.products.list.useQuery({ page, pageSize: PAGE_SIZE, search: search || undefined }, { placeholderData: keepPreviousData });
+  const pages = query.data ? Math.max(1, Math.ceil(query.data.total / PAGE_SIZE)) : 1;
+
+  return (
+    <section className="card bg-base-100 border-base-content/10 border shadow-xs" aria-labelledby="pnl-products-title" data-testid="pnl-products">
+      <div className="card-body gap-3 p-4 sm:p-6">
+        <div className="flex flex-wrap items-start justify-between gap-3">
+          <div>
+            <h3 id="pnl-products-title" className="card-title text-base">
+              {t('products.title')}
+            </h3>
+            <p className="text-base-content/70 text-sm">{t('products.description')}</p>
+          </div>
+          <label className="input input-sm w-full sm:w-64" htmlFor={searchId}>
+            <SearchIcon aria-hidden="true" className="size-4 opacity-60" />
+            <input id={searchId} type="search" placeholder={t('products.search')} aria-label={t('products.search')} value={searchText} onChange={(event) => setSearchText(event.target.value)} />
+          </label>
+        </div>
+        {!viewOnly && (
+          <label className="label cursor-pointer justify-start gap-2 text-sm">
+            <input type="checkbox" className="checkbox checkbox-sm checkbox-primary" checked={applyToPastOrders} onChange={(event) => setApplyToPastOrders(event.target.checked)} data-testid="apply-past-orders" />
+            <span>{t('products.applyToPastOrders')}</span>
+          </label>
+        )}
+        {query.isError && !query.data ? (
+          <DataError error={query.error} onRetry={() => void query.refetch()} />
+        ) : !query.data ? (
+          <div className="skeleton h-64 rounded-box" role="status" aria-label={t('products.loading')} />
+        ) : query.data.items.length === 0 ? (
+          <div className="text-base-content/70 flex flex-col items-center gap-2 py-10 text-center text-sm">
+            <PackageIcon aria-hidden="true" className="size-8 opacity-50" />
+            {search ? t('products.noMatch', { search }) : t('products.empty')}
+          </div>
+        ) : (
+          <div className={`overflow-x-auto ${query.isPlaceholderData ? 'opacity-60' : ''}`}>
+            <table className="table-sm table tabular-nums">
+              <thead>
+                <tr>
+                  <th scope="col">{t('products.product')}</th>
+                  <th scope="col" className="hidden text-right sm:table-cell">
+                    {t('products.price')}
+                  </th>
+                  <th scope="col" className="hidden text-right sm:table-cell">
+                    {t('products.units30d')}
+                  </th>
+                  <th scope="col" className="hidden text-right sm:table-cell">
+                    {t('products.sales30d')}
+                  </th>
+                  <th scope="col" className="sm:min-w-40">
+                    {t('products.unitCost')}
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {query.data.items.map((product) => (
+                  <ProductRow key={product.id} product={product} storeCurrency={query.data.currency} viewOnly={viewOnly} applyToPastOrders={applyToPastOrders} />
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+        {query.data && query.data.total > PAGE_SIZE && (
+          <div className="flex items-center justify-between gap-2 text-sm">
+            <span className="text-base-content/70">{t('products.pageOf', { page, pages, total: query.data.total })}</span>
+            <div className="join">
+              <button type="button" className="btn btn-sm join-item" disabled={page <= 1} onClick={() => setPage((p) => p - 1)}>
+                {t('products.previous')}
+              </button>
+              <button type="button" className="btn btn-sm join-item" disabled={page >= pages} onClick={() => setPage((p) => p + 1)}>
+                {t('products.next')}
+              </button>
+            </div>
+          </div>
+        )}
+      </div>
+    </section>
+  );
+}
+
+function ProductRow({ product, storeCurrency, viewOnly, applyToPastOrders }: { product: ProductCostRow; storeCurrency: string; viewOnly: boolean; applyToPastOrders: boolean }) {
+  const { t, i18n } = useTranslation('finance');
+  const locale = i18n.resolvedLanguage ?? 'en';
+  const inputId = useId();
+  const utils = trpc.useUtils();
+  const [text, setText] = useState(minorToInput(product.unitCostMinor));
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => setText(minorToInput(product.unitCostMinor)), [product.unitCostMinor]);
+  const update = trpc.finance.products.updateCost.useMutation({
+    onSuccess: async (result) => {
+      toast({
+        title: t('products.saved', { product: result.product.title }),
+        description: applyToPastOrders ? t('products.savedPast', { count: result.updatedUnits }) : t('products.savedFuture'),
+        variant: 'success',
+      });
+      await Promise.all([utils.finance.products.list.invalidate(), utils.finance.statement.invalidate()]);
+    },
+    onError: (failure) => toast({ title: t('products.saveFailed'), description: serverMessage(failure) ?? t('common.connection'), variant: 'destructive' }),
+  });
+  const parsed = inputToMinor(text);
+  const changed = text.trim() !== minorToInput(product.unitCostMinor);
+
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    if (parsed !== null && (Number.isNaN(parsed) || parsed < 0)) {
+      setError(t('products.invalidCost'));
+      return;
+    }
+    setError(null);
+    update.mutate({ productId: product.id, unitCostMinor: parsed, applyToPastOrders });
+  };
+
+  return (
+    <tr data-testid="product-row" data-product-id={product.id}>
+      <td className="max-w-32 sm:max-w-56">
+        <div className="truncate font-medium" title={product.title}>
+          {product.title}
+        </div>
+        {product.sku && <div className="text-base-content/60 truncate text-xs">{product.sku}</div>}
+        <div className="text-base-content/60 text-xs sm:hidden">{t('products.soldLately', { units: new Intl.NumberFormat(locale).format(product.unitsSold30d), price: formatStatementMoney(product.priceMinor, product.currency, locale) })}</div>
+      </td>
+      <td className="hidden text-right sm:table-cell">{formatStatementMoney(product.priceMinor, product.currency, locale)}</td>
+      <td className="hidden text-right sm:table-cell">{new Intl.NumberFormat(locale).format(product.unitsSold30d)}</td>
+      <td className="hidden text-right sm:table-cell">{formatStatementMoney(product.netSales30d, storeCurrency, locale)}</td>
+      <td>
+        {viewOnly ? (
+          <span>{product.unitCostMinor === null ? t('products.noCost') : formatStatementMoney(product.unitCostMinor, product.currency, locale)}</span>
+        ) : (
+          <form className="flex items-start gap-1" onSubmit={submit} noValidate>
+            <div className="flex flex-col">
+              <label className={`input input-sm w-24 sm:w-28 ${error ? 'input-error' : ''}`} htmlFor={inputId}>
+                <span className="text-base-content/60 text-xs">{product.currency}</span>
+                <input
+                  id={inputId}
+                  inputMode="decimal"
+                  value={text}
+                  placeholder={t('products.noCost')}
+                  aria-label={t('products.unitCostOf', { product: product.title })}
+                  aria-invalid={error ? true : undefined}
+                  aria-describedby={error ? `${inputId}-error` : undefined}
+                  onChange={(event) => {
+                    setText(event.target.value);
+                    setError(null);
+                  }}
+                  data-testid="cost-input"
+                />
+              </label>
+              {error && (
+                <span id={`${inputId}-error`} className="text-error mt-1 text-xs">
+                  {error}
+                </span>
+              )}
+            </div>
+            <button type="submit" className="btn btn-sm btn-primary" disabled={!changed || update.isPending} aria-busy={update.isPending} data-testid="cost-save">
+              {update.isPending ? <span className="loading loading-spinner loading-xs" aria-hidden="true" /> : t('products.save')}
+            </button>
+          </form>
+        )}
+      </td>
+    </tr>
+  );
+}

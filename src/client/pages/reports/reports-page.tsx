@@ -1,0 +1,393 @@
+import { keepPreviousData } from '@tanstack/react-query';
+import type { ApexOptions } from 'apexcharts';
+import { DownloadIcon, PlayIcon, SaveIcon } from 'lucide-react';
+import { useEffect, useId, useMemo, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { useLocation, useSearch } from 'wouter';
+import { presetRange } from '../../../shared/date-ranges.ts';
+import {
+  DIMENSION_METRICS,
+  isTimeDimension,
+  MAX_REPORT_METRICS,
+  REPORT_DIMENSIONS,
+  REPORT_GRANULARITIES,
+  REPORT_METRICS,
+  type ReportDefinition,
+  type ReportDimension,
+  type ReportGranularity,
+  type ReportMetric,
+  type ReportResult,
+  type SavedReport,
+} from '../../../shared/reports.ts';
+import { Chart } from '../../components/chart.tsx';
+import { DataError, DataPage, StoreDataGate, useViewOnly } from '../../components/data-page.tsx';
+import { formatDayRange, useDateRange, useStoreToday } from '../../components/date-range-picker.tsx';
+import { toast } from '../../components/toast.tsx';
+import { useCurrency } from '../../lib/currency.tsx';
+import { serverMessage } from '../../lib/session.ts';
+import type { CurrencyCode } from '../../../shared/currencies.ts';
+import { trpc } from '../../lib/trpc.ts';
+import { SavedReportsCard } from './saved-reports.tsx';
+import { useReportFormat } from './report-format.ts';
+
+export function ReportsPage() {
+  const { t } = useTranslation('reports');
+  return (
+    <DataPage title={t('page.title')} description={t('page.description')}>
+      <StoreDataGate>
+        <ReportBuilder />
+      </StoreDataGate>
+    </DataPage>
+  );
+}
+
+interface Draft {
+  metrics: ReportMetric[];
+  dimension: ReportDimension;
+  granularity: ReportGranularity;
+}
+
+const DEFAULT_DRAFT: Draft = { metrics: ['netSales', 'orders'], dimension: 'channel', granularity: 'total' };
+
+function ReportBuilder() {
+  const { t } = useTranslation('reports');
+  const range = useDateRange();
+  const search = useSearch();
+  const [location, navigate] = useLocation();
+  const today = useStoreToday();
+  const { currency } = useCurrency();
+  const viewOnly = useViewOnly();
+  const openedId = Number(new URLSearchParams(search).get('report')) || null;
+  const saved = trpc.reports.list.useQuery();
+  const opened = saved.data?.find((report) => report.id === openedId) ?? null;
+  const [draft, setDraft] = useState<Draft>(DEFAULT_DRAFT);
+  const [ran, setRan] = useState<ReportDefinition | null>(null);
+
+  const definition: ReportDefinition = {
+    metrics: draft.metrics,
+    dimension: draft.dimension,
+    granularity: isTimeDimension(draft.dimension) ? 'total' : draft.granularity,
+    compare: range.compare,
+    range: range.preset === 'custom' ? { from: range.from, to: range.to } : { preset: range.preset },
+  };
+  const problem = draft.metrics.length === 0 ? t('builder.noMetric') : null;
+
+  // Opening a saved report (?report=<id>) loads its definition into the builder and runs it.
+  useEffect(() => {
+    if (!opened) return;
+    const { definition: savedDefinition } = opened;
+    setDraft({ metrics: savedDefinition.metrics, dimension: savedDefinition.dimension, granularity: savedDefinition.granularity });
+    setRan(savedDefinition);
+    const days = 'preset' in savedDefinition.range ? presetRange(savedDefinition.range.preset, today) : savedDefinition.range;
+    const params = new URLSearchParams(search);
+    params.set('from', days.from);
+    params.set('to', days.to);
+    params.set('compare', savedDefinition.compare);
+    if (params.toString() !== new URLSearchParams(search).toString()) navigate(`${location}?${params.toString()}`, { replace: true });
+  }, [opened?.id, opened?.updatedAt]);
+
+  const openReport = (report: SavedReport | null) => {
+    const params = new URLSearchParams(search);
+    if (report) params.set('report', String(report.id));
+    else params.delete('report');
+    navigate(`${location}?${params.toString()}`, { replace: true });
+  };
+
+  return (
+    <div className="space-y-6">
+      <section className="card bg-base-100 border-base-content/10 border shadow-xs" aria-labelledby="report-builder-title">
+        <div className="card-body gap-4 p-4 sm:p-6">
+          <div className="flex flex-wrap items-baseline justify-between gap-2">
+            <h2 id="report-builder-title" className="card-title text-base">
+              {opened ? t('builder.editing', { name: opened.name }) : t('builder.title')}
+            </h2>
+            {opened && (
+              <button type="button" className="btn btn-ghost btn-xs" onClick={() => openReport(null)}>
+                {t('builder.newReport')}
+              </button>
+            )}
+          </div>
+          <MetricPicker draft={draft} onChange={setDraft} />
+          <div className="grid gap-3 sm:grid-cols-2 lg:grid-cols-3">
+            <label className="fieldset py-0">
+              <span className="fieldset-legend pt-0 pb-1 text-sm">{t('builder.dimension')}</span>
+              <select className="select w-full" value={draft.dimension} onChange={(event) => setDraft({ ...draft, dimension: event.target.value as ReportDimension })} data-testid="report-dimension">
+                {REPORT_DIMENSIONS.map((dimension) => (
+                  <option key={dimension} value={dimension}>
+                    {t(`dimensions.${dimension}`)}
+                  </option>
+                ))}
+              </select>
+            </label>
+            <label className="fieldset py-0">
+              <span className="fieldset-legend pt-0 pb-1 text-sm">{t('builder.granularity')}</span>
+              <select
+                className="select w-full"
+                value={isTimeDimension(draft.dimension) ? 'total' : draft.granularity}
+                disabled={isTimeDimension(draft.dimension)}
+                onChange={(event) => setDraft({ ...draft, granularity: event.target.value as ReportGranularity })}
+                data-testid="report-granularity"
+              >
+                {REPORT_GRANULARITIES.map((granularity) => (
+                  <option key={granularity} value={granularity}>
+                    {t(`granularities.${granularity}`)}
+                  </option>
+                ))}
+              </select>
+              <span className="text-base-content/70 text-xs">{isTimeDimension(draft.dimension) ? t('builder.granularityTime') : t('builder.granularityHint')}</span>
+            </label>
+            <div className="flex items-end gap-2">
+              <button type="button" className="btn btn-primary flex-1 gap-2" disabled={problem !== null} onClick={() => setRan(definition)} data-testid="report-run">
+                <PlayIcon aria-hidden="true" className="size-4" />
+                {t('builder.run')}
+              </button>
+            </div>
+          </div>
+          <p className="text-base-content/70 text-xs">{t('builder.rangeHint')}</p>
+          {problem && (
+            <p role="alert" className="text-error text-sm">
+              {problem}
+            </p>
+          )}
+        </div>
+      </section>
+
+      {ran ? (
+        <ReportResultView definition={ran} currency={currency} opened={opened} viewOnly={viewOnly} onSaved={openReport} />
+      ) : (
+        <div className="text-base-content/70 rounded-box border-base-content/15 border border-dashed p-8 text-center text-sm">{t('result.notRun')}</div>
+      )}
+
+      <SavedReportsCard reports={saved} openedId={openedId} onOpen={openReport} viewOnly={viewOnly} />
+    </div>
+  );
+}
+
+function MetricPicker({ draft, onChange }: { draft: Draft; onChange: (draft: Draft) => void }) {
+  const { t } = useTranslation('reports');
+  const available = DIMENSION_METRICS[draft.dimension];
+  const toggle = (metric: ReportMetric) => {
+    const metrics = draft.metrics.includes(metric) ? draft.metrics.filter((m) => m !== metric) : [...draft.metrics, metric];
+    onChange({ ...draft, metrics });
+  };
+  return (
+    <fieldset className="fieldset py-0">
+      <legend className="fieldset-legend pt-0 pb-1 text-sm">{t('builder.metrics', { max: MAX_REPORT_METRICS })}</legend>
+      <div className="flex flex-wrap gap-2" data-testid="report-metrics">
+        {REPORT_METRICS.map((metric) => {
+          const checked = draft.metrics.includes(metric);
+          const disabled = !checked && draft.metrics.length >= MAX_REPORT_METRICS;
+          return (
+            <label key={metric} className={`btn btn-sm gap-2 ${checked ? 'btn-primary btn-soft' : 'btn-ghost border-base-content/15'} ${available.includes(metric) ? '' : 'opacity-60'}`} title={available.includes(metric) ? undefined : t('builder.notForDimension')}>
+              <input type="checkbox" className="checkbox checkbox-xs" checked={checked} disabled={disabled} onChange={() => toggle(metric)} data-metric={metric} />
+              {t(`metrics.${metric}`)}
+            </label>
+          );
+        })}
+      </div>
+    </fieldset>
+  );
+}
+
+function ReportResultView({ definition, currency, opened, viewOnly, onSaved }: { definition: ReportDefinition; currency: CurrencyCode; opened: SavedReport | null; viewOnly: boolean; onSaved: (report: SavedReport) => void }) {
+  const { t, i18n } = useTranslation('reports');
+  const query = trpc.reports.run.useQuery({ ...definition, currency }, { placeholderData: keepPreviousData });
+  const csvHref = `/api/reports/export.csv?${new URLSearchParams({ definition: JSON.stringify(definition), currency }).toString()}`;
+  if (query.isError && !query.data) return <DataError error={query.error} onRetry={() => void query.refetch()} />;
+  if (!query.data) return <div className="skeleton h-80 rounded-box" role="status" aria-label={t('result.loading')} />;
+  const result = query.data;
+  return (
+    <section className={`card bg-base-100 border-base-content/10 border shadow-xs transition-opacity ${query.isPlaceholderData ? 'opacity-60' : ''}`} aria-labelledby="report-result-title" aria-busy={query.isFetching}>
+      <div className="card-body gap-4 p-4 sm:p-6">
+        <div className="flex flex-wrap items-start justify-between gap-3">
+          <div>
+            <h2 id="report-result-title" className="card-title text-base">
+              {t('result.title')}
+            </h2>
+            <p className="text-base-content/70 text-xs">{t('result.summary', { range: formatDayRange(result.range, i18n.resolvedLanguage ?? 'en'), currency: result.currency, count: result.rows.length })}</p>
+          </div>
+          <div className="flex flex-wrap gap-2">
+            <a className="btn btn-sm btn-outline gap-2" href={csvHref} download data-testid="report-export">
+              <DownloadIcon aria-hidden="true" className="size-4" />
+              {t('result.exportCsv')}
+            </a>
+            {!viewOnly && <SaveReportForm definition={definition} opened={opened} onSaved={onSaved} />}
+          </div>
+        </div>
+        {result.rows.length === 0 ? (
+          <p className="text-base-content/70 py-8 text-center text-sm">{t('result.empty')}</p>
+        ) : (
+          <>
+            <ResultChart result={result} />
+            <ResultTable result={result} />
+          </>
+        )}
+      </div>
+    </section>
+  );
+}
+
+function SaveReportForm({ definition, opened, onSaved }: { definition: ReportDefinition; opened: SavedReport | null; onSaved: (report: SavedReport) => void }) {
+  const { t } = useTranslation('reports');
+  const id = useId();
+  const utils = trpc.useUtils();
+  const [name, setName] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const save = trpc.reports.save.useMutation({
+    onSuccess: async (report) => {
+      utils.reports.list.setData(undefined, (list) => [...(list ?? []), report].sort((a, b) => a.name.localeCompare(b.name)));
+      onSaved(report);
+      setName('');
+      toast({ title: t('saved.savedToast', { name: report.name }), variant: 'success' });
+      await utils.reports.list.invalidate();
+    },
+    onError: (failure) => setError(serverMessage(failure) ?? t('common.connection')),
+  });
+  const update = trpc.reports.update.useMutation({
+    onSuccess: async (report) => {
+      toast({ title: t('saved.updatedToast', { name: report.name }), variant: 'success' });
+      await utils.reports.list.invalidate();
+    },
+    onError: (failure) => toast({ title: t('saved.updateFailed'), description: serverMessage(failure) ?? t('common.connection'), variant: 'destructive' }),
+  });
+  return (
+    <div className="flex flex-wrap items-start gap-2">
+      {opened && (
+        <button type="button" className="btn btn-sm gap-2" disabled={update.isPending} onClick={() => update.mutate({ id: opened.id, definition })} data-testid="report-update">
+          <SaveIcon aria-hidden="true" className="size-4" />
+          {t('saved.updateOpened')}
+        </button>
+      )}
+      <form
+        className="flex items-start gap-2"
+        noValidate
+        onSubmit={(event) => {
+          event.preventDefault();
+          if (!name.trim()) {
+            setError(t('saved.nameRequired'));
+            return;
+          }
+          save.mutate({ name, definition });
+        }}
+      >
+        <div className="flex flex-col">
+          <input
+            id={id}
+            className={`input input-sm w-44 ${error ? 'input-error' : ''}`}
+            placeholder={t('saved.namePlaceholder')}
+            aria-label={t('saved.nameLabel')}
+            value={name}
+            maxLength={120}
+            aria-invalid={error ? true : undefined}
+            aria-describedby={error ? `${id}-error` : undefined}
+            onChange={(event) => {
+              setName(event.target.value);
+              setError(null);
+            }}
+            data-testid="report-name"
+          />
+          {error && (
+            <span id={`${id}-error`} className="text-error mt-1 text-xs">
+              {error}
+            </span>
+          )}
+        </div>
+        <button type="submit" className="btn btn-sm btn-primary gap-2" disabled={save.isPending} data-testid="report-save">
+          <SaveIcon aria-hidden="true" className="size-4" />
+          {opened ? t('saved.saveAsNew') : t('saved.save')}
+        </button>
+      </form>
+    </div>
+  );
+}
+
+function ResultTable({ result }: { result: ReportResult }) {
+  const { t } = useTranslation('reports');
+  const format = useReportFormat(result.currency);
+  return (
+    <div className="overflow-x-auto">
+      <table className="table-sm table tabular-nums" data-testid="report-table">
+        <thead>
+          <tr>
+            <th scope="col">{t(`dimensions.${result.dimension}`)}</th>
+            {result.hasPeriod && <th scope="col">{t('result.period')}</th>}
+            {result.metrics.map((metric) => (
+              <th key={metric} scope="col" className="text-right">
+                {t(`metrics.${metric}`)}
+              </th>
+            ))}
+            {result.previousRange &&
+              result.metrics.map((metric) => (
+                <th key={`previous-${metric}`} scope="col" className="text-base-content/60 text-right">
+                  {t('result.previous', { metric: t(`metrics.${metric}`) })}
+                </th>
+              ))}
+          </tr>
+        </thead>
+        <tbody>
+          {result.rows.map((row) => (
+            <tr key={`${row.period ?? ''}|${row.key}`} data-testid="report-row">
+              <th scope="row" className="max-w-64 truncate font-normal">
+                {format.label(result, row.label)}
+              </th>
+              {result.hasPeriod && <td>{row.period}</td>}
+              {result.metrics.map((metric) => (
+                <td key={metric} className={`text-right ${(row.values[metric] ?? 0) < 0 ? 'text-error' : ''}`} data-value={row.values[metric] ?? ''}>
+                  {format.value(metric, row.values[metric] ?? null)}
+                </td>
+              ))}
+              {result.previousRange &&
+                result.metrics.map((metric) => (
+                  <td key={`previous-${metric}`} className="text-base-content/60 text-right">
+                    {format.value(metric, row.previous?.[metric] ?? null)}
+                  </td>
+                ))}
+            </tr>
+          ))}
+        </tbody>
+        <tfoot>
+          <tr className="font-semibold">
+            <th scope="row">{t('result.total')}</th>
+            {result.hasPeriod && <td />}
+            {result.metrics.map((metric) => (
+              <td key={metric} className="text-right">
+                {format.value(metric, result.totals.values[metric] ?? null)}
+              </td>
+            ))}
+            {result.previousRange &&
+              result.metrics.map((metric) => (
+                <td key={`previous-${metric}`} className="text-right">
+                  {format.value(metric, result.totals.previous?.[metric] ?? null)}
+                </td>
+              ))}
+          </tr>
+        </tfoot>
+      </table>
+    </div>
+  );
+}
+
+/** The first metric by dimension value: bars for categories, a line over time. */
+function ResultChart({ result }: { result: ReportResult }) {
+  const { t } = useTranslation('reports');
+  const format = useReportFormat(result.currency);
+  const metric = result.metrics[0]!;
+  const timeSeries = isTimeDimension(result.dimension);
+  const rows = timeSeries ? result.rows : result.rows.filter((row) => !result.hasPeriod || row.period === result.rows[0]?.period).slice(0, 15);
+  const money = format.isMoney(metric);
+  const series = useMemo(() => [{ name: t(`metrics.${metric}`), data: rows.map((row) => { const value = row.values[metric] ?? null; return value === null ? null : money ? value / 100 : value; }) }], [rows, metric, money, t]);
+  const categories = rows.map((row) => format.label(result, row.label));
+  const categoryKey = categories.join('|');
+  const options = useMemo<ApexOptions>(
+    () => ({
+      xaxis: { categories: categoryKey.split('|'), labels: { rotate: -45, trim: true, maxHeight: 80 } },
+      yaxis: { labels: { formatter: (value: number) => format.value(metric, money ? Math.round(value * 100) : value) } },
+      tooltip: { y: { formatter: (value: number) => format.value(metric, money ? Math.round(value * 100) : value) } },
+      plotOptions: { bar: { borderRadius: 3, columnWidth: '55%' } },
+      dataLabels: { enabled: false },
+      stroke: { width: timeSeries ? 2 : 0 },
+    }),
+    [categoryKey, metric, money, timeSeries],
+  );
+  return <Chart type={timeSeries ? 'area' : 'bar'} series={series} options={options} height={260} ariaLabel={t('result.chartLabel', { metric: t(`metrics.${metric}`) })} testId="report-chart" />;
+}
