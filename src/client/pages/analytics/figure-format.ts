@@ -1,0 +1,74 @@
+import { useEffect, useMemo, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { NO_VALUE } from '../../../shared/metrics.ts';
+import { formatCurrency } from '../../lib/format.ts';
+
+/** How the marketing and analytics screens write their figures, in the user's language; "—" for no value. */
+export interface FigureFormat {
+  locale: string;
+  /** minor units -> "£1,234.50" */
+  money: (minor: number | null | undefined, currency: string) => string;
+  /** minor units -> "£1.2K" (axes, tight cells) */
+  compactMoney: (minor: number | null | undefined, currency: string) => string;
+  integer: (value: number | null | undefined) => string;
+  /** up to 2 decimals (platform conversions are fractional) */
+  decimal: (value: number | null | undefined) => string;
+  /** a fraction: 0.0825 -> "8.25%" */
+  percent: (fraction: number | null | undefined, fractionDigits?: number) => string;
+  /** ROAS: 3.2 -> "3.20x" */
+  multiple: (value: number | null | undefined) => string;
+  /** 'YYYY-MM-DD' -> "3 Jun" */
+  shortDay: (day: string) => string;
+  /** 'YYYY-MM-DD' -> "Jun 2026" */
+  month: (day: string) => string;
+}
+
+function known(value: number | null | undefined): value is number {
+  return typeof value === 'number' && Number.isFinite(value);
+}
+
+export function figureFormat(locale: string): FigureFormat {
+  const integer = new Intl.NumberFormat(locale, { maximumFractionDigits: 0 });
+  const decimal = new Intl.NumberFormat(locale, { maximumFractionDigits: 2 });
+  const multiple = new Intl.NumberFormat(locale, { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+  const shortDay = new Intl.DateTimeFormat(locale, { day: 'numeric', month: 'short', timeZone: 'UTC' });
+  const month = new Intl.DateTimeFormat(locale, { month: 'short', year: 'numeric', timeZone: 'UTC' });
+  return {
+    locale,
+    money: (minor, currency) => (known(minor) ? formatCurrency(Math.round(minor) / 100, currency, locale) : NO_VALUE),
+    compactMoney: (minor, currency) =>
+      known(minor) ? new Intl.NumberFormat(locale, { style: 'currency', currency, notation: 'compact', maximumFractionDigits: 1 }).format(minor / 100) : NO_VALUE,
+    integer: (value) => (known(value) ? integer.format(value) : NO_VALUE),
+    decimal: (value) => (known(value) ? decimal.format(value) : NO_VALUE),
+    percent: (fraction, fractionDigits = 1) =>
+      known(fraction) ? new Intl.NumberFormat(locale, { style: 'percent', minimumFractionDigits: fractionDigits, maximumFractionDigits: fractionDigits }).format(fraction) : NO_VALUE,
+    multiple: (value) => (known(value) ? `${multiple.format(value)}x` : NO_VALUE),
+    shortDay: (day) => shortDay.format(new Date(`${day}T00:00:00Z`)),
+    month: (day) => month.format(new Date(`${day}T00:00:00Z`)),
+  };
+}
+
+export function useFigureFormat(): FigureFormat {
+  const { i18n } = useTranslation();
+  const locale = i18n.resolvedLanguage ?? 'en';
+  return useMemo(() => figureFormat(locale), [locale]);
+}
+
+const NARROW_QUERY = '(max-width: 639px)';
+
+/** Whether the screen is phone-sized: charts then label fewer ticks on their x-axis. */
+export function useNarrowScreen(): boolean {
+  const [narrow, setNarrow] = useState(() => typeof window !== 'undefined' && window.matchMedia(NARROW_QUERY).matches);
+  useEffect(() => {
+    const query = window.matchMedia(NARROW_QUERY);
+    const update = () => setNarrow(query.matches);
+    query.addEventListener('change', update);
+    return () => query.removeEventListener('change', update);
+  }, []);
+  return narrow;
+}
+
+/** How many x-axis labels a chart of `points` categories shows. */
+export function xTickAmount(points: number, narrow: boolean): number {
+  return Math.max(1, Math.min(points - 1, narrow ? 4 : 8));
+}
