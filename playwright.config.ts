@@ -2,6 +2,7 @@ import { defineConfig, devices } from '@playwright/test';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { INTEGRATION_FAKES_ENV } from './e2e/integration-fakes-env.ts';
 
 const port = Number(process.env.E2E_PORT ?? 4310);
 const baseURL = `http://localhost:${port}`;
@@ -65,6 +66,8 @@ export default defineConfig({
       RATE_LIMIT_LOGINS_PER_IP: '10000',
       // Lets a test act as a client of its own (X-Forwarded-For, see e2e/shell-helpers.ts).
       TRUST_PROXY: 'true',
+      // The platforms of e2e/integrations.spec.ts: its fakes listen on these fixed ports (the server's env is fixed at start).
+      ...INTEGRATION_FAKES_ENV,
       // Lets parallel work build into its own folder: CLIENT_DIST_DIR=/tmp/x npx vite build --outDir /tmp/x
       ...(process.env.CLIENT_DIST_DIR ? { CLIENT_DIST_DIR: process.env.CLIENT_DIST_DIR } : {}),
     },

@@ -35,7 +35,16 @@ const ProfilePage = lazy(() => import('./pages/profile/profile-page.tsx').then((
 const RequestFeaturePage = lazy(() => import('./pages/request-feature/request-feature-page.tsx').then((m) => ({ default: m.RequestFeaturePage })));
 const ResetPasswordPage = lazy(() => import('./pages/reset-password/reset-password-page.tsx').then((m) => ({ default: m.ResetPasswordPage })));
 const SettingsPage = lazy(() => import('./pages/settings/settings-page.tsx').then((m) => ({ default: m.SettingsPage })));
+const DashboardsPage = lazy(() => import('./pages/dashboards/dashboards-page.tsx').then((m) => ({ default: m.DashboardsPage })));
 const StoreManagementPage = lazy(() => import('./pages/store-management/store-management-page.tsx').then((m) => ({ default: m.StoreManagementPage })));
+const AdsPage = lazy(() => import('./pages/ads/ads-page.tsx').then((m) => ({ default: m.AdsPage })));
+const OrdersPage = lazy(() => import('./pages/orders/orders-page.tsx').then((m) => ({ default: m.OrdersPage })));
+const RevenuePage = lazy(() => import('./pages/revenue/revenue-page.tsx').then((m) => ({ default: m.RevenuePage })));
+const AnalyticsPage = lazy(() => import('./pages/analytics/analytics-page.tsx').then((m) => ({ default: m.AnalyticsPage })));
+const ProfitAndLossPage = lazy(() => import('./pages/profit-and-loss/profit-and-loss-page.tsx').then((m) => ({ default: m.ProfitAndLossPage })));
+const ReportsPage = lazy(() => import('./pages/reports/reports-page.tsx').then((m) => ({ default: m.ReportsPage })));
+const IntegrationsPage = lazy(() => import('./pages/integrations/integrations-page.tsx').then((m) => ({ default: m.IntegrationsPage })));
+const PerformanceDistributionPage = lazy(() => import('./pages/performance-distribution/performance-distribution-page.tsx').then((m) => ({ default: m.PerformanceDistributionPage })));
 
 function SessionError({ error, retry }: { error: unknown; retry: () => void }) {
   const { t } = useTranslation();
@@ -123,24 +132,13 @@ function PricingRoute() {
 
 /** The data screens that later issues fill, all behind a subscription (tools: a plan above basic). */
 const DATA_SCREEN_ROUTES: readonly { path: string; screen: DataScreen; requirement: RouteRequirement }[] = [
-  { path: '/integrations', screen: 'integrations', requirement: 'subscription' },
-  { path: '/revenue', screen: 'revenue', requirement: 'subscription' },
   { path: '/touchpoints', screen: 'touchpoints', requirement: 'subscription' },
-  { path: '/profit-and-loss', screen: 'profitAndLoss', requirement: 'subscription' },
-  { path: '/reports', screen: 'reports', requirement: 'subscription' },
-  { path: '/google-ads', screen: 'googleAds', requirement: 'subscription' },
-  { path: '/meta-ads', screen: 'metaAds', requirement: 'subscription' },
-  { path: '/bing-ads', screen: 'bingAds', requirement: 'subscription' },
-  { path: '/orders', screen: 'orders', requirement: 'subscription' },
-  { path: '/analytics', screen: 'analytics', requirement: 'subscription' },
-  { path: '/dashboards', screen: 'dashboards', requirement: 'subscription' },
   { path: '/meta-comments-manager', screen: 'metaComments', requirement: 'subscription' },
   { path: '/landing-page-reviewer', screen: 'pageReviewer', requirement: 'tools' },
   { path: '/landing-page-reviewer/:id', screen: 'pageReviewerDetail', requirement: 'tools' },
   { path: '/price-tracker', screen: 'priceTracker', requirement: 'tools' },
   { path: '/tracking-setup', screen: 'trackingSetup', requirement: 'subscription' },
   { path: '/shopping-optimizer', screen: 'shoppingOptimizer', requirement: 'subscription' },
-  { path: '/performance-distribution', screen: 'performanceDistribution', requirement: 'subscription' },
   { path: '/product-image-generator', screen: 'productImageGenerator', requirement: 'subscription' },
   { path: '/affiliate-dashboard', screen: 'affiliateDashboard', requirement: 'subscription' },
 ];
@@ -226,6 +224,11 @@ export function App() {
       <Route path="/dashboard">
         <ShellPage requirement="subscription">{(user) => <DashboardPage username={user.username} />}</ShellPage>
       </Route>
+      <Route path="/dashboards">
+        <ShellPage requirement="subscription">
+          <DashboardsPage />
+        </ShellPage>
+      </Route>
       <Route path="/settings">
         <ShellPage requirement="subscription">
           <SettingsPage />
@@ -246,6 +249,58 @@ export function App() {
           <ManageUsersPage />
         </ShellPage>
       </Route>
+      <Route path="/integrations">
+        <ShellPage requirement="subscription">
+          <IntegrationsPage />
+        </ShellPage>
+      </Route>
+      {/* Marketing and analytics screens */}
+      <Route path="/google-ads">
+        <ShellPage requirement="subscription">
+          <AdsPage platform="googleads" />
+        </ShellPage>
+      </Route>
+      <Route path="/meta-ads">
+        <ShellPage requirement="subscription">
+          <AdsPage platform="metaads" />
+        </ShellPage>
+      </Route>
+      <Route path="/bing-ads">
+        <ShellPage requirement="subscription">
+          <AdsPage platform="bingads" />
+        </ShellPage>
+      </Route>
+      <Route path="/orders">
+        <ShellPage requirement="subscription">
+          <OrdersPage />
+        </ShellPage>
+      </Route>
+      <Route path="/revenue">
+        <ShellPage requirement="subscription">
+          <RevenuePage />
+        </ShellPage>
+      </Route>
+      <Route path="/profit-and-loss">
+        <ShellPage requirement="subscription">
+          <ProfitAndLossPage />
+        </ShellPage>
+      </Route>
+      <Route path="/reports">
+        <ShellPage requirement="subscription">
+          <ReportsPage />
+        </ShellPage>
+      </Route>
+      <Route path="/analytics">
+        <ShellPage requirement="subscription">
+          <AnalyticsPage />
+        </ShellPage>
+      </Route>
+      <Route path="/performance-distribution">
+        <ShellPage requirement="subscription">
+          <PerformanceDistributionPage />
+        </ShellPage>
+      </Route>
+
       {DATA_SCREEN_ROUTES.map((route) => (
         <Route key={route.path} path={route.path}>
           <ShellPage requirement={route.requirement}>

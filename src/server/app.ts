@@ -7,9 +7,13 @@ import path from 'node:path';
 import type { AppConfig } from './config.ts';
 import { INTERNAL_ERROR_MESSAGE } from './errors.ts';
 import { restPlugin } from './plugins/rest.ts';
+import { ordersExportPlugin } from './modules/orders/orders.export.ts';
 import { securityPlugin } from './plugins/security.ts';
 import { sessionPlugin } from './plugins/session.ts';
 import { spaPlugin } from './plugins/spa.ts';
+import { reportsRoutes } from './modules/reports/reports.routes.ts';
+import { financeRoutes } from './modules/finance/finance.routes.ts';
+import { integrationsRoutes } from './modules/integrations/integrations.routes.ts';
 import { createAuthLimiters } from './modules/auth/attempt-limiter.ts';
 import { contextFactory, createServices, type AppServices } from './trpc/context.ts';
 import { appRouter, type AppRouter } from './trpc/router.ts';
@@ -71,6 +75,10 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     } satisfies FastifyTRPCPluginOptions<AppRouter>['trpcOptions'],
   });
   await app.register(restPlugin, { createContext });
+  await app.register(financeRoutes, { createContext });
+  await app.register(reportsRoutes, { createContext });
+  await app.register(ordersExportPlugin, { createContext });
+  await app.register(integrationsRoutes, { createContext, config, orm });
   await app.register(spaPlugin, { clientDistDir: config.clientDistDir });
 
   app.get('/healthz', async () => ({ ok: true }));

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import path from 'node:path';
 import { DEFAULT_AUTH_RATE_LIMITS, type AuthRateLimits } from './modules/auth/attempt-limiter.ts';
+import { PLATFORM_KEYS, type PlatformKey } from '../shared/platforms.ts';
 
 const booleanFromEnv = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
@@ -22,7 +23,41 @@ const envSchema = z.object({
   RATE_LIMIT_LOGINS_PER_IP: z.coerce.number().int().min(1).default(DEFAULT_AUTH_RATE_LIMITS.loginPerIp.max),
   RATE_LIMIT_FAILED_LOGINS_PER_USERNAME: z.coerce.number().int().min(1).default(DEFAULT_AUTH_RATE_LIMITS.loginFailuresPerUsername.max),
   RATE_LIMIT_REGISTRATIONS_PER_IP: z.coerce.number().int().min(1).default(DEFAULT_AUTH_RATE_LIMITS.registrationsPerIp.max),
+  ENCRYPTION_KEY: z.string().min(1).optional(),
 });
+
+/**
+ * Per platform: PLATFORM_BASE_URL_<KEY>, <KEY>_CLIENT_ID, <KEY>_CLIENT_SECRET, <KEY>_AUTHORIZE_URL and
+ * (Google Ads, Microsoft Advertising) <KEY>_DEVELOPER_TOKEN, all optional.
+ */
+export interface PlatformSettings {
+  baseUrl?: string;
+  clientId?: string;
+  clientSecret?: string;
+  authorizeUrl?: string;
+  developerToken?: string;
+}
+
+function platformSettingsFromEnv(env: NodeJS.ProcessEnv): Record<PlatformKey, PlatformSettings> {
+  const read = (name: string) => env[name]?.trim() || undefined;
+  const entries = PLATFORM_KEYS.map((platform) => {
+    const key = platform.toUpperCase();
+    const baseUrl = read(`PLATFORM_BASE_URL_${key}`);
+    const authorizeUrl = read(`${key}_AUTHORIZE_URL`);
+    for (const [name, value] of [[`PLATFORM_BASE_URL_${key}`, baseUrl], [`${key}_AUTHORIZE_URL`, authorizeUrl]] as const) {
+      if (value !== undefined && !URL.canParse(value)) throw new Error(`Invalid environment: ${name} must be a URL`);
+    }
+    const settings: PlatformSettings = {
+      baseUrl,
+      clientId: read(`${key}_CLIENT_ID`),
+      clientSecret: read(`${key}_CLIENT_SECRET`),
+      authorizeUrl,
+      developerToken: read(`${key}_DEVELOPER_TOKEN`),
+    };
+    return [platform, settings] as const;
+  });
+  return Object.fromEntries(entries) as Record<PlatformKey, PlatformSettings>;
+}
 
 export interface AppConfig {
   env: 'development' | 'production' | 'test';
@@ -39,6 +74,9 @@ export interface AppConfig {
   paymentProvider: 'test';
   clientDistDir: string;
   authRateLimits: AuthRateLimits;
+  /** Seals platform credentials (credential-vault.ts); generated into the data dir when unset. */
+  encryptionKey: string | undefined;
+  platforms: Record<PlatformKey, PlatformSettings>;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
@@ -66,5 +104,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       loginFailuresPerUsername: { max: values.RATE_LIMIT_FAILED_LOGINS_PER_USERNAME, windowMs: 15 * 60_000 },
       registrationsPerIp: { max: values.RATE_LIMIT_REGISTRATIONS_PER_IP, windowMs: 60 * 60_000 },
     },
+    encryptionKey: values.ENCRYPTION_KEY,
+    platforms: platformSettingsFromEnv(env),
   };
 }

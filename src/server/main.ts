@@ -1,12 +1,21 @@
 import { buildApp } from './app.ts';
 import { loadConfig } from './config.ts';
 import { openDatabase } from './database/database.ts';
+import { startJobs } from './jobs/boss.ts';
+import { setIntegrationJobSender } from './modules/integrations/integrations-runtime.ts';
 
 const config = loadConfig();
 const database = await openDatabase(config, (line) => {
   if (config.logLevel === 'debug' || config.logLevel === 'trace') console.log(`[postgres] ${line}`);
 });
 const app = await buildApp({ config, orm: database.orm });
+const jobs = await startJobs({
+  databaseUrl: database.url,
+  orm: database.orm,
+  baseUrl: config.publicUrl ?? `http://localhost:${config.port}`,
+  logger: { info: (message) => app.log.info(message), error: (details, message) => app.log.error(details, message) },
+});
+setIntegrationJobSender((queue, data, options) => jobs.boss.send(queue, data, options));
 
 let stopping = false;
 async function stop(signal: string): Promise<void> {
@@ -16,6 +25,7 @@ async function stop(signal: string): Promise<void> {
   const forceExit = setTimeout(() => process.exit(1), 20_000);
   forceExit.unref();
   try {
+    await jobs.stop();
     await app.close();
   } finally {
     await database.close();
@@ -30,6 +40,7 @@ try {
   app.log.info(`StorePulse is serving on http://localhost:${config.port}`);
 } catch (error) {
   app.log.error(error);
+  await jobs.stop();
   await database.close();
   process.exit(1);
 }

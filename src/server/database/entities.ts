@@ -12,10 +12,12 @@ import { Product } from '../modules/commerce/product.entity.ts';
 import { Refund } from '../modules/commerce/refund.entity.ts';
 import { ChannelDailyRollup, DailyRollup } from '../modules/commerce/rollup.entity.ts';
 import { PlatformConnection } from '../modules/connections/platform-connection.entity.ts';
+import { OAuthState, ReconciliationResult, SyncRun, WebhookDelivery } from '../modules/integrations/integration.entities.ts';
 import { EmailTemplate } from '../modules/email/email-template.entity.ts';
 import { OutboundEmail } from '../modules/email/outbound-email.entity.ts';
 import { FeatureRequest, FeatureRequestVote } from '../modules/feature-requests/feature-request.entity.ts';
 import { GuestInvitation, StoreGuest } from '../modules/guests/guest-invitation.entity.ts';
+import { SavedReport } from '../modules/reports/saved-report.entity.ts';
 import { Session } from '../modules/sessions/session.entity.ts';
 import { Store } from '../modules/stores/store.entity.ts';
 import { Plan } from '../modules/subscriptions/plan.entity.ts';
@@ -51,4 +53,9 @@ export const entities = [
   FxRate,
   DailyRollup,
   ChannelDailyRollup,
+  SavedReport,
+  SyncRun,
+  OAuthState,
+  WebhookDelivery,
+  ReconciliationResult,
 ];

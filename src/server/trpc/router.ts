@@ -1,10 +1,19 @@
 import { adminRouter } from '../modules/admin/admin.router.ts';
+import { analyticsRouter } from '../modules/analytics/analytics.router.ts';
 import { authRouter } from '../modules/auth/auth.router.ts';
 import { commerceRouter } from '../modules/commerce/commerce.router.ts';
+import { dashboardRouter } from '../modules/dashboard/dashboard.router.ts';
 import { connectionsRouter } from '../modules/connections/connections.router.ts';
+import { demoRouter } from '../modules/demo/demo.router.ts';
 import { emailRouter } from '../modules/email/email.router.ts';
+import { reportsRouter } from '../modules/reports/reports.router.ts';
+import { financeRouter } from '../modules/finance/finance.router.ts';
 import { featureRequestsRouter } from '../modules/feature-requests/feature-requests.router.ts';
 import { guestsRouter } from '../modules/guests/guests.router.ts';
+import { integrationsRouter } from '../modules/integrations/integrations.router.ts';
+import { ordersRouter } from '../modules/orders/orders.router.ts';
+import { revenueRouter } from '../modules/revenue/revenue.router.ts';
+import { marketingRouter } from '../modules/marketing/marketing.router.ts';
 import { settingsRouter } from '../modules/settings/settings.router.ts';
 import { storesRouter } from '../modules/stores/stores.router.ts';
 import { subscriptionsRouter } from '../modules/subscriptions/subscriptions.router.ts';
@@ -23,6 +32,15 @@ export const appRouter = router({
   guests: guestsRouter,
   email: emailRouter,
   commerce: commerceRouter,
+  dashboard: dashboardRouter,
+  demo: demoRouter,
+  finance: financeRouter,
+  reports: reportsRouter,
+  orders: ordersRouter,
+  revenue: revenueRouter,
+  marketing: marketingRouter,
+  analytics: analyticsRouter,
+  integrations: integrationsRouter,
 });
 
 export type AppRouter = typeof appRouter;

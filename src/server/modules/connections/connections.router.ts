@@ -19,7 +19,12 @@ export const connectionsRouter = router({
     .query(async ({ ctx }) => {
       const store = await activeStoreOf(ctx.em, ctx.user, ctx.guestMode ? ctx.session.guestActiveStoreId : null);
       if (!store) return [];
-      const connections = await ctx.em.find(PlatformConnection, { store: store.id }, { orderBy: { id: 'asc' } });
+      // A row that only remembers settings of a platform never connected is not a connection.
+      const connections = await ctx.em.find(
+        PlatformConnection,
+        { store: store.id, $or: [{ connected: true }, { status: { $ne: 'not_connected' } }] },
+        { orderBy: { id: 'asc' } },
+      );
       return connections.map((connection) => ({
         platform: connection.platform,
         connected: connection.connected,

@@ -24,7 +24,8 @@ describe('GET /api/connection-status', () => {
     const checkedAt = new Date('2026-11-20T09:30:00Z');
     const em = testApp.orm.em.fork();
     em.create(PlatformConnection, { store: first.id, platform: 'shopify', connected: true, lastCheckedAt: checkedAt });
-    em.create(PlatformConnection, { store: first.id, platform: 'metaads', connected: false, lastCheckedAt: null });
+    em.create(PlatformConnection, { store: first.id, platform: 'metaads', connected: false, status: 'disconnected', lastCheckedAt: null });
+    em.create(PlatformConnection, { store: first.id, platform: 'klaviyo', connected: false, status: 'not_connected', backfillMonths: 6 });
     em.create(PlatformConnection, { store: second.id, platform: 'woocommerce', connected: true, lastCheckedAt: checkedAt });
     em.create(PlatformConnection, { store: otherStore.id, platform: 'klaviyo', connected: true, lastCheckedAt: checkedAt });
     await em.flush();

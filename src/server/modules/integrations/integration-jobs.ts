@@ -1,0 +1,127 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { z } from 'zod';
+import { ConnectorAuthError } from '../../connectors/connector.ts';
+import { CredentialDecryptionError } from '../../connectors/credential-vault.ts';
+import { connectorFor } from '../../connectors/registry.ts';
+import type { JobContext, JobDefinition } from '../../jobs/queues.ts';
+import { sqlRunner } from '../commerce/raw-sql.ts';
+import { PlatformConnection } from '../connections/platform-connection.entity.ts';
+import { Store } from '../stores/store.entity.ts';
+import { SyncRun } from './integration.entities.ts';
+import { integrationsSettings, type IntegrationsSettings } from './integrations-runtime.ts';
+import { CONNECTION_DISCONNECTED_STORED_CREDENTIALS, SYNC_QUEUE, activeRunOf, connectorContext, disconnectConnection, openCredentials, queueSync, runSync } from './sync-runner.ts';
+import { WEBHOOK_QUEUE, processWebhookDelivery } from './webhooks.ts';
+
+// The sync engine's background jobs: running syncs and webhook deliveries, the 15-minute incremental
+// schedule and the 10-minute health check behind the header's API Connection Status.
+
+export const SCHEDULE_QUEUE = 'integrations.schedule';
+export const HEALTH_QUEUE = 'integrations.health';
+
+/** A running run whose progress has not moved for this long lost its worker (the job gave up). */
+const STALE_RUN_MS = 60 * 60_000;
+export const STALE_RUN_MESSAGE = 'The sync stopped unexpectedly; the next scheduled sync continues it.';
+
+const LIVE_STATUSES = ['connected', 'syncing', 'error'] as const;
+
+/** Finished runs, processed webhook deliveries and OAuth states are kept this long. */
+const HISTORY_DAYS = 30;
+
+/** Forgets what no screen shows any more (a connection collects a run every 15 minutes). */
+async function pruneHistory(em: EntityManager, now: Date): Promise<void> {
+  const before = new Date(now.getTime() - HISTORY_DAYS * 86_400_000);
+  const q = sqlRunner(em);
+  // The latest run of each connection stays: the integrations screen shows it.
+  await q.run(
+    `delete from sync_runs r where r.finished_at < $1
+        and r.id <> (select max(l.id) from sync_runs l where l.store_id = r.store_id and l.connection_id = r.connection_id)`,
+    [before],
+  );
+  await q.run(`delete from webhook_deliveries where processed_at < $1`, [before]);
+  await q.run(`delete from oauth_states where expires_at < $1`, [now]);
+}
+
+/** Queues an incremental sync for every connected connection without one queued or running; returns how many. */
+export async function scheduleIncrementalSyncs(em: EntityManager, now: Date = new Date()): Promise<number> {
+  await failStaleRuns(em, now);
+  await pruneHistory(em, now);
+  const connections = await em.find(PlatformConnection, { status: { $in: [...LIVE_STATUSES] }, sealedCredentials: { $ne: null } });
+  let queued = 0;
+  for (const connection of connections) {
+    if (await activeRunOf(em, connection)) continue;
+    await queueSync(em, connection, { now });
+    queued++;
+  }
+  return queued;
+}
+
+async function failStaleRuns(em: EntityManager, now: Date): Promise<void> {
+  const stale = await em.find(SyncRun, { status: 'running', heartbeatAt: { $lt: new Date(now.getTime() - STALE_RUN_MS) } });
+  for (const run of stale) {
+    run.status = 'failed';
+    run.error = STALE_RUN_MESSAGE;
+    run.finishedAt = now;
+    const connection = await em.findOneOrFail(PlatformConnection, { id: run.connection.id });
+    if (connection.status === 'syncing') connection.status = 'connected';
+  }
+  await em.flush();
+}
+
+/**
+ * verify() for every connected connection: lastCheckedAt moves on when the platform accepts the
+ * credentials; refused credentials disconnect the connection with the platform's reason. A platform
+ * that cannot be reached right now changes nothing (the next check tries again).
+ */
+export async function checkConnectionHealth(em: EntityManager, options: { settings?: IntegrationsSettings; now?: Date; log?: (message: string) => void } = {}): Promise<{ checked: number; disconnected: number }> {
+  const settings = options.settings ?? integrationsSettings();
+  const connections = await em.find(PlatformConnection, { status: { $in: [...LIVE_STATUSES] }, sealedCredentials: { $ne: null } });
+  let checked = 0;
+  let disconnected = 0;
+  for (const connection of connections) {
+    const store = await em.findOneOrFail(Store, { id: connection.store.id });
+    try {
+      const credentials = openCredentials(settings, connection)!;
+      await connectorFor(connection.platform).verify(connectorContext(settings, connection.platform, credentials, store, { maxAttempts: 2 }));
+      connection.lastCheckedAt = options.now ?? new Date();
+      checked++;
+    } catch (error) {
+      if (error instanceof ConnectorAuthError || error instanceof CredentialDecryptionError) {
+        connection.lastCheckedAt = options.now ?? new Date();
+        await disconnectConnection(em, connection, error instanceof ConnectorAuthError ? error.reason : CONNECTION_DISCONNECTED_STORED_CREDENTIALS);
+        disconnected++;
+      } else {
+        options.log?.(`Health check of ${connection.platform} for store ${store.id} failed: ${(error as Error).message}`);
+      }
+    }
+    await em.flush();
+  }
+  return { checked, disconnected };
+}
+
+const runJobData = z.object({ runId: z.number().int() });
+const deliveryJobData = z.object({ deliveryId: z.number().int() });
+
+export const INTEGRATION_JOBS: readonly JobDefinition[] = [
+  {
+    queue: SYNC_QUEUE,
+    retryLimit: 3,
+    handle: (context: JobContext, data) => runSync(context.em, runJobData.parse(data).runId, { log: context.log }),
+  },
+  {
+    queue: WEBHOOK_QUEUE,
+    retryLimit: 5,
+    handle: (context: JobContext, data) => processWebhookDelivery(context.em, deliveryJobData.parse(data).deliveryId),
+  },
+  {
+    queue: SCHEDULE_QUEUE,
+    cron: '*/15 * * * *',
+    retryLimit: 1,
+    handle: (context: JobContext) => scheduleIncrementalSyncs(context.em),
+  },
+  {
+    queue: HEALTH_QUEUE,
+    cron: '*/10 * * * *',
+    retryLimit: 1,
+    handle: (context: JobContext) => checkConnectionHealth(context.em, { log: context.log }),
+  },
+];

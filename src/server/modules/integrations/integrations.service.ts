@@ -1,0 +1,338 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { randomBytes } from 'node:crypto';
+import type { Integration, SyncRunKind, SyncRunView } from '../../../shared/integrations.ts';
+import { PLATFORM_KEYS, type PlatformKey } from '../../../shared/platforms.ts';
+import { ConnectorAuthError, ConnectorRequestError, MalformedResponseError, type Connector, type ConnectorCredentials } from '../../connectors/connector.ts';
+import { CONNECTORS, PLATFORM_DISPLAY_NAMES, connectorFor } from '../../connectors/registry.ts';
+import { AppError } from '../../errors.ts';
+import { sqlRunner } from '../commerce/raw-sql.ts';
+import { PlatformConnection, type PlatformConnectionEntity } from '../connections/platform-connection.entity.ts';
+import { Store, type StoreEntity } from '../stores/store.entity.ts';
+import type { UserEntity } from '../users/user.entity.ts';
+import { OAuthState, ReconciliationResult, SyncRun, type SyncRunEntity } from './integration.entities.ts';
+import { integrationsSettings, oauthCallbackPath, oauthSettingsFor, type IntegrationsSettings } from './integrations-runtime.ts';
+import { reconciliationView } from './reconciliation.ts';
+import { activeRunOf, connectorContext, openCredentials, queueSync, requestCancel, sealCredentials } from './sync-runner.ts';
+
+// Connecting, disconnecting and syncing a store's platforms, and what the integrations screen shows.
+
+const OAUTH_STATE_LIFETIME_MS = 10 * 60_000;
+export const NOT_CONNECTED_MESSAGE = 'This platform is not connected';
+export const NO_SYNC_RUNNING_MESSAGE = 'No sync is running for this platform';
+
+export function webhookUrlFor(origin: string, connectionId: number): string {
+  return `${origin}/api/webhooks/woocommerce/${connectionId}`;
+}
+
+function runView(run: SyncRunEntity): SyncRunView {
+  return {
+    id: run.id,
+    kind: run.kind,
+    status: run.status,
+    rowsDone: run.rowsDone,
+    estimatedTotal: run.estimatedTotal ?? null,
+    startedAt: run.startedAt?.toISOString() ?? null,
+    finishedAt: run.finishedAt?.toISOString() ?? null,
+    error: run.error ?? null,
+  };
+}
+
+export interface ViewerOptions {
+  /** Owners see the WooCommerce webhook secret; invited viewers do not. */
+  isOwner: boolean;
+  origin: string;
+  settings?: IntegrationsSettings;
+}
+
+/** One entry per platform key, connected or not, in the registry's order. */
+export async function listIntegrations(em: EntityManager, store: StoreEntity, viewer: ViewerOptions): Promise<Integration[]> {
+  const connections = await em.find(PlatformConnection, { store: store.id });
+  const byPlatform = new Map(connections.map((connection) => [connection.platform, connection]));
+  const ids = connections.map((connection) => connection.id);
+  // Each connection's latest run (a connection collects one every 15 minutes).
+  const latestIds = ids.length
+    ? await sqlRunner(em).rows<{ id: number }>(
+        `select distinct on (connection_id) id from sync_runs where store_id = $1 and connection_id = any($2::int[]) order by connection_id, id desc`,
+        [store.id, ids],
+      )
+    : [];
+  const runs = latestIds.length ? await em.find(SyncRun, { id: { $in: latestIds.map((row) => row.id) } }) : [];
+  const latestRun = new Map<number, SyncRunEntity>(runs.map((run) => [run.connection.id, run]));
+  const reconciliations = ids.length ? await em.find(ReconciliationResult, { store: store.id, connection: { $in: ids } }) : [];
+  const reconciliationOf = new Map(reconciliations.map((result) => [result.connection.id, result]));
+
+  return PLATFORM_KEYS.map((platform) => {
+    const connection = byPlatform.get(platform) ?? null;
+    const run = connection ? latestRun.get(connection.id) : undefined;
+    const reconciliation = connection ? reconciliationOf.get(connection.id) : undefined;
+    return integrationView(platform, connection, run ?? null, reconciliation ? reconciliationView(reconciliation) : null, viewer);
+  });
+}
+
+function integrationView(
+  platform: PlatformKey,
+  connection: PlatformConnectionEntity | null,
+  run: SyncRunEntity | null,
+  reconciliation: Integration['reconciliation'],
+  viewer: ViewerOptions,
+): Integration {
+  const connector = connectorFor(platform);
+  let webhook: Integration['webhook'] = null;
+  if (platform === 'woocommerce' && connection?.sealedCredentials && viewer.isOwner) {
+    const secret = openCredentials(viewer.settings ?? integrationsSettings(), connection)?.webhookSecret;
+    if (secret) webhook = { url: webhookUrlFor(viewer.origin, connection.id), secret };
+  }
+  return {
+    platform,
+    displayName: PLATFORM_DISPLAY_NAMES[platform],
+    kind: connector.kind,
+    authKind: connector.authKind,
+    credentialFields: [...(connector.credentialFields ?? [])],
+    status: connection?.status ?? 'not_connected',
+    accountName: connection?.accountName ?? null,
+    connectedAt: connection?.connectedAt?.toISOString() ?? null,
+    lastSyncAt: connection?.lastSyncAt?.toISOString() ?? null,
+    lastCheckedAt: connection?.lastCheckedAt?.toISOString() ?? null,
+    rowsSynced: connection?.rowsSynced ?? 0,
+    lastError: connection?.lastError ?? null,
+    disconnectReason: connection?.disconnectReason ?? null,
+    backfillMonths: connection?.backfillMonths ?? 12,
+    currentRun: run ? runView(run) : null,
+    reconciliation,
+    webhook,
+  };
+}
+
+export async function integrationOf(em: EntityManager, store: StoreEntity, platform: PlatformKey, viewer: ViewerOptions): Promise<Integration> {
+  const all = await listIntegrations(em, store, viewer);
+  return all.find((entry) => entry.platform === platform)!;
+}
+
+async function connectionOf(em: EntityManager, store: StoreEntity, platform: PlatformKey): Promise<PlatformConnectionEntity | null> {
+  return em.findOne(PlatformConnection, { store: store.id, platform });
+}
+
+async function connectionOrNew(em: EntityManager, store: StoreEntity, platform: PlatformKey): Promise<PlatformConnectionEntity> {
+  const existing = await connectionOf(em, store, platform);
+  if (existing) return existing;
+  const created = em.create(PlatformConnection, { store: store.id, platform });
+  await em.flush();
+  return created;
+}
+
+/** The platform's answer to a failed verify(), as the message the user reads. */
+function verifyFailure(platform: PlatformKey, error: unknown): AppError {
+  const name = PLATFORM_DISPLAY_NAMES[platform];
+  if (error instanceof ConnectorAuthError) return new AppError('BAD_REQUEST', `${name} refused the credentials: ${error.reason}`);
+  if (error instanceof ConnectorRequestError || error instanceof MalformedResponseError) {
+    return new AppError('BAD_REQUEST', `${name} could not be reached to check the credentials (${error.message}). Try again in a moment.`);
+  }
+  if (error instanceof AppError) return error;
+  throw error;
+}
+
+/**
+ * Stores working credentials on the connection (created when missing), marks it connected with the
+ * account's name and queues its first sync (a backfill unless it synced before).
+ */
+async function markConnected(
+  em: EntityManager,
+  store: StoreEntity,
+  platform: PlatformKey,
+  credentials: ConnectorCredentials,
+  account: { accountId: string; accountName: string; currency?: string },
+  settings: IntegrationsSettings,
+  kind?: SyncRunKind,
+): Promise<PlatformConnectionEntity> {
+  const connection = await connectionOrNew(em, store, platform);
+  sealCredentials(settings, connection, credentials);
+  connection.status = 'connected';
+  connection.connected = true;
+  // Shopify webhooks name the shop in lower case: the connection is found by it.
+  connection.accountId = (platform === 'shopify' ? account.accountId.toLowerCase() : account.accountId).slice(0, 255);
+  connection.accountName = account.accountName.slice(0, 255);
+  connection.accountCurrency = account.currency && /^[A-Z]{3}$/.test(account.currency) ? account.currency : null;
+  connection.connectedAt = new Date();
+  connection.lastCheckedAt = new Date();
+  connection.lastError = null;
+  connection.disconnectReason = null;
+  await em.flush();
+  await queueSync(em, connection, { kind });
+  return connection;
+}
+
+function requireAuthKind(connector: Connector, wanted: Connector['authKind']): void {
+  if (connector.authKind === wanted) return;
+  const how = { oauth: 'signing in with it (Connect)', credentials: 'entering its API credentials', upload: 'uploading a CSV file' }[connector.authKind];
+  throw new AppError('BAD_REQUEST', `${PLATFORM_DISPLAY_NAMES[connector.platform]} is connected by ${how}.`);
+}
+
+/** The credentials a form sent, checked before anything is asked of the platform. */
+function credentialsFromForm(connector: Connector, input: Record<string, string>): ConnectorCredentials {
+  const credentials: ConnectorCredentials = {};
+  for (const field of connector.credentialFields ?? []) {
+    const value = input[field]?.trim();
+    if (!value) throw new AppError('BAD_REQUEST', `${PLATFORM_DISPLAY_NAMES[connector.platform]}: ${field} is required`, { fieldErrors: [{ field, message: `${field} is required` }] });
+    credentials[field] = value;
+  }
+  if (connector.platform === 'woocommerce') {
+    let url: URL | null = null;
+    try {
+      url = new URL(credentials.storeUrl!);
+    } catch {
+      url = null;
+    }
+    if (!url || url.protocol !== 'https:') {
+      const message = 'The store address must be an https:// address (WooCommerce only accepts API keys over HTTPS).';
+      throw new AppError('BAD_REQUEST', message, { fieldErrors: [{ field: 'storeUrl', message }] });
+    }
+    credentials.storeUrl = url.toString().replace(/\/+$/, '');
+  }
+  return credentials;
+}
+
+export async function connectWithCredentials(em: EntityManager, store: StoreEntity, platform: PlatformKey, input: Record<string, string>, settings: IntegrationsSettings = integrationsSettings()): Promise<void> {
+  const connector = connectorFor(platform);
+  requireAuthKind(connector, 'credentials');
+  const credentials = credentialsFromForm(connector, input);
+  const account = await connector.verify(connectorContext(settings, platform, credentials, store)).catch((error: unknown) => {
+    throw verifyFailure(platform, error);
+  });
+  // WooCommerce signs its webhooks with a secret the merchant pastes into its webhook settings.
+  if (platform === 'woocommerce') {
+    const previous = await connectionOf(em, store, platform);
+    credentials.webhookSecret = (previous && openCredentials(settings, previous)?.webhookSecret) || randomBytes(24).toString('base64url');
+  }
+  await markConnected(em, store, platform, credentials, account, settings);
+}
+
+export async function uploadEmailCsv(em: EntityManager, store: StoreEntity, fileName: string, csvText: string, settings: IntegrationsSettings = integrationsSettings()): Promise<void> {
+  const connector = connectorFor('email');
+  const credentials = { fileName, csvText };
+  const account = await connector.verify(connectorContext(settings, 'email', credentials, store)).catch((error: unknown) => {
+    if (error instanceof ConnectorAuthError) throw new AppError('BAD_REQUEST', error.reason);
+    throw error;
+  });
+  // A new file replaces the old one: a sync of the old file stops and all of the new one is read.
+  const connection = await connectionOf(em, store, 'email');
+  const active = connection ? await activeRunOf(em, connection) : null;
+  if (active) await requestCancel(em, active);
+  await markConnected(em, store, 'email', credentials, account, settings, 'backfill');
+}
+
+export async function startOAuth(
+  em: EntityManager,
+  options: { store: StoreEntity; user: UserEntity; origin: string; platform: PlatformKey; shop?: string },
+  settings: IntegrationsSettings = integrationsSettings(),
+): Promise<string> {
+  const connector = connectorFor(options.platform);
+  requireAuthKind(connector, 'oauth');
+  if (options.platform === 'shopify' && !options.shop) {
+    throw new AppError('BAD_REQUEST', 'Enter your Shopify store address (your-store.myshopify.com) to connect it.', { fieldErrors: [{ field: 'shop', message: 'Enter your store address' }] });
+  }
+  const redirectUri = `${options.origin}${oauthCallbackPath(options.platform)}`;
+  const oauthSettings = oauthSettingsFor(settings, options.platform, redirectUri);
+  const state = randomBytes(32).toString('hex');
+  let authorizeUrl: string;
+  try {
+    authorizeUrl = connector.oauth!.authorizeUrl(oauthSettings, state, options.shop ? { shop: options.shop } : {});
+  } catch (error) {
+    throw verifyFailure(options.platform, error);
+  }
+  em.create(OAuthState, {
+    state,
+    store: options.store.id,
+    user: options.user.id,
+    platform: options.platform,
+    shop: options.shop ?? null,
+    redirectUri,
+    expiresAt: new Date(Date.now() + OAUTH_STATE_LIFETIME_MS),
+  });
+  await em.flush();
+  return authorizeUrl;
+}
+
+export class OAuthCallbackError extends Error {}
+
+/**
+ * The platform sent the browser back: checks the state (ours, unused, fresh, for this platform; the
+ * signed-in user when there is one), trades the code for tokens, verifies them, seals them, and queues
+ * the backfill. Errors are OAuthCallbackError with the text the integrations screen shows.
+ */
+export async function completeOAuth(
+  em: EntityManager,
+  platform: PlatformKey,
+  query: Record<string, string>,
+  options: { sessionUserId: number | null; settings?: IntegrationsSettings },
+): Promise<void> {
+  const settings = options.settings ?? integrationsSettings();
+  const name = PLATFORM_DISPLAY_NAMES[platform];
+  const connector = CONNECTORS[platform];
+  if (!connector?.oauth) throw new OAuthCallbackError(`${name} is not connected by signing in.`);
+  const stateValue = query.state ?? '';
+  const state = /^[0-9a-f]{64}$/.test(stateValue) ? await em.findOne(OAuthState, { state: stateValue }) : null;
+  if (!state || state.platform !== platform) throw new OAuthCallbackError(`This ${name} sign-in was not started here. Start connecting again.`);
+  if (options.sessionUserId !== null && state.user.id !== options.sessionUserId) throw new OAuthCallbackError(`This ${name} sign-in was started by another account.`);
+  // Single use: only the first callback with this state gets past this update.
+  const claimed = await em.nativeUpdate(OAuthState, { state: stateValue, usedAt: null, expiresAt: { $gt: new Date() } }, { usedAt: new Date() });
+  if (claimed !== 1) throw new OAuthCallbackError(`This ${name} sign-in has expired or was already used. Start connecting again.`);
+  if (query.error) throw new OAuthCallbackError(`${name} did not grant access (${query.error_description || query.error}).`);
+  // TikTok names the code auth_code.
+  const code = query.code ?? query.auth_code;
+  if (!code) throw new OAuthCallbackError(`${name} sent no authorization code. Start connecting again.`);
+
+  const store = await em.findOneOrFail(Store, { id: state.store.id });
+  const oauthSettings = oauthSettingsFor(settings, platform, state.redirectUri);
+  // The app's developer token (Google Ads, Microsoft Advertising) travels with the user's tokens.
+  const developerToken = settings.platforms[platform]?.developerToken;
+  const seed: ConnectorCredentials = { ...(state.shop ? { shop: state.shop } : {}), ...(developerToken ? { developerToken } : {}) };
+  try {
+    const exchanged = await connector.oauth.exchangeCode(connectorContext(settings, platform, seed, store), oauthSettings, code, { ...query, ...(developerToken ? { developerToken } : {}) });
+    const credentials = { ...seed, ...exchanged };
+    const account = await connector.verify(connectorContext(settings, platform, credentials, store));
+    await markConnected(em, store, platform, credentials, account, settings);
+  } catch (error) {
+    if (error instanceof ConnectorAuthError) throw new OAuthCallbackError(`${name} refused the connection: ${error.reason}`);
+    if (error instanceof ConnectorRequestError || error instanceof MalformedResponseError) throw new OAuthCallbackError(`${name} could not be reached to finish connecting. Try again in a moment.`);
+    if (error instanceof AppError) throw new OAuthCallbackError(error.message);
+    throw error;
+  }
+}
+
+async function connectedConnection(em: EntityManager, store: StoreEntity, platform: PlatformKey): Promise<PlatformConnectionEntity> {
+  const connection = await connectionOf(em, store, platform);
+  if (!connection || !connection.sealedCredentials) throw new AppError('BAD_REQUEST', NOT_CONNECTED_MESSAGE);
+  return connection;
+}
+
+/** Cancels a running sync and deletes the credentials; the synced data stays. */
+export async function disconnect(em: EntityManager, store: StoreEntity, platform: PlatformKey): Promise<void> {
+  const connection = await connectionOf(em, store, platform);
+  if (!connection || connection.status === 'not_connected') throw new AppError('BAD_REQUEST', NOT_CONNECTED_MESSAGE);
+  const active = await activeRunOf(em, connection);
+  if (active) await requestCancel(em, active);
+  connection.status = 'not_connected';
+  connection.connected = false;
+  connection.sealedCredentials = null;
+  connection.disconnectReason = null;
+  connection.lastError = null;
+  await em.flush();
+}
+
+export async function syncNow(em: EntityManager, store: StoreEntity, platform: PlatformKey): Promise<void> {
+  await queueSync(em, await connectedConnection(em, store, platform));
+}
+
+export async function cancelSync(em: EntityManager, store: StoreEntity, platform: PlatformKey): Promise<void> {
+  const connection = await connectionOf(em, store, platform);
+  const active = connection ? await activeRunOf(em, connection) : null;
+  if (!active) throw new AppError('BAD_REQUEST', NO_SYNC_RUNNING_MESSAGE);
+  await requestCancel(em, active);
+}
+
+/** How far back the next backfill reaches; kept for a platform not connected yet too. */
+export async function setBackfillMonths(em: EntityManager, store: StoreEntity, platform: PlatformKey, months: number): Promise<void> {
+  const connection = await connectionOrNew(em, store, platform);
+  connection.backfillMonths = months;
+  await em.flush();
+}

@@ -1,0 +1,345 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { SyncRunKind, SyncRunStatus } from '../../../shared/integrations.ts';
+import type { PlatformKey } from '../../../shared/platforms.ts';
+import { ConnectorAuthError, ConnectorRequestError, MalformedResponseError, type Connector, type ConnectorContext, type ConnectorCredentials, type SyncBatch, type SyncWindow } from '../../connectors/connector.ts';
+import { CredentialDecryptionError } from '../../connectors/credential-vault.ts';
+import { PlatformHttp, type PlatformHttpOptions } from '../../connectors/http.ts';
+import { connectorFor } from '../../connectors/registry.ts';
+import { dayStartInZone } from '../../connectors/shopify/store-common.ts';
+import { AppError } from '../../errors.ts';
+import { addDays, dayInZone } from '../commerce/days.ts';
+import { ingestAdMetrics, ingestEmailMetrics, ingestOrders, ingestRefunds, upsertProducts } from '../commerce/ingest.ts';
+import { PlatformConnection, type PlatformConnectionEntity } from '../connections/platform-connection.entity.ts';
+import { Store, type StoreEntity } from '../stores/store.entity.ts';
+import { SyncRun, type SyncRunEntity } from './integration.entities.ts';
+import { baseUrlFor, integrationsSettings, oauthCallbackPath, oauthSettingsFor, runningSyncs, sendIntegrationJob, type IntegrationsSettings } from './integrations-runtime.ts';
+import { reconcileAfterSync } from './reconciliation.ts';
+
+// Runs one sync: page after page from the connector into ingest, the cursor stored after each page's
+// rows are committed. A job retried after a crash finds the run 'running' with its cursor and goes on
+// from there; ingest being idempotent, the one page that may be read twice changes nothing.
+
+export const SYNC_QUEUE = 'integrations.sync';
+
+/** A token expiring sooner than this is refreshed before a sync starts. */
+const REFRESH_MARGIN_MS = 5 * 60_000;
+const DAY_MS = 86_400_000;
+export const DEFAULT_INGEST_BATCH_ROWS = 1000;
+/** Incremental syncs of store platforms re-read this much before the last sync's end (orders edited late). */
+const STORE_OVERLAP_MS = DAY_MS;
+/** Ads and e-mail platforms restate recent days: incremental syncs re-read the last three. */
+const RESTATED_DAYS = 3;
+export const CONNECTION_DISCONNECTED_STORED_CREDENTIALS = 'The stored credentials could not be decrypted (the encryption key changed?). Connect the platform again.';
+
+export function credentialBinding(connection: Pick<PlatformConnectionEntity, 'id' | 'platform'>): string {
+  return `connection:${connection.id}:${connection.platform}`;
+}
+
+export function openCredentials(settings: IntegrationsSettings, connection: PlatformConnectionEntity): ConnectorCredentials | null {
+  if (!connection.sealedCredentials) return null;
+  return settings.vault.open(connection.sealedCredentials, credentialBinding(connection));
+}
+
+export function sealCredentials(settings: IntegrationsSettings, connection: PlatformConnectionEntity, credentials: ConnectorCredentials): void {
+  connection.sealedCredentials = settings.vault.seal(credentials, credentialBinding(connection));
+}
+
+function monthsBefore(instant: Date, months: number): Date {
+  const result = new Date(instant);
+  result.setUTCMonth(result.getUTCMonth() - months);
+  return result;
+}
+
+/**
+ * The window of a new run: the backfill's months, or since the last successful sync (with its
+ * overlap). Store platforms read "changed in [since, until)" instants; ads and e-mail platforms read
+ * reporting days, so their window runs from a day's start to the start of tomorrow (today included)
+ * in the store's time zone.
+ */
+export function syncWindowFor(connection: PlatformConnectionEntity, kind: SyncRunKind, now: Date, timezone: string): SyncWindow {
+  const connector = connectorFor(connection.platform);
+  let since: Date;
+  if (kind === 'backfill' || !connection.syncedUntil) since = monthsBefore(now, connection.backfillMonths);
+  else if (connector.kind === 'store') since = new Date(connection.syncedUntil.getTime() - STORE_OVERLAP_MS);
+  else since = new Date(Math.min(connection.syncedUntil.getTime(), now.getTime() - RESTATED_DAYS * DAY_MS));
+  if (connector.kind === 'store') return { since, until: now };
+  const today = dayInZone(now, timezone);
+  return { since: dayStartInZone(dayInZone(since, timezone), timezone), until: dayStartInZone(addDays(today, 1), timezone) };
+}
+
+/** The run a connection has queued or running, if any. */
+export async function activeRunOf(em: EntityManager, connection: PlatformConnectionEntity): Promise<SyncRunEntity | null> {
+  return em.findOne(SyncRun, { connection: connection.id, status: { $in: ['queued', 'running'] }, cancelRequested: false }, { orderBy: { id: 'desc' } });
+}
+
+/**
+ * Queues a sync of the connection (a backfill when it never synced, else incremental), unless one is
+ * already queued or running: that one is returned instead.
+ */
+export async function queueSync(em: EntityManager, connection: PlatformConnectionEntity, options: { kind?: SyncRunKind; now?: Date } = {}): Promise<SyncRunEntity> {
+  const existing = await activeRunOf(em, connection);
+  if (existing) return existing;
+  const now = options.now ?? new Date();
+  const kind: SyncRunKind = options.kind ?? (connection.syncedUntil ? 'incremental' : 'backfill');
+  const store = await em.findOneOrFail(Store, { id: connection.store.id });
+  const window = syncWindowFor(connection, kind, now, store.timezone);
+  const run = em.create(SyncRun, { store: connection.store, connection, kind, windowSince: window.since, windowUntil: window.until });
+  await em.flush();
+  await sendIntegrationJob(SYNC_QUEUE, { runId: run.id });
+  return run;
+}
+
+export interface RunSyncOptions {
+  settings?: IntegrationsSettings;
+  /** PlatformHttp settings (tests: a sleep that only records the wait). */
+  http?: Partial<PlatformHttpOptions>;
+  /** Another connector for the run's platform (tests: smaller pages). */
+  connector?: Connector;
+  /** After a batch's rows are committed and before its cursor is stored: tests simulate a crash here. */
+  afterIngest?: (batchNumber: number) => void | Promise<void>;
+  /** Pages are read until they hold this many rows, then ingested at once (1: every page on its own). */
+  ingestBatchRows?: number;
+  now?: () => Date;
+  log?: (message: string) => void;
+}
+
+class SyncCancelled extends Error {}
+
+/** The connector context of a connection (base URL from the configuration, the store's zone and currency). */
+export function connectorContext(
+  settings: IntegrationsSettings,
+  platform: PlatformKey,
+  credentials: ConnectorCredentials,
+  store: Pick<StoreEntity, 'timezone' | 'currency'>,
+  http: Partial<PlatformHttpOptions> = {},
+): ConnectorContext {
+  return {
+    baseUrl: baseUrlFor(settings, platform, credentials),
+    credentials,
+    http: new PlatformHttp({ platform, ...http }),
+    store: { timezone: store.timezone, currency: store.currency },
+  };
+}
+
+/** New tokens from the refresh token, merged over the old credentials (shop, account ids stay) and sealed. */
+async function refreshCredentials(em: EntityManager, settings: IntegrationsSettings, connector: Connector, connection: PlatformConnectionEntity, ctx: ConnectorContext): Promise<ConnectorCredentials> {
+  const refreshed = await connector.oauth!.refresh!(ctx, oauthSettingsFor(settings, connection.platform, oauthCallbackPath(connection.platform)));
+  const credentials = { ...ctx.credentials, ...refreshed };
+  sealCredentials(settings, connection, credentials);
+  await em.flush();
+  ctx.credentials = credentials;
+  return credentials;
+}
+
+function canRefresh(connector: Connector, credentials: ConnectorCredentials): boolean {
+  return Boolean(connector.oauth?.refresh && credentials.refreshToken);
+}
+
+function expiresSoon(credentials: ConnectorCredentials, now: Date): boolean {
+  if (!credentials.expiresAt) return false;
+  const expiresAt = Date.parse(credentials.expiresAt);
+  return Number.isFinite(expiresAt) && expiresAt - now.getTime() < REFRESH_MARGIN_MS;
+}
+
+/** Rows that count as progress: what the connectors' estimatedTotal counts (orders, campaign days). */
+function progressRows(batch: SyncBatch): number {
+  return (batch.orders?.length ?? 0) + (batch.adMetrics?.length ?? 0) + (batch.emailMetrics?.length ?? 0);
+}
+
+/** Consecutive pages as one batch (rows in page order; the last estimate wins). */
+function mergePages(pages: SyncBatch[]): SyncBatch {
+  if (pages.length === 1) return pages[0]!;
+  const merged: Required<Omit<SyncBatch, 'estimatedTotal' | 'nextCursor'>> & Pick<SyncBatch, 'estimatedTotal' | 'nextCursor'> = {
+    products: [], orders: [], refunds: [], adMetrics: [], emailMetrics: [], nextCursor: pages.at(-1)!.nextCursor,
+  };
+  for (const page of pages) {
+    if (page.products) merged.products.push(...page.products);
+    if (page.orders) merged.orders.push(...page.orders);
+    if (page.refunds) merged.refunds.push(...page.refunds);
+    if (page.adMetrics) merged.adMetrics.push(...page.adMetrics);
+    if (page.emailMetrics) merged.emailMetrics.push(...page.emailMetrics);
+    if (page.estimatedTotal !== undefined) merged.estimatedTotal = page.estimatedTotal;
+  }
+  return merged;
+}
+
+async function ingestBatch(em: EntityManager, storeId: number, batch: SyncBatch): Promise<void> {
+  if (batch.products?.length) await upsertProducts(em, storeId, batch.products);
+  if (batch.orders?.length) await ingestOrders(em, storeId, batch.orders);
+  if (batch.refunds?.length) await ingestRefunds(em, storeId, batch.refunds);
+  if (batch.adMetrics?.length) await ingestAdMetrics(em, storeId, batch.adMetrics);
+  if (batch.emailMetrics?.length) await ingestEmailMetrics(em, storeId, batch.emailMetrics);
+}
+
+/** Marks the connection disconnected: its credentials no longer work (they are deleted); its data stays. */
+export async function disconnectConnection(em: EntityManager, connection: PlatformConnectionEntity, reason: string | null): Promise<void> {
+  connection.status = 'disconnected';
+  connection.connected = false;
+  connection.sealedCredentials = null;
+  connection.disconnectReason = reason;
+  await em.flush();
+}
+
+function errorMessage(error: unknown): string {
+  if (error instanceof ConnectorRequestError || error instanceof MalformedResponseError || error instanceof AppError) return error.message;
+  return (error as Error)?.message ?? String(error);
+}
+
+/** Failures that end the run (shown to the user) rather than a crash for pg-boss to retry. */
+function isRunFailure(error: unknown): boolean {
+  return error instanceof ConnectorRequestError || error instanceof MalformedResponseError || error instanceof AppError;
+}
+
+/**
+ * Runs (or resumes) the sync run `runId` to its end; returns its final status. A run already finished
+ * is left alone. Errors the run cannot recover from end it ('failed', or the connection disconnected
+ * on an auth failure); anything else (the database went away...) is thrown for the job to be retried.
+ */
+export async function runSync(em: EntityManager, runId: number, options: RunSyncOptions = {}): Promise<SyncRunStatus> {
+  const settings = options.settings ?? integrationsSettings();
+  const now = options.now ?? (() => new Date());
+  const run = await em.findOne(SyncRun, { id: runId });
+  if (!run) return 'failed';
+  if (run.status !== 'queued' && run.status !== 'running') return run.status;
+  const connection = await em.findOneOrFail(PlatformConnection, { id: run.connection.id });
+  const store = await em.findOneOrFail(Store, { id: run.store.id });
+  const connector = options.connector ?? connectorFor(connection.platform);
+
+  const finish = async (status: SyncRunStatus, error: string | null = null) => {
+    run.status = status;
+    run.error = error;
+    run.finishedAt = now();
+    run.heartbeatAt = run.finishedAt;
+    await em.flush();
+  };
+
+  if (run.cancelRequested) {
+    await finish('cancelled');
+    return 'cancelled';
+  }
+  let credentials: ConnectorCredentials | null;
+  try {
+    credentials = openCredentials(settings, connection);
+  } catch (error) {
+    if (!(error instanceof CredentialDecryptionError)) throw error;
+    await disconnectConnection(em, connection, CONNECTION_DISCONNECTED_STORED_CREDENTIALS);
+    await finish('failed', CONNECTION_DISCONNECTED_STORED_CREDENTIALS);
+    return 'failed';
+  }
+  if (!credentials) {
+    await finish('failed', 'The platform is not connected.');
+    return 'failed';
+  }
+
+  run.status = 'running';
+  run.startedAt ??= now();
+  run.heartbeatAt = now();
+  connection.status = 'syncing';
+  await em.flush();
+
+  const controller = new AbortController();
+  runningSyncs.set(run.id, controller);
+  const ctx = connectorContext(settings, connection.platform, credentials, store, { ...options.http, signal: controller.signal });
+  const window: SyncWindow = { since: run.windowSince, until: run.windowUntil };
+  let refreshed = false;
+  try {
+    if (canRefresh(connector, credentials) && expiresSoon(credentials, now())) {
+      await refreshCredentials(em, settings, connector, connection, ctx);
+      refreshed = true;
+    }
+    // Pages are ingested together up to ingestBatchRows rows: ingest's cost per call (one transaction,
+    // rollup deltas, customer aggregates) dwarfs a 100-order page. The cursor stored is the one after
+    // the last page ingested, so a crash re-reads at most one ingest batch, which changes nothing.
+    const ingestBatchRows = options.ingestBatchRows ?? DEFAULT_INGEST_BATCH_ROWS;
+    let fetchCursor = run.cursor ?? null;
+    for (let batchNumber = 1; ; batchNumber++) {
+      const pages: SyncBatch[] = [];
+      let rows = 0;
+      do {
+        if (await cancelRequested(em, run.id)) throw new SyncCancelled();
+        let page: SyncBatch;
+        try {
+          page = await connector.fetchBatch(ctx, window, fetchCursor);
+        } catch (error) {
+          // An expired access token looks like any refused credential: one refresh, then the page again.
+          if (!(error instanceof ConnectorAuthError) || refreshed || !canRefresh(connector, ctx.credentials)) throw error;
+          refreshed = true;
+          await refreshCredentials(em, settings, connector, connection, ctx);
+          page = await connector.fetchBatch(ctx, window, fetchCursor);
+        }
+        pages.push(page);
+        rows += progressRows(page);
+        fetchCursor = page.nextCursor;
+      } while (fetchCursor !== null && rows < ingestBatchRows);
+      const batch = mergePages(pages);
+      await ingestBatch(em, store.id, batch);
+      await options.afterIngest?.(batchNumber);
+      run.cursor = fetchCursor;
+      run.rowsDone += rows;
+      if (batch.estimatedTotal !== undefined) run.estimatedTotal = batch.estimatedTotal;
+      run.heartbeatAt = now();
+      await em.flush();
+      if (fetchCursor === null) break;
+    }
+  } catch (error) {
+    runningSyncs.delete(run.id);
+    // The user may have disconnected meanwhile: work on the connection as it is now.
+    await em.findOne(PlatformConnection, { id: connection.id }, { refresh: true });
+    if (error instanceof SyncCancelled || controller.signal.aborted) {
+      if (connection.status === 'syncing') connection.status = 'connected';
+      await finish('cancelled');
+      return 'cancelled';
+    }
+    if (error instanceof ConnectorAuthError) {
+      options.log?.(`Sync ${run.id} (${connection.platform}): credentials refused: ${error.reason}`);
+      if (connection.sealedCredentials) await disconnectConnection(em, connection, error.reason);
+      await finish('failed', error.reason);
+      return 'failed';
+    }
+    if (isRunFailure(error)) {
+      options.log?.(`Sync ${run.id} (${connection.platform}) failed: ${errorMessage(error)}`);
+      if (connection.sealedCredentials) connection.status = 'error';
+      connection.lastError = errorMessage(error);
+      await finish('failed', errorMessage(error));
+      return 'failed';
+    }
+    throw error;
+  }
+  runningSyncs.delete(run.id);
+
+  const finishedAt = now();
+  await em.findOne(PlatformConnection, { id: connection.id }, { refresh: true });
+  if (connection.sealedCredentials) {
+    connection.status = 'connected';
+    connection.connected = true;
+    connection.lastError = null;
+  }
+  connection.lastSyncAt = finishedAt;
+  if (!connection.syncedUntil || connection.syncedUntil < run.windowUntil) connection.syncedUntil = run.windowUntil;
+  connection.rowsSynced += run.rowsDone;
+  await finish('succeeded');
+
+  try {
+    await reconcileAfterSync(em, { connection, store, connector, ctx, window, checkedAt: finishedAt });
+  } catch (error) {
+    // The data is in; a platform that cannot say its own totals right now is no reason to fail the sync.
+    options.log?.(`Reconciliation of ${connection.platform} for store ${store.id} failed: ${errorMessage(error)}`);
+  }
+  return 'succeeded';
+}
+
+async function cancelRequested(em: EntityManager, runId: number): Promise<boolean> {
+  const rows = await em.getConnection().execute<{ cancel_requested: boolean }[]>('select cancel_requested from sync_runs where id = ?', [runId]);
+  return rows[0]?.cancel_requested === true;
+}
+
+/** Asks a run to stop: at once when it runs in this process, else at its next page. */
+export async function requestCancel(em: EntityManager, run: SyncRunEntity): Promise<void> {
+  if (run.status === 'queued') {
+    run.status = 'cancelled';
+    run.finishedAt = new Date();
+  }
+  run.cancelRequested = true;
+  await em.flush();
+  runningSyncs.get(run.id)?.abort(new SyncCancelled('cancelled'));
+}

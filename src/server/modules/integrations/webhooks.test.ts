@@ -1,0 +1,161 @@
+import { randomBytes } from 'node:crypto';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createCommerceStore } from '../../../../test/commerce-fixtures.ts';
+import { startShopifyFake, type ShopifyFake } from '../../../../test/fakes/shopify.ts';
+import { startWooCommerceFake, type WooCommerceFake } from '../../../../test/fakes/woocommerce.ts';
+import { useTestApp } from '../../../../test/harness.ts';
+import { PLATFORM_KEYS, type PlatformKey } from '../../../shared/platforms.ts';
+import type { PlatformSettings } from '../../config.ts';
+import { sqlRunner } from '../commerce/raw-sql.ts';
+import { PlatformConnection } from '../connections/platform-connection.entity.ts';
+import { WebhookDelivery } from './integration.entities.ts';
+import { configureIntegrations, integrationsSettingsFrom, setIntegrationJobSender, type IntegrationsSettings } from './integrations-runtime.ts';
+import { sealCredentials } from './sync-runner.ts';
+import { SHOPIFY_UNINSTALLED_REASON, WEBHOOK_QUEUE, processWebhookDelivery } from './webhooks.ts';
+
+const testApp = useTestApp();
+const DAY_MS = 86_400_000;
+
+let shopify: ShopifyFake;
+let woo: WooCommerceFake;
+let settings: IntegrationsSettings;
+const sentJobs: { queue: string; data: { deliveryId: number } }[] = [];
+
+beforeAll(async () => {
+  const now = Date.now();
+  shopify = await startShopifyFake({ seed: 4, orders: 30, products: 5, from: new Date(now - 20 * DAY_MS), to: new Date(now - DAY_MS), rateLimit: false });
+  woo = await startWooCommerceFake({ seed: 4, orders: 30, products: 5, from: new Date(now - 20 * DAY_MS), to: new Date(now - DAY_MS) });
+  const platforms = Object.fromEntries(PLATFORM_KEYS.map((key) => [key, {} as PlatformSettings])) as Record<PlatformKey, PlatformSettings>;
+  platforms.shopify = { baseUrl: shopify.url, clientId: shopify.clientId, clientSecret: shopify.clientSecret };
+  platforms.woocommerce = { baseUrl: woo.url };
+  settings = integrationsSettingsFrom({ encryptionKey: randomBytes(32).toString('hex'), dataDir: path.join(os.tmpdir(), 'storepulse-webhooks-test'), platforms });
+});
+afterAll(async () => {
+  setIntegrationJobSender(null);
+  await Promise.all([shopify.close(), woo.close()]);
+});
+beforeEach(() => {
+  configureIntegrations(settings);
+  sentJobs.length = 0;
+  setIntegrationJobSender(async (queue, data) => void sentJobs.push({ queue, data: data as { deliveryId: number } }));
+});
+
+async function connected(platform: 'shopify' | 'woocommerce', credentials: Record<string, string>, accountId: string) {
+  const store = await createCommerceStore(testApp.orm, { timezone: 'UTC', currency: platform === 'shopify' ? 'USD' : 'EUR' });
+  const em = testApp.orm.em.fork();
+  const connection = em.create(PlatformConnection, { store: store.id, platform, status: 'connected', connected: true, accountId });
+  await em.flush();
+  sealCredentials(settings, connection, credentials);
+  await em.flush();
+  return { storeId: store.id, connectionId: connection.id };
+}
+
+function post(url: string, delivery: { headers: Record<string, string>; body: string }) {
+  return testApp.app.inject({ method: 'POST', url, headers: delivery.headers, payload: delivery.body });
+}
+
+async function deliveries(storeId: number) {
+  return testApp.orm.em.fork().find(WebhookDelivery, { store: storeId }, { orderBy: { id: 'asc' } });
+}
+
+async function ordersOf(storeId: number) {
+  return sqlRunner(testApp.orm.em.fork()).rows<{ external_id: string; status: string }>(`select external_id, status from orders where store_id = $1 order by external_id`, [storeId]);
+}
+
+/** What the 'integrations.webhook' worker does with each job sent. */
+async function processSentJobs() {
+  for (const job of sentJobs.splice(0)) {
+    expect(job.queue).toBe(WEBHOOK_QUEUE);
+    await processWebhookDelivery(testApp.orm.em.fork(), job.data.deliveryId, settings);
+  }
+}
+
+describe('POST /api/webhooks/shopify', () => {
+  it('stores a valid delivery once, answers 200 and ingests the order in a job; a replay changes nothing', async () => {
+    const { storeId } = await connected('shopify', { shop: shopify.shop, accessToken: shopify.initialToken! }, shopify.shop);
+    const delivery = shopify.webhookDelivery('orders/create', shopify.orderId(3), { webhookId: 'wh-create-3' });
+    const answer = await post('/api/webhooks/shopify', delivery);
+    expect(answer.statusCode).toBe(200);
+    expect((await deliveries(storeId)).map((row) => [row.deliveryId, row.topic, row.processedAt])).toEqual([['wh-create-3', 'orders/create', null]]);
+    expect(await ordersOf(storeId)).toEqual([]);
+    expect(sentJobs).toHaveLength(1);
+    await processSentJobs();
+    expect((await ordersOf(storeId)).map((order) => order.external_id)).toEqual([shopify.orderId(3)]);
+    expect((await deliveries(storeId))[0]!.processedAt).toBeInstanceOf(Date);
+
+    // Shopify retries the same delivery (same X-Shopify-Webhook-Id): 200, nothing stored or queued again.
+    expect((await post('/api/webhooks/shopify', delivery)).statusCode).toBe(200);
+    expect(await deliveries(storeId)).toHaveLength(1);
+    expect(sentJobs).toEqual([]);
+    // Processing a job twice (a pg-boss retry) does nothing either.
+    await processWebhookDelivery(testApp.orm.em.fork(), (await deliveries(storeId))[0]!.id, settings);
+    expect(await ordersOf(storeId)).toHaveLength(1);
+  });
+
+  it('answers 401 to a forged or missing signature and stores nothing', async () => {
+    const { storeId } = await connected('shopify', { shop: shopify.shop, accessToken: shopify.initialToken! }, `${shopify.shop}.other`);
+    // The signature covers the body only: the shop header routes the delivery to this test's connection.
+    const forged = shopify.webhookDelivery('orders/create', shopify.orderId(4), { secret: 'not-the-app-secret' });
+    forged.headers['x-shopify-shop-domain'] = `${shopify.shop}.other`;
+    const forgedAnswer = await post('/api/webhooks/shopify', forged);
+    expect([forgedAnswer.statusCode, forgedAnswer.json()]).toEqual([401, { message: 'Invalid webhook signature' }]);
+    const unsigned = shopify.webhookDelivery('orders/create', shopify.orderId(4));
+    delete unsigned.headers['x-shopify-hmac-sha256'];
+    expect((await post('/api/webhooks/shopify', unsigned)).statusCode).toBe(401);
+    // The body changed after signing (the signature covers the raw bytes).
+    const tampered = shopify.webhookDelivery('orders/create', shopify.orderId(4));
+    tampered.body = tampered.body.replace('"test":false', '"test":true ');
+    expect((await post('/api/webhooks/shopify', tampered)).statusCode).toBe(401);
+    expect(await deliveries(storeId)).toEqual([]);
+    expect(sentJobs).toEqual([]);
+  });
+
+  it('app/uninstalled disconnects the connection with the reason and keeps its data', async () => {
+    const { storeId, connectionId } = await connected('shopify', { shop: shopify.shop, accessToken: shopify.initialToken! }, 'uninstall-test.myshopify.com');
+    const order = shopify.webhookDelivery('orders/updated', shopify.orderId(5));
+    order.headers['x-shopify-shop-domain'] = 'uninstall-test.myshopify.com';
+    expect((await post('/api/webhooks/shopify', order)).statusCode).toBe(200);
+    const uninstalled = shopify.webhookDelivery('app/uninstalled', null);
+    uninstalled.headers['x-shopify-shop-domain'] = 'uninstall-test.myshopify.com';
+    expect((await post('/api/webhooks/shopify', uninstalled)).statusCode).toBe(200);
+    await processSentJobs();
+    const connection = await testApp.orm.em.fork().findOneOrFail(PlatformConnection, { id: connectionId });
+    expect(connection).toMatchObject({ status: 'disconnected', connected: false, sealedCredentials: null, disconnectReason: SHOPIFY_UNINSTALLED_REASON });
+    expect(await ordersOf(storeId)).toHaveLength(1);
+    // Later deliveries for the shop are acknowledged and dropped.
+    expect((await post('/api/webhooks/shopify', { ...order, headers: { ...order.headers, 'x-shopify-webhook-id': 'after-uninstall' } })).statusCode).toBe(200);
+    expect(await deliveries(storeId)).toHaveLength(2);
+  });
+});
+
+describe('POST /api/webhooks/woocommerce/:connectionId', () => {
+  const credentials = () => ({ storeUrl: 'https://shop.example.com', consumerKey: woo.consumerKey, consumerSecret: woo.consumerSecret, webhookSecret: woo.webhookSecret });
+
+  it("checks the connection's secret, stores each delivery id once and ingests the order with its refunds", async () => {
+    const { storeId, connectionId } = await connected('woocommerce', credentials(), 'shop.example.com');
+    const url = `/api/webhooks/woocommerce/${connectionId}`;
+    const orderId = woo.orderId(2);
+    woo.addRefund(orderId, { amountMinor: 500, reason: 'damaged' });
+
+    const forged = woo.webhookDelivery('order.updated', orderId, { secret: 'wrong-secret' });
+    expect((await post(url, forged)).statusCode).toBe(401);
+    expect(await deliveries(storeId)).toEqual([]);
+
+    const delivery = woo.webhookDelivery('order.updated', orderId, { deliveryId: 'wc-delivery-1' });
+    expect((await post(url, delivery)).statusCode).toBe(200);
+    expect((await post(url, delivery)).statusCode).toBe(200);
+    expect(await deliveries(storeId)).toHaveLength(1);
+    expect(sentJobs).toHaveLength(1);
+    await processSentJobs();
+    expect((await ordersOf(storeId)).map((order) => order.external_id)).toEqual([orderId]);
+    const refunds = await sqlRunner(testApp.orm.em.fork()).rows<{ amount: string }>(`select amount_minor::text as amount from refunds where store_id = $1`, [storeId]);
+    expect(refunds.map((refund) => refund.amount)).toContain('500');
+
+    // WooCommerce's unsigned ping when the merchant saves the webhook.
+    const ping = await testApp.app.inject({ method: 'POST', url, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: 'webhook_id=12' });
+    expect(ping.statusCode).toBe(200);
+    expect((await testApp.app.inject({ method: 'POST', url: '/api/webhooks/woocommerce/999999', headers: delivery.headers, payload: delivery.body })).statusCode).toBe(404);
+  });
+});

@@ -1,0 +1,107 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { PlatformKey } from '../../../shared/platforms.ts';
+import { fetchWooCommerceOrder } from '../../connectors/woocommerce/index.ts';
+import { mapShopifyWebhook, shopifyWebhookDelivery, verifyShopifyWebhook } from '../../connectors/shopify/webhooks.ts';
+import { isWooCommercePing, mapWooCommerceWebhook, verifyWooCommerceWebhook, wooCommerceWebhookDelivery } from '../../connectors/woocommerce/webhooks.ts';
+import { ingestOrders, ingestRefunds } from '../commerce/ingest.ts';
+import { sqlRunner } from '../commerce/raw-sql.ts';
+import { PlatformConnection, type PlatformConnectionEntity } from '../connections/platform-connection.entity.ts';
+import { Store } from '../stores/store.entity.ts';
+import { WebhookDelivery } from './integration.entities.ts';
+import { integrationsSettings, sendIntegrationJob, type IntegrationsSettings } from './integrations-runtime.ts';
+import { activeRunOf, connectorContext, disconnectConnection, openCredentials, requestCancel } from './sync-runner.ts';
+
+// Webhook deliveries: checked against the raw body, stored once per delivery id (a replay changes
+// nothing), answered at once and processed by the 'integrations.webhook' job.
+
+export const WEBHOOK_QUEUE = 'integrations.webhook';
+export const SHOPIFY_UNINSTALLED_REASON = 'The app was uninstalled from the Shopify admin';
+
+export interface WebhookAnswer {
+  status: number;
+  message: string;
+}
+
+const INVALID_SIGNATURE: WebhookAnswer = { status: 401, message: 'Invalid webhook signature' };
+const ACCEPTED: WebhookAnswer = { status: 200, message: 'ok' };
+
+type Headers = Record<string, string | string[] | undefined>;
+
+/** Stores the delivery unless its id was seen before; queues its processing when new. */
+async function storeDelivery(em: EntityManager, connection: PlatformConnectionEntity, deliveryId: string, topic: string, rawBody: Buffer): Promise<void> {
+  const [row] = await sqlRunner(em).rows<{ id: number }>(
+    `insert into webhook_deliveries (store_id, connection_id, platform, delivery_id, topic, payload, received_at)
+     values ($1, $2, $3, $4, $5, $6, now())
+     on conflict (store_id, platform, delivery_id) do nothing
+     returning id`,
+    [connection.store.id, connection.id, connection.platform, deliveryId.slice(0, 255), topic.slice(0, 100), rawBody.toString('utf8')],
+  );
+  if (row) await sendIntegrationJob(WEBHOOK_QUEUE, { deliveryId: row.id });
+}
+
+export async function receiveShopifyWebhook(em: EntityManager, rawBody: Buffer, headers: Headers, settings: IntegrationsSettings = integrationsSettings()): Promise<WebhookAnswer> {
+  const secret = settings.platforms.shopify?.clientSecret;
+  const signature = headers['x-shopify-hmac-sha256'];
+  if (!secret || !verifyShopifyWebhook(rawBody, Array.isArray(signature) ? signature[0] : signature, secret)) return INVALID_SIGNATURE;
+  const delivery = shopifyWebhookDelivery(headers);
+  if (!delivery.webhookId || !delivery.topic) return { status: 400, message: 'X-Shopify-Webhook-Id and X-Shopify-Topic are required' };
+  const connection = delivery.shopDomain ? await em.findOne(PlatformConnection, { platform: 'shopify', accountId: delivery.shopDomain.toLowerCase() }) : null;
+  // A shop no store has connected (any more): acknowledged so that Shopify stops retrying.
+  if (!connection?.sealedCredentials) return ACCEPTED;
+  await storeDelivery(em, connection, delivery.webhookId, delivery.topic, rawBody);
+  return ACCEPTED;
+}
+
+export async function receiveWooCommerceWebhook(em: EntityManager, connectionId: number, rawBody: Buffer, headers: Headers, settings: IntegrationsSettings = integrationsSettings()): Promise<WebhookAnswer> {
+  const connection = Number.isSafeInteger(connectionId) ? await em.findOne(PlatformConnection, { id: connectionId, platform: 'woocommerce' }) : null;
+  if (!connection) return { status: 404, message: 'Unknown webhook address' };
+  // WooCommerce pings a new webhook's address, unsigned, when the merchant saves it.
+  if (isWooCommercePing(rawBody.toString('utf8'), headers)) return ACCEPTED;
+  const secret = openCredentials(settings, connection)?.webhookSecret;
+  const signature = headers['x-wc-webhook-signature'];
+  if (!secret || !verifyWooCommerceWebhook(rawBody, Array.isArray(signature) ? signature[0] : signature, secret)) return INVALID_SIGNATURE;
+  const delivery = wooCommerceWebhookDelivery(headers);
+  if (!delivery.deliveryId || !delivery.topic) return { status: 400, message: 'X-WC-Webhook-Delivery-ID and X-WC-Webhook-Topic are required' };
+  await storeDelivery(em, connection, delivery.deliveryId, delivery.topic, rawBody);
+  return ACCEPTED;
+}
+
+/** The job: applies a stored delivery (once; a delivery already processed is skipped). */
+export async function processWebhookDelivery(em: EntityManager, deliveryId: number, settings: IntegrationsSettings = integrationsSettings()): Promise<void> {
+  const delivery = await em.findOne(WebhookDelivery, { id: deliveryId });
+  if (!delivery || delivery.processedAt) return;
+  const connection = await em.findOneOrFail(PlatformConnection, { id: delivery.connection.id });
+  const store = await em.findOneOrFail(Store, { id: delivery.store.id });
+  try {
+    const payload = JSON.parse(delivery.payload) as unknown;
+    if (delivery.platform === 'shopify') {
+      const effect = mapShopifyWebhook(delivery.topic, payload, { shopCurrency: connection.accountCurrency ?? store.currency });
+      if (effect.kind === 'uninstalled') {
+        const active = await activeRunOf(em, connection);
+        if (active) await requestCancel(em, active);
+        await disconnectConnection(em, connection, SHOPIFY_UNINSTALLED_REASON);
+      } else if (effect.kind === 'ingest') {
+        if (effect.orders.length) await ingestOrders(em, store.id, effect.orders);
+        if (effect.refunds.length) await ingestRefunds(em, store.id, effect.refunds);
+      }
+    } else if (delivery.platform === 'woocommerce') {
+      const effect = mapWooCommerceWebhook(delivery.topic, payload);
+      if (effect.kind === 'ingest') {
+        await ingestOrders(em, store.id, effect.orders);
+        const credentials = openCredentials(settings, connection);
+        // The body lists refunds without their dates: read them from the store.
+        if (effect.refundsToFetch && credentials) {
+          const fetched = await fetchWooCommerceOrder(connectorContext(settings, 'woocommerce' satisfies PlatformKey, credentials, store), effect.refundsToFetch);
+          if (fetched.refunds.length) await ingestRefunds(em, store.id, fetched.refunds);
+        }
+      }
+    }
+    delivery.processedAt = new Date();
+    delivery.error = null;
+    await em.flush();
+  } catch (error) {
+    delivery.error = (error as Error).message?.slice(0, 2000) ?? String(error);
+    await em.flush();
+    throw error;
+  }
+}
