@@ -3,7 +3,9 @@
 // Starts the real server (buildApp) on BENCH_PORT (default 4401), signs in as the bench user, makes
 // 5 warm-up requests and then REQUESTS (default 50) timed requests per case; prints median and p95.
 // `npm run bench:kpis` (see BENCHMARKS.md). DATABASE_URL or DATA_DIR as for bench/demo.ts.
+import { readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
+import path from 'node:path';
 import { buildApp } from '../src/server/app.ts';
 import { loadConfig } from '../src/server/config.ts';
 import { openDatabase } from '../src/server/database/database.ts';
@@ -20,6 +22,34 @@ const database = await openDatabase(config);
 const app = await buildApp({ config, orm: database.orm, logger: false });
 await app.listen({ port, host: '127.0.0.1' });
 const base = `http://127.0.0.1:${port}`;
+
+/**
+ * CPU milliseconds used so far by the embedded PostgreSQL's processes (Linux /proc; null with
+ * DATABASE_URL or elsewhere). With the process's own CPU time, a figure that hardly depends on
+ * what else the machine runs, unlike the round trip.
+ */
+function databaseCpuMs(): number | null {
+  if (process.env.DATABASE_URL) return null;
+  try {
+    const postmaster = readFileSync(path.join(process.env.DATA_DIR!, 'postgres', 'postmaster.pid'), 'utf8').split('\n')[0]!.trim();
+    const ticksPerMs = 100 / 1000; // USER_HZ
+    let ticks = 0;
+    for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+      let stat: string;
+      try {
+        stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      } catch {
+        continue; // gone meanwhile
+      }
+      // After the command name in parentheses: state, ppid, ..., utime (14th field), stime (15th).
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (pid === postmaster || fields[1] === postmaster) ticks += Number(fields[11]) + Number(fields[12]);
+    }
+    return ticks / ticksPerMs;
+  } catch {
+    return null;
+  }
+}
 
 function percentile(sorted: number[], share: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil(share * sorted.length) - 1)]!;
@@ -60,13 +90,23 @@ try {
   for (const { name, path, input } of cases) {
     for (let warm = 0; warm < 5; warm += 1) await get(path, input);
     const timings: number[] = [];
+    const cpuBefore = process.cpuUsage();
+    const databaseBefore = databaseCpuMs();
     for (let index = 0; index < requests; index += 1) {
       const started = performance.now();
       await get(path, input);
       timings.push(performance.now() - started);
     }
+    const cpu = process.cpuUsage(cpuBefore);
+    const databaseAfter = databaseCpuMs();
     timings.sort((a, b) => a - b);
-    console.log(`${name.padEnd(64)} median ${percentile(timings, 0.5).toFixed(1).padStart(7)} ms   p95 ${percentile(timings, 0.95).toFixed(1).padStart(7)} ms   (${requests} requests)`);
+    // CPU time per request of this process (server and client) and of the database: unlike the
+    // round trip, they hardly depend on what else the machine runs.
+    const nodeCpu = (cpu.user + cpu.system) / 1000 / requests;
+    const databaseCpu = databaseBefore === null || databaseAfter === null ? 'n/a' : `${((databaseAfter - databaseBefore) / requests).toFixed(1)} ms`;
+    console.log(
+      `${name.padEnd(64)} median ${percentile(timings, 0.5).toFixed(1).padStart(7)} ms   p95 ${percentile(timings, 0.95).toFixed(1).padStart(7)} ms   CPU per request: node ${nodeCpu.toFixed(1)} ms, database ${databaseCpu}   (${requests} requests)`,
+    );
   }
 } finally {
   await app.close();

@@ -163,10 +163,12 @@ export async function convert(em: EntityManager, amountMinor: number, from: stri
 
 /**
  * SQL for the rate of a currency column on a day column (latest on or before; null when none).
- * Used where conversion must happen inside a set-based statement (customers' total spent).
+ * Used where conversion must happen inside a set-based statement (customers' total spent, KPIs).
+ * The currency is compared as char(3), the column's type, so that it is part of the index condition
+ * (not a filter on every row walked), and the order matches both indexes of fx_rates.
  */
 export function rateSql(currencyExpression: string, dayExpression: string): string {
-  return `(case when ${currencyExpression} = '${FX_BASE_CURRENCY}' then 1::numeric else (select f.rate from fx_rates f where f.currency = ${currencyExpression} and f.day <= ${dayExpression} order by f.day desc limit 1) end)`;
+  return `(case when ${currencyExpression} = '${FX_BASE_CURRENCY}' then 1::numeric else (select f.rate from fx_rates f where f.currency = (${currencyExpression})::bpchar and f.day <= ${dayExpression} order by f.currency desc, f.day desc limit 1) end)`;
 }
 
 /** Throws FxRateMissingError unless every currency has a rate on or before `day` (EUR needs none). */

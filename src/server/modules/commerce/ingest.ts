@@ -27,6 +27,29 @@ import {
 
 export const INGEST_BATCH_SIZE = 2000;
 
+/**
+ * INGEST_PROFILE=1 logs the time of each phase of every batch to stderr (bench/demo.ts, profiling).
+ * Off by default: it only reads the clock.
+ */
+const PROFILE = process.env.INGEST_PROFILE === '1';
+
+function phaseClock(what: string, rows: number) {
+  const started = performance.now();
+  let last = started;
+  const phases: string[] = [];
+  return {
+    lap(phase: string) {
+      if (!PROFILE) return;
+      const now = performance.now();
+      phases.push(`${phase} ${Math.round(now - last)}`);
+      last = now;
+    },
+    done() {
+      if (PROFILE) process.stderr.write(`[ingest] ${what} ${rows} rows ${Math.round(performance.now() - started)} ms: ${phases.join(', ')}\n`);
+    },
+  };
+}
+
 export type StoreRef = number | { id: number };
 
 function storeIdOf(store: StoreRef): number {
@@ -531,9 +554,11 @@ interface NewCustomerRow {
 
 async function ingestOrderBatch(em: EntityManager, storeId: number, orders: NormalizedOrder[]): Promise<IngestResult> {
   return em.transactional(async (tx) => {
+    const clock = phaseClock('orders', orders.length);
     const q = sqlRunner(tx);
     const store = await lockStoreForIngest(q, storeId);
     await assertBatchFxCoverage(tx, store, orders.map((order) => ({ currency: order.currency, at: order.placed_at })));
+    clock.lap('lock+fx');
 
     // 1. Customers (locked by the upsert, in key order).
     // One row per customer; an order that carries no e-mail does not erase another order's. A new
@@ -579,6 +604,7 @@ async function ingestOrderBatch(em: EntityManager, storeId: number, orders: Norm
       order.customer_id = order.customer ? customerIds.get(`${order.platform}\u0000${order.customer.externalId}`)! : null;
     }
     guessNewCustomerOrders(orders, newCustomerIds);
+    clock.lap('customers');
 
     // 2. The batch's stored orders, locked, and every order whose contribution the batch can change.
     const keys = [...orders].sort((a, b) => (a.platform + '\u0000' + a.external_id < b.platform + '\u0000' + b.external_id ? -1 : 1));
@@ -594,7 +620,9 @@ async function ingestOrderBatch(em: EntityManager, storeId: number, orders: Norm
     for (const row of existing) if (row.customer_id !== null) affectedCustomers.add(num(row.customer_id));
     const affectedOrders = new Set<number>(existing.map((row) => num(row.id)));
     for (const id of await ordersOfCustomers(q, storeId, [...affectedCustomers])) affectedOrders.add(id);
+    clock.lap(`affected(${affectedOrders.size})`);
     const delta = new RollupDelta().add(await orderContributions(q, storeId, [...affectedOrders]), -1);
+    clock.lap('before');
 
     // 3. The orders themselves; an older version than the stored one is skipped.
     const upserted = await q.rows<{ id: string; platform: string; external_id: string; inserted: boolean }>(UPSERT_ORDERS_SQL, [
@@ -604,12 +632,15 @@ async function ingestOrderBatch(em: EntityManager, storeId: number, orders: Norm
     ]);
     const orderIds = new Map(upserted.map((row) => [`${row.platform}\u0000${row.external_id}`, num(row.id)]));
     for (const id of orderIds.values()) affectedOrders.add(id);
+    clock.lap('orders');
 
     // 4. Lines of the applied orders that came with lines.
     const applied = new Map(upserted.map((row) => [`${row.platform}\u0000${row.external_id}`, { id: num(row.id), inserted: row.inserted }]));
     const lineCount = await writeOrderLines(q, storeId, orders, applied);
+    clock.lap('lines');
 
     await analyzeGrownTables(q, { orders: upserted.filter((row) => row.inserted).length, order_lines: lineCount });
+    clock.lap('analyze');
 
     // 5. New vs returning and the customers' aggregates. The insert-time guesses are exact for a
     // customer first seen in this batch whose orders were all inserted by it (it has no others), and
@@ -632,10 +663,14 @@ async function ingestOrderBatch(em: EntityManager, storeId: number, orders: Norm
       .filter((id): id is number => id !== undefined);
     await refreshNewCustomerFlags(q, storeId, [...affectedCustomers].filter((id) => !settledFlags.has(id)), guestOrderIds);
     await refreshCustomerAggregates(q, storeId, store.currency, [...affectedCustomers].filter((id) => !settledAggregates.has(id)));
+    clock.lap('flags+aggregates');
 
     // 6. Rollups: contribution after minus before.
     delta.add(await orderContributions(q, storeId, [...affectedOrders]), 1);
+    clock.lap('after');
     await applyRollupDelta(q, storeId, delta);
+    clock.lap('apply');
+    clock.done();
 
     const inserted = upserted.filter((row) => row.inserted).length;
     return { inserted, updated: upserted.length - inserted, skipped: orders.length - upserted.length };
@@ -690,6 +725,7 @@ function normalizeRefund(refund: IngestRefund): NormalizedRefund {
 
 async function ingestRefundBatch(em: EntityManager, storeId: number, refunds: NormalizedRefund[]): Promise<IngestResult> {
   return em.transactional(async (tx) => {
+    const clock = phaseClock('refunds', refunds.length);
     const q = sqlRunner(tx);
     const store = await lockStoreForIngest(q, storeId);
 
@@ -767,6 +803,8 @@ async function ingestRefundBatch(em: EntityManager, storeId: number, refunds: No
 
     delta.add(await orderContributions(q, storeId, [...affectedOrders]), 1);
     await applyRollupDelta(q, storeId, delta);
+    clock.lap('all');
+    clock.done();
     const inserted = upserted.filter((row) => row.inserted).length;
     return { inserted, updated: upserted.length - inserted, skipped: 0 };
   });

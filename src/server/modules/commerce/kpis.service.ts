@@ -3,7 +3,7 @@ import { AD_CHANNELS, EMAIL_CHANNELS, type Comparison, type DataStatusOutput, ty
 import { aov, attributedRoas, cac, delta, LTV_HORIZONS, ltv, mer, platformRoas, ratio, roas, totalRevenue, type LtvHorizon } from '../../../shared/metrics.ts';
 import type { StoreEntity } from '../stores/store.entity.ts';
 import { addDays, addMonths, dayInZone, daysBetween, lastDayOfMonth, monthOf, sameDayLastYear } from './days.ts';
-import { FX_BASE_CURRENCY, loadFxRates, roundMinor, type FxRates } from './fx.ts';
+import { FX_BASE_CURRENCY, FxRateMissingError, FxRates, loadFxRates, rateSql, roundMinor } from './fx.ts';
 import { num, sqlRunner } from './raw-sql.ts';
 
 // Dashboard KPIs, read from the rollup tables only (their cost grows with days, not orders). Every
@@ -116,50 +116,6 @@ async function readChannelRows(em: EntityManager, storeId: number, ranges: DayRa
     }))
 }
 
-/** The channel rows of the ranges summed per day and currency (a row per day instead of one per channel). */
-async function readSpendRows(em: EntityManager, storeId: number, ranges: DayRange[]): Promise<SpendRow[]> {
-  const rows = await sqlRunner(em).rows<Record<string, string>>(
-    `select to_char(day, 'YYYY-MM-DD') as day, currency, sum(spend_minor)::text as spend_minor,
-            coalesce(sum(spend_minor) filter (where channel = any($6::text[])), 0)::text as ad_spend_minor, sum(clicks)::text as clicks
-       from channel_daily_rollups
-      where store_id = $1 and ${RANGES_CONDITION}
-      group by day, currency`,
-    [storeId, ...rangeParameters(ranges), [...AD_CHANNELS]],
-  );
-  return rows.map((row) => ({ day: row.day!, currency: row.currency!, spendMinor: num(row.spend_minor), adSpendMinor: num(row.ad_spend_minor), clicks: num(row.clicks) }));
-}
-
-/**
- * Each channel's sums over one range. Rows in the display currency need no conversion and are
- * summed over the whole range (day null); rows in other currencies stay per day, for their rates.
- */
-async function readChannelSums(em: EntityManager, storeId: number, range: DayRange, currency: string): Promise<(Omit<ChannelRow, 'day'> & { day: string | null })[]> {
-  const rows = await sqlRunner(em).rows<Record<string, string | null>>(
-    `select case when currency = $4 then null else to_char(day, 'YYYY-MM-DD') end as day, channel, currency,
-            sum(orders_count)::text as orders_count, sum(net_sales_minor)::text as net_sales_minor, sum(new_customers)::text as new_customers,
-            sum(spend_minor)::text as spend_minor, sum(impressions)::text as impressions, sum(clicks)::text as clicks,
-            sum(platform_conversions)::text as platform_conversions, sum(platform_conversion_value_minor)::text as platform_conversion_value_minor
-       from channel_daily_rollups
-      where store_id = $1 and day >= $2::date and day <= $3::date
-      group by 1, channel, currency`,
-    [storeId, range.from, range.to, currency],
-  );
-  return rows.map((row) => ({
-    day: row.day ?? null,
-    channel: row.channel!,
-    currency: row.currency!,
-    ordersCount: num(row.orders_count),
-    netSalesMinor: num(row.net_sales_minor),
-    newCustomers: num(row.new_customers),
-    spendMinor: num(row.spend_minor),
-    adSpendMinor: AD_CHANNEL_SET.has(row.channel!) ? num(row.spend_minor) : 0,
-    impressions: num(row.impressions),
-    clicks: num(row.clicks),
-    platformConversions: num(row.platform_conversions),
-    platformConversionValueMinor: num(row.platform_conversion_value_minor),
-  }));
-}
-
 interface Totals {
   netSales: number;
   shipping: number;
@@ -257,6 +213,89 @@ async function readRollupsWithFx(em: EntityManager, store: Pick<StoreEntity, 'id
   return { daily, channels, fx };
 }
 
+/**
+ * The float8 factor that converts amounts of `currencyColumn` on `dayColumn` into the display
+ * currency $6, as FxRates.factor does (rate(to) / rate(from), the latest rates on or before the day);
+ * null when a rate is missing.
+ */
+function factorSql(currencyColumn: string, dayColumn: string): string {
+  return `(${rateSql('$6::text', dayColumn)}::float8 / ${rateSql(`${currencyColumn}::text`, dayColumn)}::float8)`;
+}
+
+/** 1 for a row already in the display currency, else its (day, currency) factor from `factors f`. */
+const ROW_FACTOR = `(case when r.currency = $6 then 1::float8 else f.factor end)`;
+
+/**
+ * Everything the dashboard KPIs read, converted into the display currency ($6) by the database in one
+ * statement: per day of both ranges the daily rollups and the channel rollups' spend and clicks, and
+ * per channel the current range's sums. Rows in another currency take their day's rate, looked up
+ * once per distinct (day, currency). A year with its comparison returns about 730 + 730 + 10 rows
+ * however many currencies and channels a day has, and the server converts nothing. Integer columns
+ * are summed as float8 (exact below 2^53, and cheaper than numeric sums). `missing` names a currency
+ * and day without a rate.
+ */
+const CONVERTED_KPI_ROWS_SQL = `
+  with dl as materialized (
+         select day, currency, orders_count, net_sales_minor, shipping_minor, taxes_minor, new_customers, ltv_net_90_minor
+           from daily_rollups where store_id = $1 and ${RANGES_CONDITION}),
+       ch as materialized (
+         select day, channel, currency, orders_count, net_sales_minor, new_customers, spend_minor, impressions, clicks,
+                platform_conversions, platform_conversion_value_minor
+           from channel_daily_rollups where store_id = $1 and ${RANGES_CONDITION}),
+       factors as materialized (
+         select n.day, n.currency, ${factorSql('n.currency', 'n.day')} as factor
+           from (select day, currency from dl where currency <> $6 union select day, currency from ch where currency <> $6) n),
+       missing as (
+         select min(n.currency || ' ' || to_char(n.day, 'YYYY-MM-DD')) as missing from factors n where n.factor is null),
+       daily as (
+         select to_char(r.day, 'YYYY-MM-DD') as day, sum(r.orders_count)::float8 as "ordersCount",
+                sum(r.net_sales_minor * ${ROW_FACTOR}) as "netSalesMinor", sum(r.shipping_minor * ${ROW_FACTOR}) as "shippingMinor",
+                sum(r.taxes_minor * ${ROW_FACTOR}) as "taxesMinor", sum(r.new_customers)::float8 as "newCustomers",
+                sum(r.ltv_net_90_minor * ${ROW_FACTOR}) as "ltvNet90Minor"
+           from dl r left join factors f on f.day = r.day and f.currency = r.currency
+          group by r.day),
+       spend as (
+         select to_char(r.day, 'YYYY-MM-DD') as day, sum(r.spend_minor * ${ROW_FACTOR}) as "spendMinor",
+                coalesce(sum(r.spend_minor * ${ROW_FACTOR}) filter (where r.channel = any($7::text[])), 0) as "adSpendMinor",
+                sum(r.clicks::float8) as clicks
+           from ch r left join factors f on f.day = r.day and f.currency = r.currency
+          group by r.day),
+       channels as (
+         select r.channel, sum(r.orders_count)::float8 as "ordersCount", sum(r.net_sales_minor * ${ROW_FACTOR}) as "netSalesMinor",
+                sum(r.new_customers)::float8 as "newCustomers", sum(r.spend_minor * ${ROW_FACTOR}) as "spendMinor",
+                sum(r.impressions::float8) as impressions, sum(r.clicks::float8) as clicks,
+                sum(r.platform_conversions)::float8 as "platformConversions",
+                sum(r.platform_conversion_value_minor * ${ROW_FACTOR}) as "platformConversionValueMinor"
+           from ch r left join factors f on f.day = r.day and f.currency = r.currency
+          where r.day >= $2::date and r.day <= $3::date
+          group by r.channel)
+  select (select missing from missing) as missing,
+         coalesce((select json_agg(daily) from daily), '[]') as daily,
+         coalesce((select json_agg(spend) from spend), '[]') as spend,
+         coalesce((select json_agg(channels) from channels), '[]') as channels`;
+
+/**
+ * The rollup rows the dashboard KPIs need, already in `currency` (see CONVERTED_KPI_ROWS_SQL); the
+ * first range is the current one.
+ */
+async function readConvertedRollups(em: EntityManager, storeId: number, currency: string, ranges: DayRange[]) {
+  const [row] = await sqlRunner(em).rows<{
+    missing: string | null;
+    daily: Omit<DailyRow, 'currency'>[];
+    spend: Omit<SpendRow, 'currency'>[];
+    channels: Omit<ChannelRow, 'currency' | 'day' | 'adSpendMinor'>[];
+  }>(CONVERTED_KPI_ROWS_SQL, [storeId, ...rangeParameters(ranges), currency, [...AD_CHANNELS]]);
+  if (row!.missing) {
+    const [missingCurrency, day] = row!.missing.split(' ');
+    throw new FxRateMissingError(missingCurrency!, day!);
+  }
+  return {
+    daily: row!.daily.map((daily): DailyRow => ({ ...daily, currency })),
+    spendRows: row!.spend.map((spend): SpendRow => ({ ...spend, currency })),
+    channels: row!.channels.map((channel) => ({ ...channel, currency, day: null, adSpendMinor: AD_CHANNEL_SET.has(channel.channel) ? channel.spendMinor : 0 })),
+  };
+}
+
 export async function kpis(
   em: EntityManager,
   store: Pick<StoreEntity, 'id' | 'currency'>,
@@ -266,14 +305,9 @@ export async function kpis(
   const range = { from: input.from, to: input.to };
   const previousRange = comparisonRange(range, input.compare);
   const ranges = previousRange ? [range, previousRange] : [range];
-  // Totals and the daily series need the channel rows only summed per day; the channel list needs
-  // them per channel, for the current range only: two small reads instead of every channel-day row.
-  const {
-    rows: [daily, spendRows, channels],
-    fx,
-  } = await withFxRates(em, store, currency, ranges, () =>
-    Promise.all([readDailyRows(em, store.id, ranges), readSpendRows(em, store.id, ranges), readChannelSums(em, store.id, range, currency)]),
-  );
+  const { daily, spendRows, channels } = await readConvertedRollups(em, store.id, currency, ranges);
+  // Every row is already in the display currency.
+  const fx = new FxRates([]);
 
   const current = kpiValuesOf(totalsOf(range, daily, spendRows, fx, currency));
   const previous = previousRange ? kpiValuesOf(totalsOf(previousRange, daily, spendRows, fx, currency)) : null;

@@ -16,7 +16,7 @@ import {
   type IngestRefund,
 } from './ingest.ts';
 import { sqlRunner } from './raw-sql.ts';
-import { formatMillionths, parseMillionths, rebuildRollups } from './rollups.ts';
+import { formatMillionths, lockStoreForIngest, parseMillionths, rebuildRollups, withCommitsWithoutFlush } from './rollups.ts';
 
 let database: Awaited<ReturnType<typeof createTestDatabase>>;
 
@@ -294,5 +294,23 @@ describe('exact fractional conversions', () => {
     expect(formatMillionths(300_000)).toBe('0.300000');
     expect(formatMillionths(-1)).toBe('-0.000001');
     expect(formatMillionths(parseMillionths('0.1') + parseMillionths('0.2'))).toBe('0.300000');
+  });
+});
+
+describe('withCommitsWithoutFlush', () => {
+  it('lets ingest batches inside it commit without waiting for the disk; other batches keep the server setting', async () => {
+    const store = await createCommerceStore(database.orm);
+    // The test cluster runs with synchronous_commit off: each batch here starts from 'on' instead.
+    const settingInBatch = (em: EntityManager) =>
+      em.transactional(async (tx) => {
+        const q = sqlRunner(tx);
+        await q.run(`set local synchronous_commit = on`);
+        await lockStoreForIngest(q, store.id);
+        const [row] = await q.rows<{ value: string }>(`select current_setting('synchronous_commit') as value`);
+        return row!.value;
+      });
+    const em = database.orm.em.fork();
+    expect(await withCommitsWithoutFlush(() => settingInBatch(em))).toBe('off');
+    expect(await settingInBatch(em)).toBe('on');
   });
 });

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { AppError } from '../../errors.ts';
 import { num, sqlRunner, type SqlRunner } from './raw-sql.ts';
 
@@ -24,6 +25,18 @@ import { num, sqlRunner, type SqlRunner } from './raw-sql.ts';
 
 const INGEST_LOCK = 'storepulse.commerce.ingest';
 
+const commitsWithoutFlush = new AsyncLocalStorage<true>();
+
+/**
+ * Runs `load` with ingest batches that commit without waiting for their WAL flush
+ * (synchronous_commit = off, per transaction): for data that can be generated again, i.e. the demo
+ * generator and the benchmarks. A crash can lose the last batches acknowledged, never corrupt them.
+ * Connectors never use it.
+ */
+export function withCommitsWithoutFlush<T>(load: () => Promise<T>): Promise<T> {
+  return commitsWithoutFlush.run(true, load);
+}
+
 /**
  * Serialises every writer of one store's commerce rows (ingest batches, rebuilds) until the end of
  * the transaction, so a batch reads rows no concurrent batch is changing. Different stores never wait.
@@ -31,7 +44,9 @@ const INGEST_LOCK = 'storepulse.commerce.ingest';
 export async function lockStoreForIngest(q: SqlRunner, storeId: number): Promise<{ timezone: string; currency: string }> {
   await q.run(`select pg_advisory_xact_lock(hashtext($1), $2::int)`, [INGEST_LOCK, storeId]);
   // Batches are many short statements: compiling them to machine code costs more than it saves.
-  await q.run(`set local jit = off`);
+  await q.run(`select set_config('jit', 'off', true), set_config('synchronous_commit', coalesce($1, current_setting('synchronous_commit')), true)`, [
+    commitsWithoutFlush.getStore() ? 'off' : null,
+  ]);
   const [store] = await q.rows<{ timezone: string; currency: string }>(`select timezone, currency from stores where id = $1`, [storeId]);
   if (!store) throw new AppError('NOT_FOUND', 'Store not found');
   return store;

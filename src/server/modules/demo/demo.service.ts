@@ -3,6 +3,7 @@ import { DEMO_ALREADY_LOADING_MESSAGE, STORE_HAS_DATA_MESSAGE, type DemoLoadOutp
 import { AppError } from '../../errors.ts';
 import { ingestAdMetrics, ingestEmailMetrics, ingestOrders, ingestRefunds, upsertProducts } from '../commerce/ingest.ts';
 import { sqlRunner } from '../commerce/raw-sql.ts';
+import { withCommitsWithoutFlush } from '../commerce/rollups.ts';
 import { demoAdMetricBatches, demoEmailMetrics, demoOrderBatches, demoPlan, type DemoOptions } from './generator.ts';
 
 export interface DemoProgress {
@@ -46,24 +47,28 @@ export async function loadDemoData(
       onProgress?.({ ...progress });
     };
 
-    const products = await upsertProducts(em, store.id, plan.products.map(({ weight, ...product }) => product));
-    report('orders');
-    for (const batch of demoOrderBatches(plan)) {
-      const orders = await ingestOrders(em, store.id, batch.orders);
-      progress.orders += orders.inserted + orders.updated;
-      if (batch.refunds.length > 0) {
-        const refunds = await ingestRefunds(em, store.id, batch.refunds);
-        progress.refunds += refunds.inserted + refunds.updated;
-      }
+    // Demo data can be generated again: its batches need not wait for the disk (see withCommitsWithoutFlush).
+    const products = await withCommitsWithoutFlush(async () => {
+      const written = await upsertProducts(em, store.id, plan.products.map(({ weight, ...product }) => product));
       report('orders');
-    }
-    for (const rows of demoAdMetricBatches(plan)) {
-      const result = await ingestAdMetrics(em, store.id, rows);
-      progress.adMetricRows += result.inserted + result.updated;
-      report('ad metrics');
-    }
-    const email = await ingestEmailMetrics(em, store.id, demoEmailMetrics(plan));
-    progress.emailMetricRows = email.inserted + email.updated;
+      for (const batch of demoOrderBatches(plan)) {
+        const orders = await ingestOrders(em, store.id, batch.orders);
+        progress.orders += orders.inserted + orders.updated;
+        if (batch.refunds.length > 0) {
+          const refunds = await ingestRefunds(em, store.id, batch.refunds);
+          progress.refunds += refunds.inserted + refunds.updated;
+        }
+        report('orders');
+      }
+      for (const rows of demoAdMetricBatches(plan)) {
+        const result = await ingestAdMetrics(em, store.id, rows);
+        progress.adMetricRows += result.inserted + result.updated;
+        report('ad metrics');
+      }
+      const email = await ingestEmailMetrics(em, store.id, demoEmailMetrics(plan));
+      progress.emailMetricRows = email.inserted + email.updated;
+      return written;
+    });
     report('done');
     return {
       orders: progress.orders,
