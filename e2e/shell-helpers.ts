@@ -82,8 +82,10 @@ export async function insertConnections(storeId: number, rows: { platform: strin
   try {
     for (const row of rows) {
       await client.query(
-        'insert into platform_connections (store_id, platform, connected, last_checked_at, created_at) values ($1, $2, $3, $4, now())',
-        [storeId, row.platform, row.connected, row.lastCheckedAt],
+        // A row the header lists: connected now, or connected once and since cut off (refused credentials).
+        `insert into platform_connections (store_id, platform, connected, status, connected_at, last_checked_at, created_at)
+         values ($1, $2, $3, $4, now() - interval '1 day', $5, now())`,
+        [storeId, row.platform, row.connected, row.connected ? 'connected' : 'disconnected', row.lastCheckedAt],
       );
     }
   } finally {

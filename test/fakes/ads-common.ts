@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { minorDigits } from '../../src/server/connectors/money.ts';
 import { addDays } from '../../src/server/modules/commerce/days.ts';
-import { seededRandom } from './fake-server.ts';
+import { FakeServer, seededRandom, type FakeRequest, type FakeResponse } from './fake-server.ts';
 
 // What the four ad platform fakes (googleads, metaads, bingads, tiktokads) share: a deterministic
 // data set of daily campaign metrics, an OAuth authority with codes and expiring tokens, and the
-// consent page. Each fake renders these in its own platform's wire format.
+// consent page (AdPlatformFake). Each fake renders these in its own platform's wire format.
 
 export interface CampaignDay {
   campaignId: string;
@@ -266,4 +266,58 @@ export function bearerToken(authorization: string | string[] | undefined): strin
   const value = Array.isArray(authorization) ? authorization[0] : authorization;
   const match = value ? /^Bearer\s+(.+)$/i.exec(value) : null;
   return match?.[1];
+}
+
+/** How one platform's consent page reads its request and answers the app. */
+export interface ConsentStyle {
+  /** The query parameter naming the app (client_id; TikTok's app_id). */
+  appIdParam?: string;
+  /** The platform's error page for an unknown app or a missing redirect_uri. */
+  invalidAppHtml: string;
+  platformName: string;
+  scopes(query: URLSearchParams): string[];
+  /** Parameters sent back on Allow (the code under the platform's name for it) and on Cancel. */
+  allow(code: string, state: string | undefined, query: URLSearchParams): Record<string, string | undefined>;
+  deny(state: string | undefined): Record<string, string | undefined>;
+}
+
+/**
+ * An ad platform's fake: its campaign data set, its OAuth authority, the helpers tests use on both,
+ * and the consent page each platform shows in its own words (consentAnswer).
+ */
+export abstract class AdPlatformFake extends FakeServer {
+  abstract readonly data: AdDataSet;
+  abstract readonly auth: FakeTokenAuthority;
+  readonly appName = 'StorePulse (fake)';
+
+  revokeToken(): void {
+    this.auth.revokeAll();
+  }
+
+  expectedTotals(from: string, to: string) {
+    return this.data.expectedTotals(from, to);
+  }
+
+  updateMetric(campaignId: string, day: string, changes: Parameters<AdDataSet['update']>[2]): void {
+    this.data.update(campaignId, day, changes);
+  }
+
+  /** The consent page for a known app and redirect_uri (a code is issued for it), else the platform's error page. */
+  protected consentAnswer(request: FakeRequest, style: ConsentStyle): FakeResponse {
+    const appId = request.query.get(style.appIdParam ?? 'client_id');
+    const redirectUri = request.query.get('redirect_uri');
+    if (appId !== this.auth.clientId || !redirectUri) return { status: 400, headers: { 'content-type': 'text/html' }, body: style.invalidAppHtml };
+    const state = request.query.get('state') ?? undefined;
+    const code = this.auth.issueCode(appId, redirectUri);
+    return {
+      headers: { 'content-type': 'text/html; charset=utf-8' },
+      body: consentPage({
+        platformName: style.platformName,
+        appName: this.appName,
+        scopes: style.scopes(request.query),
+        allowUrl: redirectWith(redirectUri, style.allow(code, state, request.query)),
+        denyUrl: redirectWith(redirectUri, style.deny(state)),
+      }),
+    };
+  }
 }

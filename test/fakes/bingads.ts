@@ -1,8 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { crc32, deflateRawSync } from 'node:zlib';
-import { AdDataSet, bearerToken, consentPage, FakeTokenAuthority, formOf, minorToDecimal, redirectWith } from './ads-common.ts';
-import { FakeServer, type FakeRequest, type FakeResponse } from './fake-server.ts';
+import { AdPlatformFake, AdDataSet, bearerToken, FakeTokenAuthority, formOf, minorToDecimal } from './ads-common.ts';
+import type { FakeRequest, FakeResponse } from './fake-server.ts';
 
 // Microsoft Advertising fake: the identity platform's authorize/token endpoints, Customer Management
 // (User/Query, Account/Query) and the Reporting REST flow (GenerateReport/Submit, /Poll), with the
@@ -81,14 +81,13 @@ export function zipArchive(files: { name: string; content: Buffer }[]): Buffer {
 
 const quote = (value: string | number) => `"${String(value).replaceAll('"', '""')}"`;
 
-export class BingAdsFake extends FakeServer {
+export class BingAdsFake extends AdPlatformFake {
   readonly data: AdDataSet;
   readonly auth: FakeTokenAuthority;
   readonly customerId: string;
   readonly accountId: string;
   readonly accountName: string;
   readonly developerToken: string;
-  readonly appName = 'StorePulse (fake)';
   pollsBeforeReady: number;
   /** Where reports are downloaded from: another host, as Microsoft's download URLs are. */
   downloadUrl = '';
@@ -151,34 +150,14 @@ export class BingAdsFake extends FakeServer {
     };
   }
 
-  revokeToken(): void {
-    this.auth.revokeAll();
-  }
-
-  expectedTotals(from: string, to: string) {
-    return this.data.expectedTotals(from, to);
-  }
-
-  updateMetric(campaignId: string, day: string, changes: Parameters<AdDataSet['update']>[2]): void {
-    this.data.update(campaignId, day, changes);
-  }
-
   private consent(request: FakeRequest): FakeResponse {
-    const clientId = request.query.get('client_id');
-    const redirectUri = request.query.get('redirect_uri');
-    if (clientId !== this.auth.clientId || !redirectUri) return { status: 400, headers: { 'content-type': 'text/html' }, body: '<h1>AADSTS700016: Application not found</h1>' };
-    const state = request.query.get('state') ?? undefined;
-    const code = this.auth.issueCode(clientId, redirectUri);
-    return {
-      headers: { 'content-type': 'text/html; charset=utf-8' },
-      body: consentPage({
-        platformName: 'Microsoft',
-        appName: this.appName,
-        scopes: (request.query.get('scope') ?? '').split(' ').filter(Boolean),
-        allowUrl: redirectWith(redirectUri, { code, state }),
-        denyUrl: redirectWith(redirectUri, { error: 'access_denied', error_description: 'AADSTS65004: User declined to consent.', state }),
-      }),
-    };
+    return this.consentAnswer(request, {
+      invalidAppHtml: '<h1>AADSTS700016: Application not found</h1>',
+      platformName: 'Microsoft',
+      scopes: (query) => (query.get('scope') ?? '').split(' ').filter(Boolean),
+      allow: (code, state) => ({ code, state }),
+      deny: (state) => ({ error: 'access_denied', error_description: 'AADSTS65004: User declined to consent.', state }),
+    });
   }
 
   private token(request: FakeRequest): FakeResponse {

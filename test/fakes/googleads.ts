@@ -1,5 +1,5 @@
-import { AdDataSet, bearerToken, consentPage, FakeTokenAuthority, formOf, minorToMicros, minorToNumber, redirectWith, type CampaignDay } from './ads-common.ts';
-import { FakeServer, type FakeRequest, type FakeResponse } from './fake-server.ts';
+import { AdPlatformFake, AdDataSet, bearerToken, FakeTokenAuthority, formOf, minorToMicros, minorToNumber, type CampaignDay } from './ads-common.ts';
+import type { FakeRequest, FakeResponse } from './fake-server.ts';
 
 // Google Ads API fake: the OAuth consent page and token endpoint, customers:listAccessibleCustomers,
 // and googleAds:searchStream for the GAQL queries the connector sends (daily campaign metrics,
@@ -37,14 +37,13 @@ function withoutZeros<T extends Record<string, unknown>>(values: T): Partial<T> 
   return Object.fromEntries(Object.entries(values).filter(([, value]) => value !== 0 && value !== '0')) as Partial<T>;
 }
 
-export class GoogleAdsFake extends FakeServer {
+export class GoogleAdsFake extends AdPlatformFake {
   readonly data: AdDataSet;
   readonly auth: FakeTokenAuthority;
   readonly customerId: string;
   readonly customerName: string;
   readonly managerCustomerId: string | undefined;
   batchSize: number;
-  readonly appName = 'StorePulse (fake)';
 
   constructor(options: GoogleAdsFakeOptions = {}) {
     super();
@@ -74,35 +73,14 @@ export class GoogleAdsFake extends FakeServer {
     };
   }
 
-  revokeToken(): void {
-    this.auth.revokeAll();
-  }
-
-  expectedTotals(from: string, to: string) {
-    return this.data.expectedTotals(from, to);
-  }
-
-  updateMetric(campaignId: string, day: string, changes: Parameters<AdDataSet['update']>[2]): void {
-    this.data.update(campaignId, day, changes);
-  }
-
   private consent(request: FakeRequest): FakeResponse {
-    const clientId = request.query.get('client_id');
-    const redirectUri = request.query.get('redirect_uri');
-    if (clientId !== this.auth.clientId || !redirectUri) return { status: 400, headers: { 'content-type': 'text/html' }, body: '<h1>Error 400: invalid_request</h1>' };
-    const state = request.query.get('state') ?? undefined;
-    const scope = request.query.get('scope') ?? '';
-    const code = this.auth.issueCode(clientId, redirectUri);
-    return {
-      headers: { 'content-type': 'text/html; charset=utf-8' },
-      body: consentPage({
-        platformName: 'Google Ads',
-        appName: this.appName,
-        scopes: scope.split(' ').filter(Boolean),
-        allowUrl: redirectWith(redirectUri, { code, state, scope }),
-        denyUrl: redirectWith(redirectUri, { error: 'access_denied', state }),
-      }),
-    };
+    return this.consentAnswer(request, {
+      invalidAppHtml: '<h1>Error 400: invalid_request</h1>',
+      platformName: 'Google Ads',
+      scopes: (query) => (query.get('scope') ?? '').split(' ').filter(Boolean),
+      allow: (code, state, query) => ({ code, state, scope: query.get('scope') ?? '' }),
+      deny: (state) => ({ error: 'access_denied', state }),
+    });
   }
 
   private token(request: FakeRequest): FakeResponse {

@@ -1,5 +1,5 @@
-import { AdDataSet, bearerToken, consentPage, FakeTokenAuthority, minorToDecimal, redirectWith, type CampaignDay } from './ads-common.ts';
-import { FakeServer, type FakeRequest, type FakeResponse } from './fake-server.ts';
+import { AdPlatformFake, AdDataSet, bearerToken, FakeTokenAuthority, minorToDecimal, type CampaignDay } from './ads-common.ts';
+import type { FakeRequest, FakeResponse } from './fake-server.ts';
 
 // Meta Marketing API fake: the Facebook Login dialog, /oauth/access_token (code exchange and the
 // long-lived fb_exchange_token exchange), /me/adaccounts, the ad account node, and Ads Insights
@@ -28,12 +28,11 @@ function decodeAfter(after: string | null): number | null {
   return match ? Number(match[1]) : null;
 }
 
-export class MetaAdsFake extends FakeServer {
+export class MetaAdsFake extends AdPlatformFake {
   readonly data: AdDataSet;
   readonly auth: FakeTokenAuthority;
   readonly adAccountId: string;
   readonly accountName: string;
-  readonly appName = 'StorePulse (fake)';
   /** Percent use the fake reports in X-FB-Ads-Insights-Throttle. */
   accountUtilisation = 12;
 
@@ -56,34 +55,14 @@ export class MetaAdsFake extends FakeServer {
     return { accessToken: token, expiresAt: new Date(this.auth.now() + (expiresIn ?? 0) * 1000).toISOString(), adAccountId: this.adAccountId };
   }
 
-  revokeToken(): void {
-    this.auth.revokeAll();
-  }
-
-  expectedTotals(from: string, to: string) {
-    return this.data.expectedTotals(from, to);
-  }
-
-  updateMetric(campaignId: string, day: string, changes: Parameters<AdDataSet['update']>[2]): void {
-    this.data.update(campaignId, day, changes);
-  }
-
   private dialog(request: FakeRequest): FakeResponse {
-    const clientId = request.query.get('client_id');
-    const redirectUri = request.query.get('redirect_uri');
-    if (clientId !== this.auth.clientId || !redirectUri) return { status: 400, headers: { 'content-type': 'text/html' }, body: '<h1>Invalid App ID</h1>' };
-    const state = request.query.get('state') ?? undefined;
-    const code = this.auth.issueCode(clientId, redirectUri);
-    return {
-      headers: { 'content-type': 'text/html; charset=utf-8' },
-      body: consentPage({
-        platformName: 'Facebook',
-        appName: this.appName,
-        scopes: (request.query.get('scope') ?? '').split(',').filter(Boolean),
-        allowUrl: redirectWith(redirectUri, { code, state }),
-        denyUrl: redirectWith(redirectUri, { error: 'access_denied', error_reason: 'user_denied', state }),
-      }),
-    };
+    return this.consentAnswer(request, {
+      invalidAppHtml: '<h1>Invalid App ID</h1>',
+      platformName: 'Facebook',
+      scopes: (query) => (query.get('scope') ?? '').split(',').filter(Boolean),
+      allow: (code, state) => ({ code, state }),
+      deny: (state) => ({ error: 'access_denied', error_reason: 'user_denied', state }),
+    });
   }
 
   private accessToken(request: FakeRequest): FakeResponse {

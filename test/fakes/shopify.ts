@@ -1,5 +1,6 @@
 import { createHmac, randomBytes } from 'node:crypto';
-import { FakeServer, seededRandom, type FakeRequest, type FakeResponse } from './fake-server.ts';
+import { seededRandom, type FakeRequest, type FakeResponse } from './fake-server.ts';
+import { decimal, StoreFake, type StoreFakeLine } from './store-common.ts';
 
 // A Shopify shop on 127.0.0.1 speaking the Admin GraphQL API (orders, products, ordersCount, shop) with
 // cursor pagination, the cost-based leaky bucket (THROTTLED with HTTP 200), the OAuth consent page and
@@ -34,14 +35,8 @@ interface Money {
   minor: number;
 }
 
-interface FakeLine {
-  id: number;
-  productId: number;
+interface FakeLine extends StoreFakeLine {
   title: string;
-  sku: string;
-  quantity: number;
-  unitMinor: number;
-  discountMinor: number;
 }
 
 interface FakeRefund {
@@ -101,12 +96,6 @@ const VISITS: (FakeVisit | null)[] = [
   null,
 ];
 
-function decimal(minor: number): string {
-  const sign = minor < 0 ? '-' : '';
-  const abs = Math.abs(minor);
-  return `${sign}${Math.floor(abs / 100)}.${String(abs % 100).padStart(2, '0')}`;
-}
-
 function iso(ms: number): string {
   return new Date(ms).toISOString().replace('.000Z', 'Z');
 }
@@ -118,7 +107,7 @@ interface SearchTerm {
   negated: boolean;
 }
 
-/** The slice of Shopify search syntax the connector uses: `field:>='value'`, `test:false`, `-status:cancelled`. */
+/** The slice of Shopify search syntax the connector uses: `field:>='value'`, `test:false`, `-status:cancelled`, `id:123`. */
 function parseSearch(query: string | null | undefined): SearchTerm[] {
   const terms: SearchTerm[] = [];
   for (const match of (query ?? '').matchAll(/(-|NOT\s+)?(\w+):(>=|<=|>|<)?('([^']*)'|"([^"]*)"|(\S+))/g)) {
@@ -149,7 +138,17 @@ function rangeOf(terms: SearchTerm[], field: string): { min: number; max: number
   return { min, max };
 }
 
-export class ShopifyFake extends FakeServer {
+const TEST_FLAG = 1;
+const CANCELLED_FLAG = 2;
+const VOIDED_FLAG = 4;
+
+/** What searches filter on, kept per order: test, cancelled, payment voided or expired. */
+function flagsOf(order: FakeOrder): number {
+  const voided = order.financialStatus === 'VOIDED' || order.financialStatus === 'EXPIRED';
+  return (order.test ? TEST_FLAG : 0) | (order.cancelledMs !== null ? CANCELLED_FLAG : 0) | (voided ? VOIDED_FLAG : 0);
+}
+
+export class ShopifyFake extends StoreFake<FakeOrder, OrderChanges> {
   readonly shop: string;
   readonly currency: string;
   readonly appName: string;
@@ -166,7 +165,6 @@ export class ShopifyFake extends FakeServer {
   private readonly options: Required<Pick<ShopifyFakeOptions, 'tokenLifetimeSeconds' | 'codeLifetimeMs' | 'rateLimit' | 'maximumAvailable' | 'restoreRate'>>;
   readonly now: () => number;
 
-  private readonly changes = new Map<number, OrderChanges>();
   private readonly baseUpdated: Float64Array;
   private readonly flags: Uint8Array;
   private sortedByUpdate: Int32Array | null = null;
@@ -206,7 +204,7 @@ export class ShopifyFake extends FakeServer {
     for (let index = 0; index < this.orderCount; index++) {
       const order = this.generate(index);
       this.baseUpdated[index] = order.updatedMs;
-      this.flags[index] = (order.test ? 1 : 0) | (order.cancelledMs !== null ? 2 : 0);
+      this.flags[index] = flagsOf(order);
     }
 
     this.route('POST', '/admin/api/:version/graphql.json', (request) => this.graphql(request));
@@ -217,7 +215,7 @@ export class ShopifyFake extends FakeServer {
   // -------------------------------------------------------------------------------------------
   // The data set
 
-  private generate(index: number): FakeOrder {
+  protected generate(index: number): FakeOrder {
     const random = seededRandom(this.seed * 1_000_003 + index * 7919);
     const createdMs = Math.floor(this.fromMs + ((index + random()) * this.spanMs) / this.orderCount);
     const test = random() < 0.02;
@@ -247,17 +245,19 @@ export class ShopifyFake extends FakeServer {
     const pending = random() < 0.03;
     const visit = VISITS[Math.floor(random() * VISITS.length)] ?? null;
     const presentment = random() < 0.2 ? (this.currency === 'EUR' ? 'USD' : 'EUR') : this.currency;
-    let updatedMs = createdMs + Math.floor(random() * 6 * 3_600_000);
+    // Nothing happens after the end of the span (`to`, often "now"): a shop has no future edits.
+    const endMs = this.fromMs + this.spanMs;
+    let updatedMs = Math.min(endMs, createdMs + Math.floor(random() * 6 * 3_600_000));
     const refunds: FakeRefund[] = [];
     let financialStatus = pending ? 'PENDING' : 'PAID';
-    const cancelledMs = cancelled ? createdMs + 3_600_000 : null;
+    const cancelledMs = cancelled ? Math.min(endMs, createdMs + 3_600_000) : null;
+    const refundMs = createdMs + 2 * DAY_MS;
     if (cancelledMs) {
       updatedMs = Math.max(updatedMs, cancelledMs);
       financialStatus = 'VOIDED';
-    } else if (!pending && refundRoll < 0.08) {
+    } else if (!pending && refundRoll < 0.08 && refundMs <= endMs) {
       const line = lines[0]!;
       const lineSubtotal = line.unitMinor * line.quantity - line.discountMinor;
-      const refundMs = createdMs + 2 * DAY_MS;
       refunds.push({ id: 3_000_000 + index, createdMs: refundMs, lineSubtotalMinor: lineSubtotal, totalMinor: lineSubtotal + Math.round(lineSubtotal / 10), note: null });
       updatedMs = Math.max(updatedMs, refundMs);
       financialStatus = lines.length === 1 ? 'REFUNDED' : 'PARTIALLY_REFUNDED';
@@ -286,11 +286,7 @@ export class ShopifyFake extends FakeServer {
     return 900 + Math.floor(seededRandom(this.seed * 31 + product)() * 90) * 100;
   }
 
-  /** The order as it is now (generated, then changed by updateOrder/addRefund). */
-  order(index: number): FakeOrder {
-    const order = this.generate(index);
-    const change = this.changes.get(index);
-    if (!change) return order;
+  protected withChange(order: FakeOrder, change: OrderChanges): FakeOrder {
     return {
       ...order,
       updatedMs: change.updatedMs,
@@ -340,16 +336,18 @@ export class ShopifyFake extends FakeServer {
     return low;
   }
 
+  /** The `test:`, `status:cancelled`, `financial_status:voided|expired` and `id:` terms of a search. */
   private matchesFlags(index: number, terms: SearchTerm[]): boolean {
     const flags = this.flags[index]!;
     for (const term of terms) {
-      if (term.field === 'test') {
-        const wanted = term.value === 'true' ? !term.negated : term.negated;
-        if (Boolean(flags & 1) !== wanted) return false;
-      }
-      if (term.field === 'status' && term.value === 'cancelled') {
-        if (Boolean(flags & 2) === term.negated) return false;
-      }
+      let matches: boolean;
+      if (term.field === 'test') matches = Boolean(flags & TEST_FLAG) === (term.value === 'true');
+      else if (term.field === 'status' && term.value === 'cancelled') matches = Boolean(flags & CANCELLED_FLAG);
+      else if (term.field === 'financial_status' && (term.value === 'voided' || term.value === 'expired')) {
+        matches = Boolean(flags & VOIDED_FLAG) && this.order(index).financialStatus === term.value.toUpperCase();
+      } else if (term.field === 'id') matches = this.orderId(index) === term.value;
+      else continue;
+      if (matches === term.negated) return false;
     }
     return true;
   }
@@ -406,8 +404,7 @@ export class ShopifyFake extends FakeServer {
     if (changes.test !== undefined) change.test = changes.test;
     if (changes.financialStatus) change.financialStatus = changes.financialStatus;
     this.changes.set(index, change);
-    const order = this.order(index);
-    this.flags[index] = (order.test ? 1 : 0) | (order.cancelledMs !== null ? 2 : 0);
+    this.flags[index] = flagsOf(this.order(index));
     this.sortedByUpdate = null;
   }
 
@@ -440,11 +437,11 @@ export class ShopifyFake extends FakeServer {
     return this.countMatching(`updated_at:>='${since.toISOString()}' updated_at:<'${until.toISOString()}'`);
   }
 
-  /** Orders per [start, end) slice by processedAt, without test and cancelled ones (what sourceTotals should say). */
+  /** Orders per [start, end) slice by processedAt, without test, cancelled or voided ones (what sourceTotals should say). */
   expectedDayCounts(days: { day: string; start: Date; end: Date }[]): { day: string; orders: number }[] {
     return days.map((day) => ({
       day: day.day,
-      orders: this.countMatching(`processed_at:>='${day.start.toISOString()}' processed_at:<'${day.end.toISOString()}' test:false -status:cancelled`),
+      orders: this.countMatching(`processed_at:>='${day.start.toISOString()}' processed_at:<'${day.end.toISOString()}' test:false -status:cancelled -financial_status:voided -financial_status:expired`),
     }));
   }
 
@@ -554,9 +551,7 @@ export class ShopifyFake extends FakeServer {
   /** POSTs a delivery to `url` (e.g. the app's webhook route); `secret` other than the client secret forges it. */
   async deliverWebhook(url: string, topic: string, orderId: number | string | null, options: { secret?: string; webhookId?: string } = {}): Promise<{ status: number; webhookId: string }> {
     const delivery = this.webhookDelivery(topic, orderId, options);
-    const response = await fetch(url, { method: 'POST', headers: delivery.headers, body: delivery.body });
-    await response.text();
-    return { status: response.status, webhookId: delivery.headers['x-shopify-webhook-id']! };
+    return { status: await this.post(url, delivery), webhookId: delivery.headers['x-shopify-webhook-id']! };
   }
 
   // -------------------------------------------------------------------------------------------
@@ -608,6 +603,7 @@ export class ShopifyFake extends FakeServer {
 
     let requested: number;
     if (query.startsWith('query Orders')) requested = 2 + Math.ceil(first * 2.5);
+    else if (query.startsWith('query DayOrders')) requested = 2 + first;
     else if (query.startsWith('query Products')) requested = 2 + first * 2;
     else if (query.startsWith('query OrderCounts')) requested = 1 + Object.keys(variables).length;
     else requested = 1;
@@ -627,6 +623,10 @@ export class ShopifyFake extends FakeServer {
       const page = this.ordersPage(first, (variables.after as string | null) ?? null, String(variables.q ?? ''));
       actual = 2 + page.nodes.length * 2;
       data = { orders: page };
+    } else if (query.startsWith('query DayOrders')) {
+      const page = this.dayOrdersPage(first, String(variables.q ?? ''));
+      actual = 2 + page.nodes.length;
+      data = { orders: page };
     } else if (query.startsWith('query Products')) {
       const page = this.productsPage(first, (variables.after as string | null) ?? null, String(variables.q ?? ''));
       actual = 2 + page.nodes.length;
@@ -644,6 +644,13 @@ export class ShopifyFake extends FakeServer {
 
   private ordersPage(first: number, after: string | null, search: string) {
     const terms = parseSearch(search);
+    const id = terms.find((term) => term.field === 'id' && !term.negated)?.value;
+    if (id !== undefined) {
+      // One order by id (as `orders(query: "id:...")` finds it), whatever its dates.
+      const index = Number(id) - ORDER_ID_BASE;
+      const found = Number.isInteger(index) && index >= 0 && index < this.orderCount && this.matchesFlags(index, terms);
+      return { pageInfo: { hasNextPage: false, endCursor: null }, nodes: found && first > 0 ? [this.graphqlOrder(index)] : [] };
+    }
     const updated = rangeOf(terms, 'updated_at');
     const sorted = this.sorted();
     let position = this.lowerBound(updated.min);
@@ -666,6 +673,23 @@ export class ShopifyFake extends FakeServer {
       lastKey = [this.updatedMsOf(index), index];
     }
     return { pageInfo: { hasNextPage, endCursor: lastKey ? Buffer.from(JSON.stringify(lastKey)).toString('base64url') : null }, nodes };
+  }
+
+  /** Orders processed in the search's range (sortKey PROCESSED_AT), with just their id, name and updatedAt. */
+  private dayOrdersPage(first: number, search: string) {
+    const terms = parseSearch(search);
+    const processed = rangeOf(terms, 'processed_at');
+    const nodes: { legacyResourceId: string; name: string; updatedAt: string }[] = [];
+    let hasNextPage = false;
+    for (let index = this.firstIndexProcessedAtOrAfter(processed.min); index < this.orderCount && this.processedMsOf(index) < processed.max; index++) {
+      if (!this.matchesFlags(index, terms)) continue;
+      if (nodes.length === first) {
+        hasNextPage = true;
+        break;
+      }
+      nodes.push({ legacyResourceId: this.orderId(index), name: `#${1001 + index}`, updatedAt: iso(this.updatedMsOf(index)) });
+    }
+    return { pageInfo: { hasNextPage, endCursor: null }, nodes };
   }
 
   /** The GraphQL `Order` node of platform-apis.md 1.3. */

@@ -1,5 +1,5 @@
-import { AdDataSet, consentPage, FakeTokenAuthority, minorToDecimal, redirectWith, type CampaignDay } from './ads-common.ts';
-import { FakeServer, type FakeRequest, type FakeResponse } from './fake-server.ts';
+import { AdPlatformFake, AdDataSet, FakeTokenAuthority, minorToDecimal, type CampaignDay } from './ads-common.ts';
+import type { FakeRequest, FakeResponse } from './fake-server.ts';
 import { daysBetween } from '../../src/server/modules/commerce/days.ts';
 
 // TikTok API for Business fake: the advertiser authorization page, /oauth2/access_token/ (auth_code
@@ -33,12 +33,11 @@ function jsonList(text: string | null): string[] | null {
   }
 }
 
-export class TikTokAdsFake extends FakeServer {
+export class TikTokAdsFake extends AdPlatformFake {
   readonly data: AdDataSet;
   readonly auth: FakeTokenAuthority;
   readonly advertiserId: string;
   readonly advertiserName: string;
-  readonly appName = 'StorePulse (fake)';
 
   constructor(options: TikTokAdsFakeOptions = {}) {
     super();
@@ -57,34 +56,15 @@ export class TikTokAdsFake extends FakeServer {
     return { accessToken: this.auth.issueAccessToken('act').token, advertiserId: this.advertiserId };
   }
 
-  revokeToken(): void {
-    this.auth.revokeAll();
-  }
-
-  expectedTotals(from: string, to: string) {
-    return this.data.expectedTotals(from, to);
-  }
-
-  updateMetric(campaignId: string, day: string, changes: Parameters<AdDataSet['update']>[2]): void {
-    this.data.update(campaignId, day, changes);
-  }
-
   private consent(request: FakeRequest): FakeResponse {
-    const appId = request.query.get('app_id');
-    const redirectUri = request.query.get('redirect_uri');
-    if (appId !== this.auth.clientId || !redirectUri) return { status: 400, headers: { 'content-type': 'text/html' }, body: '<h1>Invalid app_id</h1>' };
-    const state = request.query.get('state') ?? undefined;
-    const code = this.auth.issueCode(appId, redirectUri);
-    return {
-      headers: { 'content-type': 'text/html; charset=utf-8' },
-      body: consentPage({
-        platformName: 'TikTok For Business',
-        appName: this.appName,
-        scopes: ['Ads Management', 'Reporting'],
-        allowUrl: redirectWith(redirectUri, { auth_code: code, code, state }),
-        denyUrl: redirectWith(redirectUri, { error: 'access_denied', state }),
-      }),
-    };
+    return this.consentAnswer(request, {
+      appIdParam: 'app_id',
+      invalidAppHtml: '<h1>Invalid app_id</h1>',
+      platformName: 'TikTok For Business',
+      scopes: () => ['Ads Management', 'Reporting'],
+      allow: (code, state) => ({ auth_code: code, code, state }),
+      deny: (state) => ({ error: 'access_denied', state }),
+    });
   }
 
   private accessToken(request: FakeRequest): FakeResponse {

@@ -1,5 +1,6 @@
 import { createHmac, randomBytes } from 'node:crypto';
-import { FakeServer, seededRandom, type FakeRequest, type FakeResponse } from './fake-server.ts';
+import { seededRandom, type FakeRequest, type FakeResponse } from './fake-server.ts';
+import { decimal, StoreFake, type StoreFakeLine } from './store-common.ts';
 
 // A WooCommerce store on 127.0.0.1 speaking REST API v3: /orders (modified_after/before, after/before,
 // status lists, orderby id, page/per_page/offset, X-WP-Total, X-WP-TotalPages, Link), /orders/{id},
@@ -22,14 +23,8 @@ export interface WooCommerceFakeOptions {
   now?: () => number;
 }
 
-interface FakeLine {
-  id: number;
-  productId: number;
+interface FakeLine extends StoreFakeLine {
   name: string;
-  sku: string;
-  quantity: number;
-  unitMinor: number;
-  discountMinor: number;
 }
 
 interface FakeRefund {
@@ -80,12 +75,6 @@ const ATTRIBUTIONS: (Record<string, string> | null)[] = [
   null,
 ];
 
-function decimal(minor: number): string {
-  const sign = minor < 0 ? '-' : '';
-  const abs = Math.abs(minor);
-  return `${sign}${Math.floor(abs / 100)}.${String(abs % 100).padStart(2, '0')}`;
-}
-
 function gmt(ms: number): string {
   return new Date(ms).toISOString().slice(0, 19);
 }
@@ -96,7 +85,7 @@ function parseGmt(value: string | null): number | null {
   return Date.parse(/[zZ]|[+-]\d\d:\d\d$/.test(value) ? value : `${value}Z`);
 }
 
-export class WooCommerceFake extends FakeServer {
+export class WooCommerceFake extends StoreFake<FakeOrder, OrderChanges> {
   readonly currency: string;
   readonly consumerKey: string;
   readonly consumerSecret: string;
@@ -110,7 +99,6 @@ export class WooCommerceFake extends FakeServer {
   private readonly offsetMs: number;
   readonly now: () => number;
   private keyRevoked = false;
-  private readonly changes = new Map<number, OrderChanges>();
   private readonly baseModified: Float64Array;
   private readonly baseStatus: Uint8Array;
   private nextRefundId = 600_000;
@@ -147,7 +135,7 @@ export class WooCommerceFake extends FakeServer {
   // -------------------------------------------------------------------------------------------
   // The data set
 
-  private generate(index: number): FakeOrder {
+  protected generate(index: number): FakeOrder {
     const random = seededRandom(this.seed * 999_983 + index * 104_729);
     const createdMs = this.secondOf(this.fromMs + ((index + random()) * this.spanMs) / this.orderCount);
     let roll = random();
@@ -181,10 +169,14 @@ export class WooCommerceFake extends FakeServer {
     const merchandise = lines.reduce((sum, line) => sum + line.unitMinor * line.quantity - line.discountMinor, 0);
     const shippingMinor = random() < 0.6 ? 490 : 0;
     const attribution = ATTRIBUTIONS[Math.floor(random() * ATTRIBUTIONS.length)] ?? null;
-    let modifiedMs = createdMs + this.secondOf(random() * 3 * 3_600_000);
+    // Nothing happens after the end of the span (`to`, often "now"): a shop has no future edits, so
+    // an order refunded "later" than that is still processing.
+    const endMs = this.secondOf(this.fromMs + this.spanMs);
+    let modifiedMs = Math.min(endMs, createdMs + this.secondOf(random() * 3 * 3_600_000));
     const refunds: FakeRefund[] = [];
+    const refundMs = createdMs + 3 * 86_400_000;
+    if (status === 'refunded' && refundMs > endMs) status = 'processing';
     if (status === 'refunded') {
-      const refundMs = createdMs + 3 * 86_400_000;
       const taxMinor = Math.round(merchandise * 0.19);
       refunds.push({ id: 500_000 + index, createdMs: refundMs, amountMinor: merchandise + shippingMinor + taxMinor, lineMinor: merchandise, reason: 'Returned' });
       modifiedMs = refundMs;
@@ -208,10 +200,7 @@ export class WooCommerceFake extends FakeServer {
     return 1200 + Math.floor(seededRandom(this.seed * 17 + product)() * 60) * 50;
   }
 
-  order(index: number): FakeOrder {
-    const order = this.generate(index);
-    const change = this.changes.get(index);
-    if (!change) return order;
+  protected withChange(order: FakeOrder, change: OrderChanges): FakeOrder {
     return { ...order, modifiedMs: change.modifiedMs, status: change.status ?? order.status, refunds: [...order.refunds, ...change.refunds] };
   }
 
@@ -501,9 +490,7 @@ export class WooCommerceFake extends FakeServer {
 
   async deliverWebhook(url: string, topic: 'order.created' | 'order.updated', orderId: number | string, options: { secret?: string; deliveryId?: string } = {}): Promise<{ status: number; deliveryId: string }> {
     const delivery = this.webhookDelivery(topic, orderId, options);
-    const response = await fetch(url, { method: 'POST', headers: delivery.headers, body: delivery.body });
-    await response.text();
-    return { status: response.status, deliveryId: delivery.headers['x-wc-webhook-delivery-id']! };
+    return { status: await this.post(url, delivery), deliveryId: delivery.headers['x-wc-webhook-delivery-id']! };
   }
 
   /** The unsigned ping sent when a webhook is created. */

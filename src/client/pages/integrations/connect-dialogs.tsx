@@ -9,7 +9,7 @@ import { apiRequest } from '../../lib/api.ts';
 import { serverMessage } from '../../lib/session.ts';
 import { trpc } from '../../lib/trpc.ts';
 import { MAX_CSV_BYTES, shopDomainFrom, TRPC_CSV_LIMIT_CHARACTERS } from './integration-view.ts';
-import { Modal } from './modal.tsx';
+import { Modal } from '../../components/modal.tsx';
 import { useIntegrationCache } from './use-integration-cache.ts';
 
 // The forms behind a card's Connect button (Shopify's store address, API credentials, a CSV file) and

@@ -7,7 +7,7 @@ import { PlatformLogo } from '../../components/platform-logo.tsx';
 import { currentLanguage } from '../../lib/i18n.ts';
 import { serverMessage } from '../../lib/session.ts';
 import { trpc } from '../../lib/trpc.ts';
-import { awaitingReconciliation, displayStatus, formatRelativeTime, isRunActive, runPercent } from './integration-view.ts';
+import { displayStatus, formatRelativeTime, isRunActive, runPercent } from './integration-view.ts';
 import { ReconciliationPanel } from './reconciliation-panel.tsx';
 import { useIntegrationCache } from './use-integration-cache.ts';
 
@@ -92,14 +92,7 @@ export function IntegrationCard({ integration, title, viewOnly, onConnect, onDis
 
         {active && <SyncProgress integration={integration} />}
 
-        {!active && awaitingReconciliation(integration) ? (
-          <p className="text-base-content/70 flex items-center gap-2 text-xs" role="status" data-testid="reconciliation-pending">
-            <span className="loading loading-spinner loading-xs" aria-hidden="true" />
-            {t('reconciliation.pending', { platform: title })}
-          </p>
-        ) : (
-          integration.reconciliation && !active && <ReconciliationPanel result={integration.reconciliation} kind={integration.kind} platformName={title} />
-        )}
+        {integration.reconciliation && !active && <ReconciliationPanel result={integration.reconciliation} kind={integration.kind} platformName={title} />}
 
         {integration.webhook && !viewOnly && <WooCommerceWebhook webhook={integration.webhook} />}
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Integration } from '../../../shared/integrations.ts';
 import { PLATFORM_KEYS } from '../../../shared/platforms.ts';
 import { contrastRatio, readableBrandColor } from '../../components/platform-logo.tsx';
-import { awaitingReconciliation, cardTitle, displayStatus, formatRelativeTime, groupIntegrations, runPercent, shopDomainFrom, shouldPoll } from './integration-view.ts';
+import { cardTitle, displayStatus, formatRelativeTime, groupIntegrations, runPercent, shopDomainFrom, shouldPoll } from './integration-view.ts';
 
 const KINDS: Record<string, Integration['kind']> = {
   woocommerce: 'store',
@@ -68,18 +68,9 @@ describe('integrations screen', () => {
     expect(shouldPoll([entry('shopify', { currentRun: run('running') })])).toBe(true);
   });
 
-  it('keeps polling for a minute after a store or ads run succeeded until its comparison with the platform arrives', () => {
-    const now = Date.parse('2026-11-21T12:00:00Z');
+  it('stops polling as soon as a run has succeeded: its comparison with the platform is stored before that', () => {
     const finished = { ...run('succeeded'), startedAt: '2026-11-21T11:59:00Z', finishedAt: '2026-11-21T11:59:50Z' };
-    const comparison = (checkedAt: string) => ({ checkedAt, from: '2026-10-21', to: '2026-11-21', matches: true, currency: 'GBP', ourOrders: 3, sourceOrders: 3, ourNetSales: 100, sourceNetSales: 100, days: [], explanations: [] });
-    expect(awaitingReconciliation(entry('shopify', { currentRun: finished }), now)).toBe(true);
-    // The previous run's comparison does not count; this run's does.
-    expect(awaitingReconciliation(entry('shopify', { currentRun: finished, reconciliation: comparison('2026-11-20T08:00:00Z') }), now)).toBe(true);
-    expect(awaitingReconciliation(entry('shopify', { currentRun: finished, reconciliation: comparison('2026-11-21T11:59:50Z') }), now)).toBe(false);
-    // E-mail platforms are not compared; after a minute the comparison has failed and polling stops.
-    expect(awaitingReconciliation(entry('klaviyo', { currentRun: finished }), now)).toBe(false);
-    expect(awaitingReconciliation(entry('metaads', { currentRun: finished }), now + 61_000)).toBe(false);
-    expect(shouldPoll([entry('metaads', { currentRun: finished })], now)).toBe(true);
+    expect(shouldPoll([entry('shopify', { currentRun: finished }), entry('metaads', { currentRun: finished })])).toBe(false);
   });
 
   it('shows a connection with a run in progress as syncing, and otherwise its own status', () => {

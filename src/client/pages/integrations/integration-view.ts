@@ -13,7 +13,7 @@ export const INTEGRATION_GROUPS: readonly { key: IntegrationGroupKey; platforms:
   { key: 'email', platforms: ['klaviyo', 'omnisend', 'mailchimp', 'email'] },
 ];
 
-/** How often the list is fetched again while a sync is queued or running or its comparison is due (never otherwise). */
+/** How often the list is fetched again while a sync is queued or running (never otherwise). */
 export const SYNC_POLL_INTERVAL_MS = 2_000;
 
 /** The cards of each section; a platform missing from the fixed order joins its kind's section at the end. */
@@ -32,23 +32,9 @@ export function isRunActive(run: SyncRunView | null | undefined): run is SyncRun
   return run?.status === 'queued' || run?.status === 'running';
 }
 
-/** How long after a successful run the screen waits for its comparison with the platform's totals. */
-export const RECONCILIATION_WAIT_MS = 60_000;
-
-/**
- * The run has just succeeded and the server is still comparing our figures with the platform's (it
- * does that after marking the run done; e-mail platforms are not compared): the result is on its way.
- */
-export function awaitingReconciliation(integration: Pick<Integration, 'kind' | 'currentRun' | 'reconciliation'>, now: number = Date.now()): boolean {
-  const run = integration.currentRun;
-  if (integration.kind === 'email' || run?.status !== 'succeeded' || !run.finishedAt || !run.startedAt) return false;
-  if (now - Date.parse(run.finishedAt) > RECONCILIATION_WAIT_MS) return false;
-  return !integration.reconciliation || Date.parse(integration.reconciliation.checkedAt) < Date.parse(run.startedAt);
-}
-
-/** Whether the screen must poll: some platform has a sync queued or running, or its comparison is due. */
-export function shouldPoll(integrations: readonly Integration[] | undefined, now: number = Date.now()): boolean {
-  return integrations?.some((integration) => isRunActive(integration.currentRun) || awaitingReconciliation(integration, now)) ?? false;
+/** Whether the screen must poll: some platform has a sync queued or running (its comparison with the platform is stored before it ends). */
+export function shouldPoll(integrations: readonly Integration[] | undefined): boolean {
+  return integrations?.some((integration) => isRunActive(integration.currentRun)) ?? false;
 }
 
 /** The badge of a card: a connection whose sync is queued or running shows as syncing. */

@@ -60,7 +60,7 @@ function IntegrationsContent() {
   const { t } = useTranslation('integrations');
   const viewOnly = useViewOnly();
   const list = trpc.integrations.list.useQuery(undefined, {
-    // Poll only while a sync is queued or running, or its comparison with the platform is due.
+    // Poll only while a sync is queued or running.
     refetchInterval: (query) => (shouldPoll(query.state.data) ? SYNC_POLL_INTERVAL_MS : false),
   });
   const [connecting, setConnecting] = useState<Integration | null>(null);

@@ -49,6 +49,8 @@ export function ReconciliationPanel({ result, kind, platformName }: { result: Re
 
   const figures = figuresOf(result, kind);
   const showSpendPerDay = kind === 'ads';
+  // A platform without net sales of its own (Shopify's and WooCommerce's APIs) is compared on counts only.
+  const showNetSalesPerDay = result.sourceNetSales !== null;
   return (
     <section className="border-warning/40 bg-warning/5 rounded-box border p-3 text-sm" data-testid="reconciliation" data-matches="false" aria-label={t('reconciliation.label')}>
       <div className="flex items-start gap-2">
@@ -73,7 +75,7 @@ export function ReconciliationPanel({ result, kind, platformName }: { result: Re
             <tr key={figure.key} data-testid={`reconciliation-${figure.key}`}>
               <th scope="row" className="pl-0 font-normal">{t(`reconciliation.figures.${figure.key}`)}</th>
               <td className="text-right tabular-nums">{show(figure.ours, figure.money)}</td>
-              <td className={`text-right tabular-nums ${figure.source !== null && figure.source !== figure.ours ? 'font-semibold' : ''}`}>
+              <td className={`text-right tabular-nums ${figure.source === null ? 'text-base-content/70' : figure.source !== figure.ours ? 'font-semibold' : ''}`}>
                 {show(figure.source, figure.money)}
               </td>
             </tr>
@@ -97,7 +99,7 @@ export function ReconciliationPanel({ result, kind, platformName }: { result: Re
                     ) : (
                       <>
                         <th scope="col" className="text-right">{t('reconciliation.figures.orders')}</th>
-                        <th scope="col" className="text-right">{t('reconciliation.figures.netSales')}</th>
+                        {showNetSalesPerDay && <th scope="col" className="text-right">{t('reconciliation.figures.netSales')}</th>}
                       </>
                     )}
                   </tr>
@@ -111,7 +113,7 @@ export function ReconciliationPanel({ result, kind, platformName }: { result: Re
                       ) : (
                         <>
                           <td className="text-right tabular-nums">{t('reconciliation.versus', { ours: show(day.ourOrders, false), source: show(day.sourceOrders, false) })}</td>
-                          <td className="text-right tabular-nums">{t('reconciliation.versus', { ours: show(day.ourNetSales, true), source: show(day.sourceNetSales, true) })}</td>
+                          {showNetSalesPerDay && <td className="text-right tabular-nums">{t('reconciliation.versus', { ours: show(day.ourNetSales, true), source: show(day.sourceNetSales, true) })}</td>}
                         </>
                       )}
                     </tr>

@@ -120,6 +120,9 @@ export type ShopifyProductNode = z.infer<typeof shopifyProductNode>;
 const pageInfo = z.object({ hasNextPage: z.boolean(), endCursor: z.string().nullish() });
 const ordersData = z.object({ orders: z.object({ pageInfo, nodes: z.array(shopifyOrderNode) }) });
 const productsData = z.object({ products: z.object({ pageInfo, nodes: z.array(shopifyProductNode) }) });
+const dayOrdersData = z.object({
+  orders: z.object({ pageInfo, nodes: z.array(z.object({ legacyResourceId: z.string(), name: z.string().nullish(), updatedAt: z.string() })) }),
+});
 const countData = z.record(z.string(), z.object({ count: z.number().int(), precision: z.string() }));
 const shopData = z.object({
   shop: z.object({ name: z.string(), myshopifyDomain: z.string().nullish(), currencyCode: z.string(), ianaTimezone: z.string().nullish() }),
@@ -149,6 +152,16 @@ export const ORDERS_QUERY = `query Orders($first:Int!,$after:String,$q:String){o
 export const PRODUCTS_QUERY = `query Products($first:Int!,$after:String,$q:String){products(first:$first,after:$after,query:$q,sortKey:UPDATED_AT){pageInfo{hasNextPage endCursor} nodes{id legacyResourceId title status updatedAt featuredImage{url} variants(first:1){nodes{id sku price inventoryItem{unitCost{amount currencyCode}}}}}}}`;
 
 export const SHOP_QUERY = 'query Shop{shop{name myshopifyDomain currencyCode ianaTimezone}}';
+
+/** Just enough of each order to reconcile a day: which orders, and when each last changed. */
+export const DAY_ORDERS_QUERY = 'query DayOrders($first:Int!,$q:String){orders(first:$first,query:$q,sortKey:PROCESSED_AT){pageInfo{hasNextPage endCursor} nodes{legacyResourceId name updatedAt}}}';
+
+/**
+ * The orders our reports count, in Shopify search syntax: no test orders, none cancelled, and none
+ * whose payment was voided or expired (we map those to cancelled too). Every count we compare with
+ * ours uses it, so both sides count the same population.
+ */
+export const SHOPIFY_COUNTED_ORDERS = 'test:false -status:cancelled -financial_status:voided -financial_status:expired';
 
 /** Several ordersCount in one request, aliased c0, c1, ... with their search strings as variables q0, q1, ... */
 export function countsQuery(size: number): string {
@@ -254,6 +267,12 @@ export class ShopifyClient {
   async products(first: number, after: string | null, search: string): Promise<ShopifyPage<ShopifyProductNode>> {
     const { products } = await this.graphql(PRODUCTS_QUERY, { first, after, q: search }, productsData);
     return { nodes: products.nodes, hasNextPage: products.pageInfo.hasNextPage, endCursor: products.pageInfo.endCursor ?? null };
+  }
+
+  /** The first `first` orders matching `search` by processing time, with their last change. */
+  async dayOrders(first: number, search: string): Promise<{ nodes: z.infer<typeof dayOrdersData>['orders']['nodes']; hasNextPage: boolean }> {
+    const { orders } = await this.graphql(DAY_ORDERS_QUERY, { first, q: search }, dayOrdersData);
+    return { nodes: orders.nodes, hasNextPage: orders.pageInfo.hasNextPage };
   }
 
   /** ordersCount for each search string, in the same order (batched, 25 per request). */

@@ -1,8 +1,8 @@
 import { MalformedResponseError, type Connector, type ConnectorContext, type SourceDayTotal, type SyncBatch, type SyncWindow } from '../connector.ts';
-import { SHOPIFY, SHOPIFY_MAX_PAGE_SIZE, ShopifyClient, exchangeAuthorizationCode, normalizeShopDomain, refreshAccessToken, searchRange } from './client.ts';
-import { mapShopifyOrder, mapShopifyProduct } from './map.ts';
+import { SHOPIFY, SHOPIFY_COUNTED_ORDERS, SHOPIFY_MAX_PAGE_SIZE, ShopifyClient, exchangeAuthorizationCode, normalizeShopDomain, refreshAccessToken, searchRange } from './client.ts';
+import { mapShopifyOrder, mapShopifyProduct, type MappedShopifyOrder } from './map.ts';
 import { shopifyAuthorizeUrl, verifyShopifyCallback } from './oauth.ts';
-import { storeDaysOf } from './store-common.ts';
+import { storeDaysOf, type DayOrdersLookup } from './store-common.ts';
 
 // Shopify as a Connector. A window reads, in order, the products then the orders updated in
 // [since, until), one GraphQL page per fetchBatch. Token refresh is the engine's job: it calls
@@ -38,7 +38,16 @@ export interface ShopifyConnectorOptions {
   productsPageSize?: number;
 }
 
-export function createShopifyConnector(options: ShopifyConnectorOptions = {}): Connector {
+/**
+ * One order with its refunds, read from Shopify (e.g. when a refund arrives by webhook for an order
+ * we have not stored yet); null when the shop has no such order.
+ */
+export async function fetchShopifyOrder(ctx: ConnectorContext, orderId: string): Promise<MappedShopifyOrder | null> {
+  const page = await new ShopifyClient(ctx).orders(1, null, `id:${orderId.replace(/\D/g, '')}`);
+  return page.nodes[0] ? mapShopifyOrder(page.nodes[0]) : null;
+}
+
+export function createShopifyConnector(options: ShopifyConnectorOptions = {}): Connector & DayOrdersLookup {
   const ordersPageSize = Math.min(SHOPIFY_MAX_PAGE_SIZE, options.ordersPageSize ?? 100);
   const productsPageSize = Math.min(SHOPIFY_MAX_PAGE_SIZE, options.productsPageSize ?? 100);
 
@@ -68,13 +77,13 @@ export function createShopifyConnector(options: ShopifyConnectorOptions = {}): C
 
   /**
    * Orders per store day from ordersCount, counted the way our reports count (by processed day,
-   * without test and cancelled orders). Shopify has no per-day net sales endpoint in the Admin API,
-   * so only counts are reported.
+   * without test, cancelled or voided orders; placed within the window). Shopify has no per-day net
+   * sales endpoint in the Admin API, so only counts are reported.
    */
   async function sourceTotals(ctx: ConnectorContext, window: SyncWindow): Promise<SourceDayTotal[]> {
     const client = new ShopifyClient(ctx);
     const days = storeDaysOf(window, ctx.store.timezone);
-    const counts = await client.orderCounts(days.map((day) => `${searchRange('processed_at', day.start, day.end)} test:false -status:cancelled`));
+    const counts = await client.orderCounts(days.map((day) => `${searchRange('processed_at', day.start, day.end)} ${SHOPIFY_COUNTED_ORDERS}`));
     const currency = (await client.shop()).currencyCode;
     return days.map((day, index) => ({ day: day.day, orders: counts[index]!, currency }));
   }
@@ -99,7 +108,16 @@ export function createShopifyConnector(options: ShopifyConnectorOptions = {}): C
     },
     fetchBatch,
     sourceTotals,
+    /** The orders ordersCount counts in the slice, by processing time. */
+    async dayOrders(ctx, slice, limit) {
+      const first = Math.min(SHOPIFY_MAX_PAGE_SIZE, limit);
+      const page = await new ShopifyClient(ctx).dayOrders(first, `${searchRange('processed_at', slice.start, slice.end)} ${SHOPIFY_COUNTED_ORDERS}`);
+      return {
+        orders: page.nodes.map((node) => ({ externalId: node.legacyResourceId, orderNumber: node.name ?? null, updatedAt: node.updatedAt })),
+        complete: !page.hasNextPage,
+      };
+    },
   };
 }
 
-export const shopifyConnector: Connector = createShopifyConnector();
+export const shopifyConnector: Connector & DayOrdersLookup = createShopifyConnector();

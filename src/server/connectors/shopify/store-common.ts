@@ -1,5 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { addDays, dayInZone } from '../../modules/commerce/days.ts';
+import type { ConnectorContext } from '../connector.ts';
 
 // Small helpers both store connectors use (Shopify and WooCommerce import them from here).
 
@@ -43,15 +44,43 @@ export function dayStartInZone(day: string, timeZone: string): Date {
   return new Date(instant);
 }
 
-/** The store days a window touches, each with its [start, end) instants. */
+/**
+ * The store days a window touches, each with its [start, end) instants cut to the window: the first
+ * and last day count only what lies inside it, so a platform's count over these slices covers exactly
+ * the orders placed in the window (none placed after a sync's end, none before its start).
+ */
 export function storeDaysOf(window: { since: Date; until: Date }, timeZone: string): { day: string; start: Date; end: Date }[] {
   if (window.until.getTime() <= window.since.getTime()) return [];
   const first = dayInZone(window.since, timeZone);
   const last = dayInZone(new Date(window.until.getTime() - 1), timeZone);
   const days: { day: string; start: Date; end: Date }[] = [];
   for (let day = first; day <= last; day = addDays(day, 1)) {
-    days.push({ day, start: dayStartInZone(day, timeZone), end: dayStartInZone(addDays(day, 1), timeZone) });
+    const start = dayStartInZone(day, timeZone);
+    const end = dayStartInZone(addDays(day, 1), timeZone);
+    days.push({ day, start: start < window.since ? window.since : start, end: end > window.until ? window.until : end });
   }
   return days;
 }
 
+/** An order the platform counts on a day, as listed for reconciliation. */
+export interface SourceDayOrder {
+  externalId: string;
+  orderNumber: string | null;
+  /** The platform's last change of the order (ISO instant). */
+  updatedAt: string;
+}
+
+/** The most orders a store connector lists for one differing day. */
+export const DAY_ORDERS_LIMIT = 250;
+
+/**
+ * Store connectors that can list the orders they count in a slice of a day (the same population
+ * as their sourceTotals), at most `limit`; `complete` is false when the day holds more.
+ */
+export interface DayOrdersLookup {
+  dayOrders(ctx: ConnectorContext, slice: { start: Date; end: Date }, limit: number): Promise<{ orders: SourceDayOrder[]; complete: boolean }>;
+}
+
+export function canListDayOrders(connector: object): connector is DayOrdersLookup {
+  return typeof (connector as Partial<DayOrdersLookup>).dayOrders === 'function';
+}

@@ -206,6 +206,12 @@ export class WooCommerceClient {
     return page.total ?? page.rows.length;
   }
 
+  /** Orders with these statuses created in [after, before), oldest first, one page. */
+  createdBetween(after: Date, before: Date, statuses: readonly string[], page: number, perPage: number): Promise<WooPage<WooOrder>> {
+    const bounds = wooBounds(after, before);
+    return this.list('/orders', wooOrder, { after: bounds.after, before: bounds.before, dates_are_gmt: true, status: statuses.join(','), orderby: 'date', order: 'asc', per_page: perPage, page });
+  }
+
   async currency(): Promise<string> {
     return (await this.get('/data/currencies/current', wooCurrency)).data.code;
   }

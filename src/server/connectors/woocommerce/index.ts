@@ -1,7 +1,7 @@
 import type { IngestOrder, IngestRefund } from '../../modules/commerce/ingest.ts';
 import { MalformedResponseError, type Connector, type ConnectorContext, type SourceDayTotal, type SyncBatch, type SyncWindow } from '../connector.ts';
-import { storeDaysOf } from '../shopify/store-common.ts';
-import { WOOCOMMERCE, WOOCOMMERCE_MAX_PAGE_SIZE, WooCommerceClient, type WooOrder, type WooPage } from './client.ts';
+import { storeDaysOf, type DayOrdersLookup } from '../shopify/store-common.ts';
+import { WOOCOMMERCE, WOOCOMMERCE_MAX_PAGE_SIZE, WooCommerceClient, gmtInstant, type WooOrder, type WooPage } from './client.ts';
 import { WOO_COUNTED_STATUSES, mapWooOrder, mapWooProduct, mapWooRefund } from './map.ts';
 
 // WooCommerce as a Connector: API key and secret typed into a form, then per window the products
@@ -76,7 +76,7 @@ export interface WooCommerceConnectorOptions {
   pageSize?: number;
 }
 
-export function createWooCommerceConnector(options: WooCommerceConnectorOptions = {}): Connector {
+export function createWooCommerceConnector(options: WooCommerceConnectorOptions = {}): Connector & DayOrdersLookup {
   const perPage = Math.min(WOOCOMMERCE_MAX_PAGE_SIZE, options.pageSize ?? WOOCOMMERCE_MAX_PAGE_SIZE);
 
   async function fetchBatch(ctx: ConnectorContext, window: SyncWindow, rawCursor: string | null): Promise<SyncBatch> {
@@ -102,8 +102,8 @@ export function createWooCommerceConnector(options: WooCommerceConnectorOptions 
   }
 
   /**
-   * Orders created per store day, from X-WP-Total of a one-row page per day, with the statuses our
-   * reports count. Net sales are not reported: WooCommerce's legacy sales report has no per-day refunds.
+   * Orders created per store day (within the window), from X-WP-Total of a one-row page per day, with
+   * the statuses our reports count. Net sales are not reported: WooCommerce's legacy sales report has no per-day refunds.
    */
   async function sourceTotals(ctx: ConnectorContext, window: SyncWindow): Promise<SourceDayTotal[]> {
     const client = new WooCommerceClient(ctx);
@@ -130,7 +130,24 @@ export function createWooCommerceConnector(options: WooCommerceConnectorOptions 
     },
     fetchBatch,
     sourceTotals,
+    /** The orders sourceTotals counts in the slice, oldest first, read 100 per page. */
+    async dayOrders(ctx, slice, limit) {
+      const client = new WooCommerceClient(ctx);
+      const orders: WooOrder[] = [];
+      let total: number | null = null;
+      for (let page = 1; orders.length < limit; page++) {
+        const read = await client.createdBetween(slice.start, slice.end, WOO_COUNTED_STATUSES, page, WOOCOMMERCE_MAX_PAGE_SIZE);
+        orders.push(...read.rows);
+        total = read.total;
+        if (read.rows.length < WOOCOMMERCE_MAX_PAGE_SIZE) break;
+      }
+      const listed = orders.slice(0, limit);
+      return {
+        orders: listed.map((order) => ({ externalId: String(order.id), orderNumber: order.number ?? String(order.id), updatedAt: gmtInstant(order.date_modified_gmt ?? order.date_created_gmt) })),
+        complete: listed.length === orders.length && (total === null || total <= listed.length),
+      };
+    },
   };
 }
 
-export const woocommerceConnector: Connector = createWooCommerceConnector();
+export const woocommerceConnector: Connector & DayOrdersLookup = createWooCommerceConnector();

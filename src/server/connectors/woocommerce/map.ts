@@ -8,18 +8,20 @@ import { WOOCOMMERCE, gmtInstant, type WooOrder, type WooProduct, type WooRefund
 // without a zone); money is the order's own currency, parsed exactly.
 
 /**
- * Woo statuses -> ours: processing/completed are paid, pending/on-hold await payment, cancelled,
- * failed and trashed orders never count. 'refunded' maps to paid: the refund rows make it refunded.
+ * Woo statuses -> ours: processing/completed are paid, pending/on-hold await payment; cancelled,
+ * failed and trashed orders and unfinished block checkouts (checkout-draft) never count. 'refunded'
+ * maps to paid: the refund rows make it refunded. Exactly WOO_COUNTED_STATUSES map to counting ones,
+ * apart from statuses added by plugins (paid here, not in the platform's counts).
  */
 export function wooStatus(status: string): OrderStatus {
   switch (status) {
     case 'pending':
     case 'on-hold':
-    case 'checkout-draft':
       return 'pending';
     case 'cancelled':
     case 'failed':
     case 'trash':
+    case 'checkout-draft':
       return 'cancelled';
     default:
       return 'paid';

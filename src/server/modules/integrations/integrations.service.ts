@@ -11,6 +11,7 @@ import { Store, type StoreEntity } from '../stores/store.entity.ts';
 import type { UserEntity } from '../users/user.entity.ts';
 import { OAuthState, ReconciliationResult, SyncRun, type SyncRunEntity } from './integration.entities.ts';
 import { integrationsSettings, oauthCallbackPath, oauthSettingsFor, type IntegrationsSettings } from './integrations-runtime.ts';
+import { refusalMessage, unreachableMessage } from './platform-messages.ts';
 import { reconciliationView } from './reconciliation.ts';
 import { activeRunOf, connectorContext, openCredentials, queueSync, requestCancel, sealCredentials } from './sync-runner.ts';
 
@@ -122,10 +123,9 @@ async function connectionOrNew(em: EntityManager, store: StoreEntity, platform: 
 
 /** The platform's answer to a failed verify(), as the message the user reads. */
 function verifyFailure(platform: PlatformKey, error: unknown): AppError {
-  const name = PLATFORM_DISPLAY_NAMES[platform];
-  if (error instanceof ConnectorAuthError) return new AppError('BAD_REQUEST', `${name} refused the credentials: ${error.reason}`);
+  if (error instanceof ConnectorAuthError) return new AppError('BAD_REQUEST', refusalMessage(platform, error.reason, 'Check the credentials and try again.'));
   if (error instanceof ConnectorRequestError || error instanceof MalformedResponseError) {
-    return new AppError('BAD_REQUEST', `${name} could not be reached to check the credentials (${error.message}). Try again in a moment.`);
+    return new AppError('BAD_REQUEST', unreachableMessage(platform, error, 'while checking the credentials', 'Try again in a moment.'));
   }
   if (error instanceof AppError) return error;
   throw error;
@@ -292,8 +292,10 @@ export async function completeOAuth(
     const account = await connector.verify(connectorContext(settings, platform, credentials, store));
     await markConnected(em, store, platform, credentials, account, settings);
   } catch (error) {
-    if (error instanceof ConnectorAuthError) throw new OAuthCallbackError(`${name} refused the connection: ${error.reason}`);
-    if (error instanceof ConnectorRequestError || error instanceof MalformedResponseError) throw new OAuthCallbackError(`${name} could not be reached to finish connecting. Try again in a moment.`);
+    if (error instanceof ConnectorAuthError) throw new OAuthCallbackError(refusalMessage(platform, error.reason, 'Start connecting again.'));
+    if (error instanceof ConnectorRequestError || error instanceof MalformedResponseError) {
+      throw new OAuthCallbackError(unreachableMessage(platform, error, 'while finishing the connection', 'Try connecting again in a moment.'));
+    }
     if (error instanceof AppError) throw new OAuthCallbackError(error.message);
     throw error;
   }

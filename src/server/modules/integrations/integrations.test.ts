@@ -115,7 +115,8 @@ describe('connecting with credentials', () => {
     const owner = await ownerWithStore(testApp.app, testApp.orm, 'Wrong key shop');
     const answer = await call(owner.client, 'connect', { platform: 'klaviyo', credentials: { apiKey: 'pk_wrong' } });
     expect(answer.status).toBe(400);
-    expect(answer.body.error.message).toMatch(/^Klaviyo refused the credentials: /);
+    // One sentence, the platform named once, saying what to do.
+    expect(answer.body.error.message).toBe('Klaviyo refused the private API key: it was revoked, deleted or mistyped. Create a new private key and reconnect.');
     expect(await connectionOf(owner.store.id, 'klaviyo')).toBeNull();
     expect(sentJobs).toEqual([]);
   });
@@ -255,7 +256,7 @@ describe('Shopify OAuth', () => {
     const forged = { ...shopify.issueAuthorizationCode(state), hmac: '00'.repeat(32) };
     const refused = await owner.client.get(`/api/integrations/oauth/shopify/callback?${new URLSearchParams(forged)}`);
     expect(refused.status).toBe(302);
-    expect(decodeURIComponent(String(refused.headers.location))).toBe('/integrations?error=Shopify refused the connection: The answer from Shopify was not signed correctly; start connecting again.');
+    expect(decodeURIComponent(String(refused.headers.location))).toBe('/integrations?error=The answer from Shopify was not signed correctly; start connecting again.');
     expect((await connectionOf(owner.store.id, 'shopify'))?.sealedCredentials ?? null).toBeNull();
 
     // The forged callback used the state up: a new authorization is needed.
@@ -382,7 +383,7 @@ describe('token refresh, failures, health checks and the schedule', () => {
     expect(await runQueued(owner.store.id, 'googleads')).toBe('failed');
     google.clearFaults();
     const shown = await entry(owner.client, 'googleads');
-    expect(shown).toMatchObject({ status: 'error', lastError: expect.stringMatching(/^googleads request failed \(5\d\d\): gave up after 3 attempts/), currentRun: { status: 'failed' } });
+    expect(shown).toMatchObject({ status: 'error', lastError: expect.stringMatching(/^Google Ads kept failing \(HTTP 5\d\d\) during the sync\. The next sync tries again\.$/), currentRun: { status: 'failed' } });
     expect(openCredentials(settings, (await connectionOf(owner.store.id, 'googleads'))!)).toEqual(credentials);
   });
 

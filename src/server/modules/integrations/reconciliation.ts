@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ReconciliationExplanation, ReconciliationView } from '../../../shared/integrations.ts';
 import type { Connector, ConnectorContext, SourceDayTotal, SyncWindow } from '../../connectors/connector.ts';
+import { DAY_ORDERS_LIMIT, canListDayOrders, storeDaysOf, type DayOrdersLookup, type SourceDayOrder } from '../../connectors/shopify/store-common.ts';
 import { num, sqlRunner } from '../commerce/raw-sql.ts';
 import type { PlatformConnectionEntity } from '../connections/platform-connection.entity.ts';
 import type { StoreEntity } from '../stores/store.entity.ts';
@@ -8,25 +9,31 @@ import { ReconciliationResult, type ReconciliationDay, type ReconciliationResult
 
 // "Why don't the numbers match?": after a sync, our per-day figures for the window are compared with
 // the platform's own (connector.sourceTotals): order counts and net sales of store platforms (by the
-// store's day, test and cancelled orders left out on both sides), spend of ad platforms. The latest
-// result is kept per connection, with the orders that explain differences on the days that differ.
+// store's day, orders placed within the window, test and cancelled orders left out on both sides),
+// spend of ad platforms. The latest result is kept per connection, with the orders that explain
+// differences on the days that differ; store connectors that can list a day's orders
+// (DayOrdersLookup) are asked for those days only, which finds the orders missing here and the ones
+// edited at the source after our copy.
 
 const MAX_EXPLANATIONS = 50;
+/** At most this many differing days are looked up order by order (each is one or a few requests). */
+const MAX_LOOKUP_DAYS = 10;
 
 interface OurStoreDay {
   orders: number;
   netSalesMinor: number;
 }
 
-async function ourStoreDays(em: EntityManager, storeId: number, platform: string, from: string, to: string, currency: string): Promise<Map<string, OurStoreDay>> {
+/** Our counting orders placed in [since, until), per store day. */
+async function ourStoreDays(em: EntityManager, storeId: number, platform: string, window: SyncWindow, currency: string): Promise<Map<string, OurStoreDay>> {
   const rows = await sqlRunner(em).rows<{ day: string; orders: string; net_sales: string }>(
     `select to_char(placed_day, 'YYYY-MM-DD') as day,
-            count(*) filter (where not is_test and status <> 'cancelled')::text as orders,
-            coalesce(sum(net_sales_minor) filter (where not is_test and status <> 'cancelled' and currency = $5), 0)::text as net_sales
+            count(*)::text as orders,
+            coalesce(sum(net_sales_minor) filter (where currency = $5), 0)::text as net_sales
        from orders
-      where store_id = $1 and platform = $2 and placed_day between $3::date and $4::date
+      where store_id = $1 and platform = $2 and placed_at >= $3 and placed_at < $4 and not is_test and status <> 'cancelled'
       group by placed_day`,
-    [storeId, platform, from, to, currency],
+    [storeId, platform, window.since, window.until, currency],
   );
   return new Map(rows.map((row) => [row.day, { orders: num(row.orders), netSalesMinor: num(row.net_sales) }]));
 }
@@ -42,32 +49,100 @@ async function ourSpendDays(em: EntityManager, storeId: number, platform: string
   return new Map(rows.map((row) => [row.day, num(row.spend)]));
 }
 
+interface OurOrderRow {
+  external_id: string;
+  order_number: string | null;
+  is_test: boolean;
+  status: string;
+  currency: string;
+  day: string;
+  updated_ms: number;
+  refund_day: string | null;
+}
+
+/** Our copies of the orders placed on the given days within the window, or of the given external ids. */
+async function ourOrders(em: EntityManager, storeId: number, platform: string, timezone: string, window: SyncWindow, days: string[], externalIds: string[]): Promise<OurOrderRow[]> {
+  return sqlRunner(em).rows<OurOrderRow>(
+    `select o.external_id, o.order_number, o.is_test, o.status, o.currency, to_char(o.placed_day, 'YYYY-MM-DD') as day, (extract(epoch from o.updated_at) * 1000)::float8 as updated_ms,
+            (select to_char(max((r.refunded_at at time zone $4)::date), 'YYYY-MM-DD') from refunds r where r.store_id = o.store_id and r.order_id = o.id) as refund_day
+       from orders o
+      where o.store_id = $1 and o.platform = $2
+        and ((o.placed_day = any($3::date[]) and o.placed_at >= $5 and o.placed_at < $6) or o.external_id = any($7::text[]))
+      order by o.placed_day, o.external_id`,
+    [storeId, platform, days, timezone, window.since, window.until, externalIds],
+  );
+}
+
+/**
+ * Why one of our orders may be counted differently from the platform's totals (null: no reason
+ * seen). Another currency and a later refund only change net sales: they explain a day only when
+ * its net sales differ (`netSalesDiffer`), not a difference in counts.
+ */
+function reasonOf(row: OurOrderRow, currency: string, netSalesDiffer: boolean): ReconciliationExplanation | null {
+  const base = { orderExternalId: row.external_id, orderNumber: row.order_number };
+  if (row.is_test) return { ...base, reason: 'test_order', detail: `A test order on ${row.day}: counted nowhere.` };
+  if (row.status === 'cancelled') return { ...base, reason: 'cancelled', detail: `Cancelled; placed on ${row.day}.` };
+  if (!netSalesDiffer) return null;
+  if (row.currency !== currency) return { ...base, reason: 'other_currency', detail: `Paid in ${row.currency}, not ${currency}: its sales are left out of the ${currency} totals.` };
+  if (row.refund_day && row.refund_day > row.day) {
+    return { ...base, reason: 'refunded_later', detail: `Placed on ${row.day}, refunded on ${row.refund_day}: the refund lowers net sales of its own day.` };
+  }
+  return null;
+}
+
 /**
  * Orders of the differing days that explain a difference: the ones either side may count differently
  * (test, cancelled, another currency than the platform's totals, refunded on a later day).
  */
-async function explanationsFor(em: EntityManager, storeId: number, platform: string, timezone: string, days: string[], currency: string): Promise<ReconciliationExplanation[]> {
-  if (days.length === 0) return [];
-  const rows = await sqlRunner(em).rows<{ external_id: string; order_number: string | null; is_test: boolean; status: string; currency: string; day: string; refund_day: string | null; refunds_minor: string }>(
-    `select o.external_id, o.order_number, o.is_test, o.status, o.currency, to_char(o.placed_day, 'YYYY-MM-DD') as day, o.refunds_minor::text as refunds_minor,
-            (select to_char(max((r.refunded_at at time zone $4)::date), 'YYYY-MM-DD') from refunds r where r.store_id = o.store_id and r.order_id = o.id) as refund_day
-       from orders o
-      where o.store_id = $1 and o.platform = $2 and o.placed_day = any($3::date[])
-        and (o.is_test or o.status = 'cancelled' or o.currency <> $5 or o.refunds_minor > 0)
-      order by o.placed_day, o.external_id
-      limit ${MAX_EXPLANATIONS * 2}`,
-    [storeId, platform, days, timezone, currency],
-  );
+function explanationsFromOurs(rows: OurOrderRow[], currency: string, netSalesDays: Set<string>): ReconciliationExplanation[] {
+  return rows.map((row) => reasonOf(row, currency, netSalesDays.has(row.day))).filter((explanation) => explanation !== null);
+}
+
+/**
+ * With the platform's own list of each differing day's orders: the ones it counts that we do not
+ * have (missing here), that it changed after our copy (edited after sync), that our copy does not
+ * count (test, cancelled), and ours it does not list (missing at the source, when its list is whole).
+ */
+async function explanationsFromLookup(
+  em: EntityManager,
+  input: ReconcileInput & { lookup: DayOrdersLookup },
+  days: string[],
+  currency: string,
+  netSalesDays: Set<string>,
+): Promise<ReconciliationExplanation[]> {
+  const { store, connection } = input;
+  const slices = storeDaysOf(input.window, store.timezone).filter((slice) => days.includes(slice.day)).slice(0, MAX_LOOKUP_DAYS);
+  const listed = [] as { day: string; orders: SourceDayOrder[]; complete: boolean }[];
+  for (const slice of slices) listed.push({ day: slice.day, ...(await input.lookup.dayOrders(input.ctx, slice, DAY_ORDERS_LIMIT)) });
+  const sourceIds = listed.flatMap((day) => day.orders.map((order) => order.externalId));
+  const ours = await ourOrders(em, store.id, connection.platform, store.timezone, input.window, slices.map((slice) => slice.day), sourceIds);
+  const ourById = new Map(ours.map((row) => [row.external_id, row]));
+
   const explanations: ReconciliationExplanation[] = [];
-  for (const row of rows) {
-    const base = { orderExternalId: row.external_id, orderNumber: row.order_number };
-    if (row.is_test) explanations.push({ ...base, reason: 'test_order', detail: `A test order on ${row.day}: counted nowhere.` });
-    else if (row.status === 'cancelled') explanations.push({ ...base, reason: 'cancelled', detail: `Cancelled; placed on ${row.day}.` });
-    else if (row.currency !== currency) explanations.push({ ...base, reason: 'other_currency', detail: `Paid in ${row.currency}, not ${currency}: its sales are left out of the ${currency} totals.` });
-    else if (row.refund_day && row.refund_day > row.day) {
-      explanations.push({ ...base, reason: 'refunded_later', detail: `Placed on ${row.day}, refunded on ${row.refund_day}: the refund lowers net sales of its own day.` });
+  for (const day of listed) {
+    const listedIds = new Set(day.orders.map((order) => order.externalId));
+    for (const order of day.orders) {
+      const base = { orderExternalId: order.externalId, orderNumber: order.orderNumber };
+      const copy = ourById.get(order.externalId);
+      if (!copy) {
+        explanations.push({ ...base, reason: 'missing_here', detail: `Counted by the platform on ${day.day} but not synced here yet; the next sync brings it in.` });
+      } else if (Date.parse(order.updatedAt) > Number(copy.updated_ms)) {
+        explanations.push({ ...base, reason: 'edited_after_sync', detail: `Changed at the platform on ${order.updatedAt.slice(0, 10)}, after our copy; the next sync updates it.` });
+      } else {
+        const reason = reasonOf(copy, currency, netSalesDays.has(day.day));
+        if (reason) explanations.push(reason);
+      }
     }
-    if (explanations.length >= MAX_EXPLANATIONS) break;
+    if (!day.complete) continue;
+    for (const row of ours) {
+      if (row.day !== day.day || listedIds.has(row.external_id) || row.is_test || row.status === 'cancelled') continue;
+      explanations.push({
+        orderExternalId: row.external_id,
+        orderNumber: row.order_number,
+        reason: 'missing_at_source',
+        detail: `Counted here on ${row.day}, but the platform no longer counts it (deleted, cancelled or marked as a test there).`,
+      });
+    }
   }
   return explanations;
 }
@@ -92,14 +167,14 @@ export async function reconcileAfterSync(em: EntityManager, input: ReconcileInpu
   const currency = source.find((total) => total.currency)?.currency ?? store.currency;
   const platform = connection.platform;
   const isStore = connector.kind === 'store';
-  const ourOrders = isStore ? await ourStoreDays(em, store.id, platform, from, to, currency) : new Map<string, OurStoreDay>();
+  const ourDays = isStore ? await ourStoreDays(em, store.id, platform, input.window, currency) : new Map<string, OurStoreDay>();
   const ourSpend = isStore ? new Map<string, number>() : await ourSpendDays(em, store.id, platform, from, to);
 
   const differing: ReconciliationDay[] = [];
   const totals = { ourOrders: 0, sourceOrders: null as number | null, ourNet: 0, sourceNet: null as number | null, ourSpend: 0, sourceSpend: null as number | null };
   const add = (current: number | null, value: number | undefined) => (value === undefined ? current : (current ?? 0) + value);
   for (const day of source as SourceDayTotal[]) {
-    const ours = ourOrders.get(day.day) ?? { orders: 0, netSalesMinor: 0 };
+    const ours = ourDays.get(day.day) ?? { orders: 0, netSalesMinor: 0 };
     const spend = ourSpend.get(day.day) ?? 0;
     totals.ourOrders += ours.orders;
     totals.ourNet += ours.netSalesMinor;
@@ -121,7 +196,15 @@ export async function reconcileAfterSync(em: EntityManager, input: ReconcileInpu
       ...(isStore ? {} : { ourSpend: spend, sourceSpend: day.spendMinor ?? null }),
     });
   }
-  const explanations = isStore ? await explanationsFor(em, store.id, platform, store.timezone, differing.map((day) => day.day), currency) : [];
+  const differingDays = differing.map((day) => day.day);
+  let explanations: ReconciliationExplanation[] = [];
+  if (isStore && differingDays.length > 0) {
+    const netSalesDays = new Set(differing.filter((day) => day.sourceNetSales !== null && day.sourceNetSales !== day.ourNetSales).map((day) => day.day));
+    explanations = canListDayOrders(connector)
+      ? await explanationsFromLookup(em, { ...input, lookup: connector }, differingDays, currency, netSalesDays)
+      : explanationsFromOurs(await ourOrders(em, store.id, platform, store.timezone, input.window, differingDays, []), currency, netSalesDays);
+  }
+  explanations = explanations.slice(0, MAX_EXPLANATIONS);
 
   const values = {
     store: store.id,

@@ -13,6 +13,7 @@ import { PlatformConnection, type PlatformConnectionEntity } from '../connection
 import { Store, type StoreEntity } from '../stores/store.entity.ts';
 import { SyncRun, type SyncRunEntity } from './integration.entities.ts';
 import { baseUrlFor, integrationsSettings, oauthCallbackPath, oauthSettingsFor, runningSyncs, sendIntegrationJob, type IntegrationsSettings } from './integrations-runtime.ts';
+import { syncFailureMessage } from './platform-messages.ts';
 import { reconcileAfterSync } from './reconciliation.ts';
 
 // Runs one sync: page after page from the connector into ingest, the cursor stored after each page's
@@ -181,7 +182,6 @@ export async function disconnectConnection(em: EntityManager, connection: Platfo
 }
 
 function errorMessage(error: unknown): string {
-  if (error instanceof ConnectorRequestError || error instanceof MalformedResponseError || error instanceof AppError) return error.message;
   return (error as Error)?.message ?? String(error);
 }
 
@@ -205,10 +205,10 @@ export async function runSync(em: EntityManager, runId: number, options: RunSync
   const store = await em.findOneOrFail(Store, { id: run.store.id });
   const connector = options.connector ?? connectorFor(connection.platform);
 
-  const finish = async (status: SyncRunStatus, error: string | null = null) => {
+  const finish = async (status: SyncRunStatus, error: string | null = null, finishedAt: Date = now()) => {
     run.status = status;
     run.error = error;
-    run.finishedAt = now();
+    run.finishedAt = finishedAt;
     run.heartbeatAt = run.finishedAt;
     await em.flush();
   };
@@ -298,9 +298,10 @@ export async function runSync(em: EntityManager, runId: number, options: RunSync
     }
     if (isRunFailure(error)) {
       options.log?.(`Sync ${run.id} (${connection.platform}) failed: ${errorMessage(error)}`);
+      const message = syncFailureMessage(connection.platform, error);
       if (connection.sealedCredentials) connection.status = 'error';
-      connection.lastError = errorMessage(error);
-      await finish('failed', errorMessage(error));
+      connection.lastError = message;
+      await finish('failed', message);
       return 'failed';
     }
     throw error;
@@ -317,14 +318,16 @@ export async function runSync(em: EntityManager, runId: number, options: RunSync
   connection.lastSyncAt = finishedAt;
   if (!connection.syncedUntil || connection.syncedUntil < run.windowUntil) connection.syncedUntil = run.windowUntil;
   connection.rowsSynced += run.rowsDone;
-  await finish('succeeded');
 
+  // The comparison is stored before the run is marked done, so a screen that sees the run succeed
+  // sees its comparison too.
   try {
     await reconcileAfterSync(em, { connection, store, connector, ctx, window, checkedAt: finishedAt });
   } catch (error) {
     // The data is in; a platform that cannot say its own totals right now is no reason to fail the sync.
     options.log?.(`Reconciliation of ${connection.platform} for store ${store.id} failed: ${errorMessage(error)}`);
   }
+  await finish('succeeded', null, finishedAt);
   return 'succeeded';
 }
 

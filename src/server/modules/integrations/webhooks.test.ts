@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -92,6 +92,41 @@ describe('POST /api/webhooks/shopify', () => {
     // Processing a job twice (a pg-boss retry) does nothing either.
     await processWebhookDelivery(testApp.orm.em.fork(), (await deliveries(storeId))[0]!.id, settings);
     expect(await ordersOf(storeId)).toHaveLength(1);
+  });
+
+  it('refunds/create for an order never stored here reads the order from Shopify first, once', async () => {
+    const { storeId } = await connected('shopify', { shop: shopify.shop, accessToken: shopify.initialToken! }, 'refund-first.myshopify.com');
+    const orderId = shopify.orderId(7);
+    const refundId = shopify.addRefund(orderId, { amountMinor: 1250, note: 'Too small' });
+    const delivery = shopify.webhookDelivery('refunds/create', orderId, { webhookId: 'wh-refund-7' });
+    delivery.headers['x-shopify-shop-domain'] = 'refund-first.myshopify.com';
+    expect((await post('/api/webhooks/shopify', delivery)).statusCode).toBe(200);
+    expect(await ordersOf(storeId)).toEqual([]);
+    await processSentJobs();
+    expect((await ordersOf(storeId)).map((order) => order.external_id)).toEqual([orderId]);
+    const refunds = await sqlRunner(testApp.orm.em.fork()).rows<{ external_id: string; amount: string }>(
+      `select external_id, amount_minor::text as amount from refunds where store_id = $1 order by external_id`,
+      [storeId],
+    );
+    expect(refunds).toContainEqual({ external_id: refundId, amount: '1250' });
+    const [stored] = await deliveries(storeId);
+    expect(stored).toMatchObject({ processedAt: expect.any(Date), error: null });
+  });
+
+  it('a refund of an order Shopify does not know either is recorded as skipped, not retried forever', async () => {
+    const { storeId } = await connected('shopify', { shop: shopify.shop, accessToken: shopify.initialToken! }, 'refund-unknown.myshopify.com');
+    shopify.addRefund(shopify.orderId(8), { amountMinor: 100 });
+    const delivery = shopify.webhookDelivery('refunds/create', shopify.orderId(8), { webhookId: 'wh-refund-unknown' });
+    // The refund names an order id the shop never had (signed by Shopify all the same).
+    const unknownOrder = '999999';
+    const body = JSON.stringify({ ...(JSON.parse(delivery.body) as Record<string, unknown>), order_id: Number(unknownOrder) });
+    const headers = { ...delivery.headers, 'x-shopify-shop-domain': 'refund-unknown.myshopify.com', 'x-shopify-hmac-sha256': createHmac('sha256', shopify.clientSecret).update(body).digest('base64') };
+    const signed = { body, headers };
+    expect((await post('/api/webhooks/shopify', signed)).statusCode).toBe(200);
+    await processSentJobs();
+    const [stored] = await deliveries(storeId);
+    expect(stored).toMatchObject({ processedAt: expect.any(Date), error: `Order ${unknownOrder} is not known here or at Shopify: its refund was skipped.` });
+    expect(await ordersOf(storeId)).toEqual([]);
   });
 
   it('answers 401 to a forged or missing signature and stores nothing', async () => {

@@ -1,9 +1,10 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { PlatformKey } from '../../../shared/platforms.ts';
+import { fetchShopifyOrder } from '../../connectors/shopify/index.ts';
 import { fetchWooCommerceOrder } from '../../connectors/woocommerce/index.ts';
 import { mapShopifyWebhook, shopifyWebhookDelivery, verifyShopifyWebhook } from '../../connectors/shopify/webhooks.ts';
 import { isWooCommercePing, mapWooCommerceWebhook, verifyWooCommerceWebhook, wooCommerceWebhookDelivery } from '../../connectors/woocommerce/webhooks.ts';
-import { ingestOrders, ingestRefunds } from '../commerce/ingest.ts';
+import { ingestOrders, ingestRefunds, type IngestOrder } from '../commerce/ingest.ts';
 import { sqlRunner } from '../commerce/raw-sql.ts';
 import { PlatformConnection, type PlatformConnectionEntity } from '../connections/platform-connection.entity.ts';
 import { Store } from '../stores/store.entity.ts';
@@ -66,6 +67,18 @@ export async function receiveWooCommerceWebhook(em: EntityManager, connectionId:
   return ACCEPTED;
 }
 
+/** The order ids (of `platform`) neither stored for the store nor among `orders`. */
+async function ordersNotStored(em: EntityManager, storeId: number, platform: PlatformKey, orderIds: string[], orders: IngestOrder[]): Promise<string[]> {
+  const wanted = [...new Set(orderIds)].filter((id) => !orders.some((order) => order.externalId === id));
+  if (wanted.length === 0) return [];
+  const stored = await sqlRunner(em).rows<{ external_id: string }>(
+    `select external_id from orders where store_id = $1 and platform = $2 and external_id = any($3::text[])`,
+    [storeId, platform, wanted],
+  );
+  const known = new Set(stored.map((row) => row.external_id));
+  return wanted.filter((id) => !known.has(id));
+}
+
 /** The job: applies a stored delivery (once; a delivery already processed is skipped). */
 export async function processWebhookDelivery(em: EntityManager, deliveryId: number, settings: IntegrationsSettings = integrationsSettings()): Promise<void> {
   const delivery = await em.findOne(WebhookDelivery, { id: deliveryId });
@@ -73,6 +86,7 @@ export async function processWebhookDelivery(em: EntityManager, deliveryId: numb
   const connection = await em.findOneOrFail(PlatformConnection, { id: delivery.connection.id });
   const store = await em.findOneOrFail(Store, { id: delivery.store.id });
   try {
+    delivery.error = null;
     const payload = JSON.parse(delivery.payload) as unknown;
     if (delivery.platform === 'shopify') {
       const effect = mapShopifyWebhook(delivery.topic, payload, { shopCurrency: connection.accountCurrency ?? store.currency });
@@ -81,8 +95,24 @@ export async function processWebhookDelivery(em: EntityManager, deliveryId: numb
         if (active) await requestCancel(em, active);
         await disconnectConnection(em, connection, SHOPIFY_UNINSTALLED_REASON);
       } else if (effect.kind === 'ingest') {
-        if (effect.orders.length) await ingestOrders(em, store.id, effect.orders);
-        if (effect.refunds.length) await ingestRefunds(em, store.id, effect.refunds);
+        const orders = [...effect.orders];
+        let refunds = [...effect.refunds];
+        // A refund of an order we have not stored (placed before the backfill's window, or its own
+        // delivery still on its way): the order is read from Shopify first, so the refund has its order.
+        const credentials = openCredentials(settings, connection);
+        for (const orderId of await ordersNotStored(em, store.id, 'shopify', effect.refunds.map((refund) => refund.orderExternalId), orders)) {
+          const fetched = credentials ? await fetchShopifyOrder(connectorContext(settings, 'shopify', credentials, store), orderId) : null;
+          if (!fetched) {
+            delivery.error = `Order ${orderId} is not known here or at Shopify: its refund was skipped.`;
+            refunds = refunds.filter((refund) => refund.orderExternalId !== orderId);
+            continue;
+          }
+          orders.push(fetched.order);
+          // The webhook's own copy of the refund comes last, so it wins over the one read with the order.
+          refunds = [...fetched.refunds, ...refunds];
+        }
+        if (orders.length) await ingestOrders(em, store.id, orders);
+        if (refunds.length) await ingestRefunds(em, store.id, refunds);
       }
     } else if (delivery.platform === 'woocommerce') {
       const effect = mapWooCommerceWebhook(delivery.topic, payload);
@@ -97,7 +127,6 @@ export async function processWebhookDelivery(em: EntityManager, deliveryId: numb
       }
     }
     delivery.processedAt = new Date();
-    delivery.error = null;
     await em.flush();
   } catch (error) {
     delivery.error = (error as Error).message?.slice(0, 2000) ?? String(error);
