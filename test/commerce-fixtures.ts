@@ -1,10 +1,13 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { randomBytes } from 'node:crypto';
+import { addDays } from '../src/server/modules/commerce/days.ts';
 import { upsertFxRates, type FxRateRow } from '../src/server/modules/commerce/fx.ts';
 import type { IngestOrder } from '../src/server/modules/commerce/ingest.ts';
 import { sqlRunner } from '../src/server/modules/commerce/raw-sql.ts';
 import { Store } from '../src/server/modules/stores/store.entity.ts';
 import { User } from '../src/server/modules/users/user.entity.ts';
+import type { Store as ApiStore } from '../src/shared/stores.ts';
+import { grantTestPlan, signedInClient, type TestApp } from './harness.ts';
 
 /** A store (with a throw-away owner) for service-level tests that need no HTTP session. */
 export async function createCommerceStore(orm: MikroORM, options: { timezone?: string; currency?: string; name?: string } = {}) {
@@ -19,6 +22,20 @@ export async function createCommerceStore(orm: MikroORM, options: { timezone?: s
   });
   await em.flush();
   return { id: store.id, ownerId: owner.id, timezone: store.timezone, currency: store.currency };
+}
+
+export type StoreOwner = Awaited<ReturnType<typeof signedInClient>> & { store: ApiStore };
+
+/**
+ * A new account on the business plan, signed in, with one store of its own created through the API
+ * (named "<prefix> store", in GBP and Europe/London, the defaults): the caller of router-level tests.
+ */
+export async function signedInStoreOwner(testApp: TestApp, prefix: string): Promise<StoreOwner> {
+  const signedIn = await signedInClient(testApp.app, prefix);
+  await grantTestPlan(testApp.orm, signedIn.credentials.username, 'business');
+  const answer = await signedIn.client.post<ApiStore>('/api/stores', { name: `${prefix} store` });
+  if (answer.status !== 201) throw new Error(`Store creation failed: ${answer.status} ${JSON.stringify(answer.body)}`);
+  return { ...signedIn, store: answer.body };
 }
 
 let orderCounter = 0;
@@ -38,6 +55,16 @@ export function testOrder(overrides: Partial<IngestOrder> & Pick<IngestOrder, 'p
 
 /** Sets exact rates for the listed days (replacing the synthetic seed there). */
 export async function setFxRates(em: EntityManager, rows: FxRateRow[]): Promise<void> {
+  await upsertFxRates(em, rows);
+}
+
+/**
+ * The same rates (units per EUR) on every day from `from` to `to`: GBP 0.85 and USD 1.25, so
+ * USD 1.00 = GBP 0.68 and GBP 1.00 = EUR 1.1765 (hand-computed fixtures rely on these figures).
+ */
+export async function setFlatFxRates(em: EntityManager, from: string, to: string): Promise<void> {
+  const rows: FxRateRow[] = [];
+  for (let day = from; day <= to; day = addDays(day, 1)) rows.push({ day, currency: 'GBP', rate: 0.85 }, { day, currency: 'USD', rate: 1.25 });
   await upsertFxRates(em, rows);
 }
 

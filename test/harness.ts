@@ -51,6 +51,8 @@ export async function createTestApp(orm: MikroORM, services: AppServices = testS
 export interface TestApp {
   readonly orm: MikroORM;
   readonly app: FastifyInstance;
+  /** The connection string of this file's database (for pg-boss and other direct connections). */
+  readonly databaseUrl: string;
 }
 
 /**
@@ -77,6 +79,10 @@ export function useTestApp(): TestApp {
     get app() {
       if (!app) throw notReady();
       return app;
+    },
+    get databaseUrl() {
+      if (!database) throw notReady();
+      return database.url;
     },
   };
 }
@@ -128,6 +134,16 @@ export class ApiClient {
   delete<T = any>(url: string) {
     return this.request<T>('DELETE', url);
   }
+}
+
+/** A tRPC query over HTTP, as the React client sends it: GET with the input JSON in the query string. */
+export function trpcQuery<T = any>(client: ApiClient, path: string, input?: unknown) {
+  return client.get<T>(`/trpc/${path}${input === undefined ? '' : `?input=${encodeURIComponent(JSON.stringify(input))}`}`);
+}
+
+/** A tRPC mutation over HTTP: POST with the input JSON as the body. */
+export function trpcMutation<T = any>(client: ApiClient, path: string, input?: unknown) {
+  return client.post<T>(`/trpc/${path}`, input);
 }
 
 let userCounter = 0;

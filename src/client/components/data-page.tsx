@@ -43,20 +43,25 @@ export function useViewOnly(): boolean {
   return inGuestMode || activeStore?.role === 'guest';
 }
 
-/** The data screens' skeleton while the store's data status loads. */
-function GateLoading() {
-  const { t } = useTranslation('data');
+/** A data screen's skeleton while its figures load: a row of KPI cards above a chart; `label` is read out. */
+export function DataLoading({ label, cards, gridClassName, chartClassName = 'h-72' }: { label: string; cards: number; gridClassName: string; chartClassName?: string }) {
   return (
     <div className="space-y-4" role="status" aria-live="polite">
-      <span className="sr-only">{t('gate.loading')}</span>
-      <div className="grid grid-cols-2 gap-3 sm:grid-cols-3 xl:grid-cols-5" aria-hidden="true">
-        {Array.from({ length: 5 }, (_, index) => (
+      <span className="sr-only">{label}</span>
+      <div className={`grid gap-3 ${gridClassName}`} aria-hidden="true">
+        {Array.from({ length: cards }, (_, index) => (
           <div key={index} className="skeleton h-28 rounded-box" />
         ))}
       </div>
-      <div className="skeleton h-72 rounded-box" aria-hidden="true" />
+      <div className={`skeleton rounded-box ${chartClassName}`} aria-hidden="true" />
     </div>
   );
+}
+
+/** The data screens' skeleton while the store's data status loads. */
+function GateLoading() {
+  const { t } = useTranslation('data');
+  return <DataLoading label={t('gate.loading')} cards={5} gridClassName="grid-cols-2 sm:grid-cols-3 xl:grid-cols-5" />;
 }
 
 /** A failed request of a data screen, with a retry button. */

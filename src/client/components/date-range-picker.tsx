@@ -115,6 +115,15 @@ export function useDateRange(): DateRangeState {
   );
 }
 
+/** "vs previous period", "vs previous year" or "no comparison": the KPI cards' caption for the chosen comparison. */
+export function useComparisonLabel(): string {
+  const { t } = useTranslation('data');
+  const { compare } = useDateRange();
+  if (compare === 'previous_year') return t('kpi.vsPreviousYear');
+  if (compare === 'none') return t('kpi.noComparison');
+  return t('kpi.vsPrevious');
+}
+
 /** "1 Mar 2026 – 30 Mar 2026" in the user's language; one date for a one-day range. */
 export function formatDayRange(range: DayRange, locale: string): string {
   const format = new Intl.DateTimeFormat(locale, { day: 'numeric', month: 'short', year: 'numeric', timeZone: 'UTC' });

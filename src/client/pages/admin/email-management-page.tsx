@@ -3,6 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { useLocation, useSearch } from 'wouter';
 import { InboxIcon, MailIcon, SearchIcon } from 'lucide-react';
 import type { EmailTemplateDto, OutboundEmailDto } from '../../../shared/email.ts';
+import { Modal } from '../../components/modal.tsx';
 import { toast } from '../../components/toast.tsx';
 import { serverMessage } from '../../lib/session.ts';
 import { trpc } from '../../lib/trpc.ts';
@@ -305,19 +306,11 @@ function OutboxPanel({ query, onQuery }: { query: string; onQuery: (value: strin
   const dates = useDates();
   const outbox = trpc.email.outbox.useQuery({ limit: OUTBOX_LIMIT });
   const [openId, setOpenId] = useState<number | null>(null);
-  const dialog = useRef<HTMLDialogElement>(null);
   const filtered = useMemo(() => {
     const needle = query.trim().toLowerCase();
     return (outbox.data ?? []).filter((email) => !needle || email.toAddress.toLowerCase().includes(needle));
   }, [outbox.data, query]);
   const open = outbox.data?.find((email) => email.id === openId) ?? null;
-
-  useEffect(() => {
-    const element = dialog.current;
-    if (!element) return;
-    if (open && !element.open) element.showModal();
-    if (!open && element.open) element.close();
-  }, [open]);
 
   return (
     <Section
@@ -372,9 +365,9 @@ function OutboxPanel({ query, onQuery }: { query: string; onQuery: (value: strin
         </ul>
       )}
 
-      <dialog ref={dialog} className="modal modal-bottom sm:modal-middle" aria-labelledby="outbox-detail-title" onClose={() => setOpenId(null)}>
+      <Modal open={open !== null} titleId="outbox-detail-title" onClose={() => setOpenId(null)} boxClassName="max-w-2xl">
         {open && (
-          <div className="modal-box max-w-2xl">
+          <>
             <h2 id="outbox-detail-title" className="pr-8 text-lg font-semibold break-words">
               {open.subject}
             </h2>
@@ -412,14 +405,9 @@ function OutboxPanel({ query, onQuery }: { query: string; onQuery: (value: strin
                 </button>
               </form>
             </div>
-          </div>
+          </>
         )}
-        <form method="dialog" className="modal-backdrop">
-          <button type="submit" tabIndex={-1}>
-            {t('common.close')}
-          </button>
-        </form>
-      </dialog>
+      </Modal>
     </Section>
   );
 }

@@ -1,5 +1,6 @@
-import { useEffect, useRef, type ReactNode } from 'react';
+import { useId, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
+import { Modal } from '../../components/modal.tsx';
 
 /**
  * Small building blocks shared by the admin console and the guest pages (guest users, manage users,
@@ -81,37 +82,23 @@ interface ConfirmDialogProps {
 
 /** "Are you sure?" in a modal <dialog>: focus stays inside, Escape and the backdrop cancel. */
 export function ConfirmDialog({ open, title, body, confirmLabel, cancelLabel, pending = false, tone = 'error', onConfirm, onClose }: ConfirmDialogProps) {
-  const dialog = useRef<HTMLDialogElement>(null);
-  const titleId = useRef(`confirm-${Math.random().toString(36).slice(2, 8)}`).current;
-  useEffect(() => {
-    const element = dialog.current;
-    if (!element) return;
-    if (open && !element.open) element.showModal();
-    if (!open && element.open) element.close();
-  }, [open]);
+  const titleId = useId();
   return (
-    <dialog ref={dialog} className="modal modal-bottom sm:modal-middle" aria-labelledby={titleId} onClose={onClose}>
-      <div className="modal-box">
-        <h2 id={titleId} className="text-lg font-semibold">
-          {title}
-        </h2>
-        <div className="text-base-content/80 mt-2 break-words">{body}</div>
-        <div className="modal-action">
-          <button type="button" className="btn btn-ghost" onClick={onClose} disabled={pending}>
-            {cancelLabel}
-          </button>
-          <button type="button" className={`btn ${tone === 'error' ? 'btn-error' : 'btn-primary'}`} onClick={onConfirm} disabled={pending} aria-busy={pending}>
-            {pending && <span className="loading loading-spinner loading-sm" aria-hidden="true" />}
-            {confirmLabel}
-          </button>
-        </div>
-      </div>
-      <form method="dialog" className="modal-backdrop">
-        <button type="submit" tabIndex={-1}>
+    <Modal open={open} titleId={titleId} onClose={onClose} busy={pending}>
+      <h2 id={titleId} className="text-lg font-semibold">
+        {title}
+      </h2>
+      <div className="text-base-content/80 mt-2 break-words">{body}</div>
+      <div className="modal-action">
+        <button type="button" className="btn btn-ghost" onClick={onClose} disabled={pending}>
           {cancelLabel}
         </button>
-      </form>
-    </dialog>
+        <button type="button" className={`btn ${tone === 'error' ? 'btn-error' : 'btn-primary'}`} onClick={onConfirm} disabled={pending} aria-busy={pending}>
+          {pending && <span className="loading loading-spinner loading-sm" aria-hidden="true" />}
+          {confirmLabel}
+        </button>
+      </div>
+    </Modal>
   );
 }
 

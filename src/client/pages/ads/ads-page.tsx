@@ -1,12 +1,12 @@
 import { CrosshairIcon, MegaphoneIcon, MusicIcon, SearchIcon } from 'lucide-react';
 import { useTranslation } from 'react-i18next';
 import type { AdPlatform, CampaignsOutput } from '../../../shared/marketing.ts';
-import { DataError, DataPage, StoreDataGate } from '../../components/data-page.tsx';
+import { DataError, DataLoading, DataPage, StoreDataGate } from '../../components/data-page.tsx';
 import { useDateRange } from '../../components/date-range-picker.tsx';
 import { EmptyState } from '../../components/empty-state.tsx';
 import { KpiCard } from '../../components/kpi-card.tsx';
 import { trpc } from '../../lib/trpc.ts';
-import { useFigureFormat } from '../analytics/figure-format.ts';
+import { useFigureFormat } from '../../lib/figure-format.ts';
 import { AdsTrendChart } from './ads-trend-chart.tsx';
 import { CampaignsTable } from './campaigns-table.tsx';
 
@@ -58,17 +58,7 @@ function AdsContent({ platform }: { platform: AdPlatform }) {
 
 function AdsLoading() {
   const { t } = useTranslation('marketing');
-  return (
-    <div className="space-y-4" role="status" aria-live="polite">
-      <span className="sr-only">{t('loading')}</span>
-      <div className="grid grid-cols-2 gap-3 md:grid-cols-4" aria-hidden="true">
-        {Array.from({ length: 8 }, (_, index) => (
-          <div key={index} className="skeleton h-28 rounded-box" />
-        ))}
-      </div>
-      <div className="skeleton h-80 rounded-box" aria-hidden="true" />
-    </div>
-  );
+  return <DataLoading label={t('loading')} cards={8} gridClassName="grid-cols-2 md:grid-cols-4" chartClassName="h-80" />;
 }
 
 function AdsKpiStrip({ data }: { data: CampaignsOutput }) {

@@ -3,8 +3,8 @@ import { useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { CampaignsOutput } from '../../../shared/marketing.ts';
 import { Chart } from '../../components/chart.tsx';
-import { useFigureFormat, useNarrowScreen, xTickAmount } from '../analytics/figure-format.ts';
-import { useSearchParam } from '../analytics/use-search-param.ts';
+import { useFigureFormat, useNarrowScreen, xTickAmount } from '../../lib/figure-format.ts';
+import { useSearchParam } from '../../lib/use-search-param.ts';
 
 const VIEWS = ['sales', 'roas'] as const;
 type View = (typeof VIEWS)[number];

@@ -3,8 +3,8 @@ import { useId, useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { CampaignRow, CampaignsOutput, CampaignTotals } from '../../../shared/marketing.ts';
 import { NO_VALUE } from '../../../shared/metrics.ts';
-import { useFigureFormat, type FigureFormat } from '../analytics/figure-format.ts';
-import { useSearchParam, useSearchText, useUpdateSearch } from '../analytics/use-search-param.ts';
+import { useFigureFormat, type FigureFormat } from '../../lib/figure-format.ts';
+import { useSearchParam, useSearchText, useUpdateSearch } from '../../lib/use-search-param.ts';
 
 const SORT_KEYS = ['name', 'spend', 'impressions', 'clicks', 'ctr', 'cpc', 'cpm', 'conversions', 'conversionValue', 'platformRoas', 'orders', 'netSales', 'roas'] as const;
 type SortKey = (typeof SORT_KEYS)[number];

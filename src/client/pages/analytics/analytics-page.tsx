@@ -11,8 +11,8 @@ import { DataError, DataPage, StoreDataGate } from '../../components/data-page.t
 import { useDateRange } from '../../components/date-range-picker.tsx';
 import { deltaTone } from '../../components/kpi-card.tsx';
 import { trpc } from '../../lib/trpc.ts';
-import { useFigureFormat, useNarrowScreen, xTickAmount, type FigureFormat } from './figure-format.ts';
-import { useSearchParam } from './use-search-param.ts';
+import { useFigureFormat, useNarrowScreen, xTickAmount, type FigureFormat } from '../../lib/figure-format.ts';
+import { useSearchParam } from '../../lib/use-search-param.ts';
 
 /** Money KPIs are in minor units; the rest are counts or ratios. */
 const MONEY_KPIS: ReadonlySet<KpiKey> = new Set(['netSales', 'spend', 'cac', 'aov', 'ltv']);

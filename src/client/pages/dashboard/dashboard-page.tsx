@@ -6,8 +6,9 @@ import { KPI_KEYS, type KpiKey, type KpisOutput } from '../../../shared/commerce
 import { formatMultiple, formatPercentChange, NO_VALUE, roi } from '../../../shared/metrics.ts';
 import { Chart } from '../../components/chart.tsx';
 import { DataError, DataPage, StoreDataGate } from '../../components/data-page.tsx';
-import { formatDayRange, useDateRange } from '../../components/date-range-picker.tsx';
+import { formatDayRange, useComparisonLabel, useDateRange } from '../../components/date-range-picker.tsx';
 import { formatKpiCount, formatKpiMoney, KpiCard, useChannelName } from '../../components/kpi-card.tsx';
+import { SectionCard } from '../../components/section-card.tsx';
 import { trpc } from '../../lib/trpc.ts';
 import { useGuestStatus } from '../../lib/use-access.ts';
 import { TodayCard } from './today-card.tsx';
@@ -55,14 +56,6 @@ export function formatKpiValue(key: KpiKey, value: number | null, currency: stri
   if (format === 'money') return formatKpiMoney(value, currency, locale);
   if (format === 'count') return formatKpiCount(value, locale);
   return formatMultiple(value);
-}
-
-function useComparisonLabel(): string {
-  const { t } = useTranslation('data');
-  const { compare } = useDateRange();
-  if (compare === 'previous_year') return t('kpi.vsPreviousYear');
-  if (compare === 'none') return t('kpi.noComparison');
-  return t('kpi.vsPrevious');
 }
 
 function KpiGrid({ data }: { data: KpisOutput }) {
@@ -121,15 +114,9 @@ function NetSalesTrend({ data, previous }: { data: KpisOutput; previous: KpisOut
     };
   }, [data.currency, locale, dayKey]);
   return (
-    <section className="card bg-base-100 border-base-content/10 border shadow-xs" aria-labelledby="trend-title">
-      <div className="card-body gap-1 p-4 sm:p-6">
-        <h2 id="trend-title" className="card-title text-base">
-          {t('trend.title')}
-        </h2>
-        <p className="text-base-content/70 text-sm">{t('trend.description')}</p>
-        <Chart type="area" series={series} options={options} height={280} ariaLabel={t('trend.chartLabel', { range: formatDayRange(data.range, locale) })} testId="net-sales-trend" />
-      </div>
-    </section>
+    <SectionCard titleId="trend-title" title={t('trend.title')} description={t('trend.description')}>
+      <Chart type="area" series={series} options={options} height={280} ariaLabel={t('trend.chartLabel', { range: formatDayRange(data.range, locale) })} testId="net-sales-trend" />
+    </SectionCard>
   );
 }
 
@@ -156,65 +143,59 @@ function MarketingPerformance({ data }: { data: KpisOutput }) {
   }, [data.currency, locale, nameKey]);
 
   return (
-    <section className="card bg-base-100 border-base-content/10 border shadow-xs" aria-labelledby="marketing-title" data-testid="marketing-performance">
-      <div className="card-body gap-1 p-4 sm:p-6">
-        <h2 id="marketing-title" className="card-title text-base">
-          {t('marketing.title')}
-        </h2>
-        <p className="text-base-content/70 text-sm">{t('marketing.description')}</p>
-        {channels.length === 0 ? (
-          <p className="text-base-content/70 py-8 text-center text-sm">{t('marketing.empty')}</p>
-        ) : (
-          <div className="grid gap-4 lg:grid-cols-5 lg:items-start">
-            <Chart type="bar" series={series} options={options} height={260} ariaLabel={t('marketing.chartLabel')} className="lg:col-span-2" />
-            <div className="overflow-x-auto lg:col-span-3">
-              <table className="table-sm table">
-                <thead>
-                  <tr>
-                    <th scope="col">{t('marketing.channel')}</th>
-                    <th scope="col" className="text-right">
-                      {t('marketing.spend')}
-                    </th>
-                    <th scope="col" className="text-right">
-                      {t('marketing.netSales')}
-                    </th>
-                    <th scope="col" className="text-right">
-                      {t('marketing.roas')}
-                    </th>
-                    <th scope="col" className="text-right" title={t('marketing.platformHint')}>
-                      {t('marketing.platformRoas')}
-                    </th>
-                    <th scope="col" className="text-right">
-                      {t('marketing.roi')}
-                    </th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {channels.map((channel) => {
-                    const channelRoi = roi({ attributedNetSalesMinor: channel.netSales, spendMinor: channel.spend });
-                    return (
-                      <tr key={channel.channel} data-testid="channel-row">
-                        <th scope="row" className="font-medium whitespace-nowrap">
-                          {channelName(channel.channel)}
-                        </th>
-                        <td className="text-right tabular-nums">{money(channel.spend)}</td>
-                        <td className="text-right tabular-nums">{money(channel.netSales)}</td>
-                        <td className="text-right font-semibold tabular-nums">{formatMultiple(channel.roas)}</td>
-                        <td className="text-base-content/70 text-right tabular-nums">{formatMultiple(channel.platformRoas)}</td>
-                        <td className={`text-right tabular-nums ${channelRoi !== null && channelRoi < 0 ? 'text-error' : ''}`}>
-                          {channelRoi === null ? NO_VALUE : formatPercentChange(channelRoi * 100, 0)}
-                        </td>
-                      </tr>
-                    );
-                  })}
-                </tbody>
-              </table>
-              <p className="text-base-content/65 mt-2 text-xs">{t('marketing.platformHint')}</p>
-            </div>
+    <SectionCard titleId="marketing-title" title={t('marketing.title')} description={t('marketing.description')} testId="marketing-performance">
+      {channels.length === 0 ? (
+        <p className="text-base-content/70 py-8 text-center text-sm">{t('marketing.empty')}</p>
+      ) : (
+        <div className="grid gap-4 lg:grid-cols-5 lg:items-start">
+          <Chart type="bar" series={series} options={options} height={260} ariaLabel={t('marketing.chartLabel')} className="lg:col-span-2" />
+          <div className="overflow-x-auto lg:col-span-3">
+            <table className="table-sm table">
+              <thead>
+                <tr>
+                  <th scope="col">{t('marketing.channel')}</th>
+                  <th scope="col" className="text-right">
+                    {t('marketing.spend')}
+                  </th>
+                  <th scope="col" className="text-right">
+                    {t('marketing.netSales')}
+                  </th>
+                  <th scope="col" className="text-right">
+                    {t('marketing.roas')}
+                  </th>
+                  <th scope="col" className="text-right" title={t('marketing.platformHint')}>
+                    {t('marketing.platformRoas')}
+                  </th>
+                  <th scope="col" className="text-right">
+                    {t('marketing.roi')}
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {channels.map((channel) => {
+                  const channelRoi = roi({ attributedNetSalesMinor: channel.netSales, spendMinor: channel.spend });
+                  return (
+                    <tr key={channel.channel} data-testid="channel-row">
+                      <th scope="row" className="font-medium whitespace-nowrap">
+                        {channelName(channel.channel)}
+                      </th>
+                      <td className="text-right tabular-nums">{money(channel.spend)}</td>
+                      <td className="text-right tabular-nums">{money(channel.netSales)}</td>
+                      <td className="text-right font-semibold tabular-nums">{formatMultiple(channel.roas)}</td>
+                      <td className="text-base-content/70 text-right tabular-nums">{formatMultiple(channel.platformRoas)}</td>
+                      <td className={`text-right tabular-nums ${channelRoi !== null && channelRoi < 0 ? 'text-error' : ''}`}>
+                        {channelRoi === null ? NO_VALUE : formatPercentChange(channelRoi * 100, 0)}
+                      </td>
+                    </tr>
+                  );
+                })}
+              </tbody>
+            </table>
+            <p className="text-base-content/65 mt-2 text-xs">{t('marketing.platformHint')}</p>
           </div>
-        )}
-      </div>
-    </section>
+        </div>
+      )}
+    </SectionCard>
   );
 }
 

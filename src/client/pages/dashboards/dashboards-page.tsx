@@ -11,6 +11,7 @@ import { Chart } from '../../components/chart.tsx';
 import { DataError, DataPage } from '../../components/data-page.tsx';
 import { useDateRange } from '../../components/date-range-picker.tsx';
 import { deltaTone, formatKpiCount, formatKpiMoney } from '../../components/kpi-card.tsx';
+import { SectionCard } from '../../components/section-card.tsx';
 import { toast } from '../../components/toast.tsx';
 import { serverMessage } from '../../lib/session.ts';
 import { trpc } from '../../lib/trpc.ts';
@@ -67,14 +68,9 @@ function StoresChart({ data }: { data: AllStoresOutput }) {
   }, [data.currency, locale, nameKey]);
   const height = Math.max(180, 70 + data.stores.length * 56);
   return (
-    <section className="card bg-base-100 border-base-content/10 border shadow-xs" aria-labelledby="stores-chart-title">
-      <div className="card-body gap-1 p-4 sm:p-6">
-        <h2 id="stores-chart-title" className="card-title text-base">
-          {t('stores.chartTitle')}
-        </h2>
-        <Chart type="bar" series={series} options={options} height={height} ariaLabel={t('stores.chartLabel')} testId="stores-chart" />
-      </div>
-    </section>
+    <SectionCard titleId="stores-chart-title" title={t('stores.chartTitle')}>
+      <Chart type="bar" series={series} options={options} height={height} ariaLabel={t('stores.chartLabel')} testId="stores-chart" />
+    </SectionCard>
   );
 }
 
@@ -83,57 +79,52 @@ function StoresTable({ data, onOpen, opening }: { data: AllStoresOutput; onOpen:
   const locale = i18n.resolvedLanguage ?? 'en';
   const headers = ['netSales', 'spend', 'orders', 'roas', 'mer', 'aov', 'delta'] as const;
   return (
-    <section className="card bg-base-100 border-base-content/10 border shadow-xs" aria-labelledby="stores-table-title">
-      <div className="card-body gap-3 p-4 sm:p-6">
-        <h2 id="stores-table-title" className="card-title text-base">
-          {t('stores.tableTitle')}
-        </h2>
-        <div className="-mx-4 overflow-x-auto sm:mx-0">
-          <table className="table-sm table min-w-[44rem]" data-testid="stores-table">
-            <thead>
-              <tr>
-                <th scope="col">{t('stores.store')}</th>
-                {headers.map((header) => (
-                  <th key={header} scope="col" className="text-right">
-                    {t(`stores.${header}`)}
-                  </th>
-                ))}
-              </tr>
-            </thead>
-            <tbody>
-              {data.stores.map((store) => (
-                <tr key={store.storeId} className="hover:bg-base-200/60" data-testid="store-row">
-                  <th scope="row" className="max-w-56">
-                    <button
-                      type="button"
-                      className="link link-hover flex max-w-full items-center gap-2 text-left font-semibold"
-                      onClick={() => onOpen(store.storeId)}
-                      disabled={opening !== null}
-                      title={t('stores.open', { name: store.name })}
-                    >
-                      {opening === store.storeId ? <span className="loading loading-spinner loading-xs" aria-hidden="true" /> : <StoreIcon className="size-4 shrink-0" aria-hidden="true" />}
-                      <span className="truncate">{store.name}</span>
-                      {store.storeId === data.activeStoreId && <span className="badge badge-primary badge-soft badge-xs">{t('stores.active')}</span>}
-                    </button>
-                    <span className="text-base-content/60 block text-xs font-normal">
-                      {store.role === 'guest' ? t('stores.sharedBy', { owner: store.ownerUsername }) : store.storeCurrency}
-                    </span>
-                  </th>
-                  <KpiCells kpis={store.kpis} currency={data.currency} locale={locale} />
-                </tr>
+    <SectionCard titleId="stores-table-title" title={t('stores.tableTitle')}>
+      <div className="-mx-4 overflow-x-auto sm:mx-0">
+        <table className="table-sm table min-w-[44rem]" data-testid="stores-table">
+          <thead>
+            <tr>
+              <th scope="col">{t('stores.store')}</th>
+              {headers.map((header) => (
+                <th key={header} scope="col" className="text-right">
+                  {t(`stores.${header}`)}
+                </th>
               ))}
-            </tbody>
-            <tfoot>
-              <tr className="bg-base-200/60 text-base-content font-semibold" data-testid="total-row">
-                <th scope="row">{t('stores.total')}</th>
-                <KpiCells kpis={data.total} currency={data.currency} locale={locale} />
+            </tr>
+          </thead>
+          <tbody>
+            {data.stores.map((store) => (
+              <tr key={store.storeId} className="hover:bg-base-200/60" data-testid="store-row">
+                <th scope="row" className="max-w-56">
+                  <button
+                    type="button"
+                    className="link link-hover flex max-w-full items-center gap-2 text-left font-semibold"
+                    onClick={() => onOpen(store.storeId)}
+                    disabled={opening !== null}
+                    title={t('stores.open', { name: store.name })}
+                  >
+                    {opening === store.storeId ? <span className="loading loading-spinner loading-xs" aria-hidden="true" /> : <StoreIcon className="size-4 shrink-0" aria-hidden="true" />}
+                    <span className="truncate">{store.name}</span>
+                    {store.storeId === data.activeStoreId && <span className="badge badge-primary badge-soft badge-xs">{t('stores.active')}</span>}
+                  </button>
+                  <span className="text-base-content/60 block text-xs font-normal">
+                    {store.role === 'guest' ? t('stores.sharedBy', { owner: store.ownerUsername }) : store.storeCurrency}
+                  </span>
+                </th>
+                <KpiCells kpis={store.kpis} currency={data.currency} locale={locale} />
               </tr>
-            </tfoot>
-          </table>
-        </div>
-        <p className="text-base-content/65 text-xs">{t('stores.note', { currency: data.currency })}</p>
+            ))}
+          </tbody>
+          <tfoot>
+            <tr className="bg-base-200/60 text-base-content font-semibold" data-testid="total-row">
+              <th scope="row">{t('stores.total')}</th>
+              <KpiCells kpis={data.total} currency={data.currency} locale={locale} />
+            </tr>
+          </tfoot>
+        </table>
       </div>
-    </section>
+      <p className="text-base-content/65 text-xs">{t('stores.note', { currency: data.currency })}</p>
+    </SectionCard>
   );
 }
 

@@ -1,59 +1,45 @@
 import { XIcon } from 'lucide-react';
-import { useEffect, useMemo, useRef, type ReactNode } from 'react';
+import { useMemo, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { OrderDetailOutput } from '../../../shared/orders.ts';
 import { DataError } from '../../components/data-page.tsx';
+import { Modal } from '../../components/modal.tsx';
 import { trpc } from '../../lib/trpc.ts';
-import { useFigureFormat } from '../analytics/figure-format.ts';
+import { useFigureFormat } from '../../lib/figure-format.ts';
 import { ChannelBadge, CustomerTypeBadge, StatusBadge } from './order-badges.tsx';
 import { useOrderMoney, useStoreDateTime } from './order-format.ts';
 
 /** The detail of one order in a panel on the right (a modal <dialog>: Escape, the backdrop and × close it). */
 export function OrderDrawer({ orderId, onClose }: { orderId: number | null; onClose: () => void }) {
   const { t } = useTranslation('orders');
-  const dialog = useRef<HTMLDialogElement>(null);
   const detail = trpc.orders.detail.useQuery({ orderId: orderId ?? 0 }, { enabled: orderId !== null });
 
-  useEffect(() => {
-    const element = dialog.current;
-    if (!element) return;
-    if (orderId !== null && !element.open) element.showModal();
-    if (orderId === null && element.open) element.close();
-  }, [orderId]);
-
   return (
-    <dialog ref={dialog} className="modal modal-end" aria-labelledby="order-drawer-title" onClose={onClose} data-testid="order-drawer">
-      <div className="modal-box flex h-full max-h-none w-full max-w-xl flex-col gap-0 rounded-none p-0 sm:rounded-l-box">
-        <header className="border-base-content/10 flex items-start justify-between gap-3 border-b px-5 py-4">
-          <div className="min-w-0">
-            <h2 id="order-drawer-title" className="truncate text-lg font-semibold">
-              {detail.data ? t('drawer.title', { number: detail.data.order.orderNumber ?? detail.data.order.externalId }) : t('drawer.loading')}
-            </h2>
-            {detail.data && <DrawerSubtitle detail={detail.data} />}
-          </div>
-          <button type="button" className="btn btn-ghost btn-sm btn-square" onClick={onClose} aria-label={t('drawer.close')}>
-            <XIcon aria-hidden="true" />
-          </button>
-        </header>
-        <div className="flex-1 space-y-6 overflow-y-auto px-5 py-5">
-          {detail.isError ? (
-            <DataError error={detail.error} onRetry={() => void detail.refetch()} />
-          ) : !detail.data ? (
-            <div className="space-y-3" role="status" aria-label={t('drawer.loading')}>
-              <div className="skeleton h-24 rounded-box" />
-              <div className="skeleton h-40 rounded-box" />
-            </div>
-          ) : (
-            <OrderDetailBody detail={detail.data} />
-          )}
+    <Modal open={orderId !== null} titleId="order-drawer-title" onClose={onClose} variant="drawer" testId="order-drawer">
+      <header className="border-base-content/10 flex items-start justify-between gap-3 border-b px-5 py-4">
+        <div className="min-w-0">
+          <h2 id="order-drawer-title" className="truncate text-lg font-semibold">
+            {detail.data ? t('drawer.title', { number: detail.data.order.orderNumber ?? detail.data.order.externalId }) : t('drawer.loading')}
+          </h2>
+          {detail.data && <DrawerSubtitle detail={detail.data} />}
         </div>
-      </div>
-      <form method="dialog" className="modal-backdrop" aria-hidden="true">
-        <button type="submit" tabIndex={-1}>
-          {t('drawer.close')}
+        <button type="button" className="btn btn-ghost btn-sm btn-square" onClick={onClose} aria-label={t('drawer.close')}>
+          <XIcon aria-hidden="true" />
         </button>
-      </form>
-    </dialog>
+      </header>
+      <div className="flex-1 space-y-6 overflow-y-auto px-5 py-5">
+        {detail.isError ? (
+          <DataError error={detail.error} onRetry={() => void detail.refetch()} />
+        ) : !detail.data ? (
+          <div className="space-y-3" role="status" aria-label={t('drawer.loading')}>
+            <div className="skeleton h-24 rounded-box" />
+            <div className="skeleton h-40 rounded-box" />
+          </div>
+        ) : (
+          <OrderDetailBody detail={detail.data} />
+        )}
+      </div>
+    </Modal>
   );
 }
 

@@ -4,7 +4,7 @@ import { useTranslation } from 'react-i18next';
 import { DataError, DataPage, StoreDataGate } from '../../components/data-page.tsx';
 import { useDateRange } from '../../components/date-range-picker.tsx';
 import { trpc } from '../../lib/trpc.ts';
-import { useFigureFormat } from '../analytics/figure-format.ts';
+import { useFigureFormat } from '../../lib/figure-format.ts';
 import { OrderDrawer } from './order-drawer.tsx';
 import { OrdersPagination, OrdersTable } from './orders-table.tsx';
 import { OrdersToolbar } from './orders-toolbar.tsx';

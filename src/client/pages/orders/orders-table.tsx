@@ -1,7 +1,7 @@
 import { ArrowDownIcon, ArrowUpDownIcon, ArrowUpIcon, ChevronLeftIcon, ChevronRightIcon } from 'lucide-react';
 import { useTranslation } from 'react-i18next';
 import { MAX_ORDERS_OFFSET, ORDER_PAGE_SIZES, type OrderPageSize, type OrderRow, type OrderSort, type OrdersListOutput } from '../../../shared/orders.ts';
-import { useFigureFormat } from '../analytics/figure-format.ts';
+import { useFigureFormat } from '../../lib/figure-format.ts';
 import { ChannelBadge, CustomerTypeBadge, StatusBadge } from './order-badges.tsx';
 import { useOrderMoney, useStoreDateTime } from './order-format.ts';
 import type { OrdersView } from './orders-url-state.ts';

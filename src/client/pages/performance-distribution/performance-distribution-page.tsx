@@ -4,12 +4,12 @@ import { useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
 import { NO_SPEND_BUCKET, type DistributionOutput } from '../../../shared/analytics.ts';
 import { Chart } from '../../components/chart.tsx';
-import { DataError, DataPage, StoreDataGate } from '../../components/data-page.tsx';
+import { DataError, DataLoading, DataPage, StoreDataGate } from '../../components/data-page.tsx';
 import { useDateRange } from '../../components/date-range-picker.tsx';
 import { EmptyState } from '../../components/empty-state.tsx';
 import { trpc } from '../../lib/trpc.ts';
-import { useFigureFormat, useNarrowScreen } from '../analytics/figure-format.ts';
-import { useSearchParam } from '../analytics/use-search-param.ts';
+import { useFigureFormat, useNarrowScreen } from '../../lib/figure-format.ts';
+import { useSearchParam } from '../../lib/use-search-param.ts';
 
 const VIEWS = ['campaigns', 'products'] as const;
 type View = (typeof VIEWS)[number];
@@ -56,14 +56,7 @@ function DistributionContent() {
       {query.isError ? (
         <DataError error={query.error} onRetry={() => void query.refetch()} />
       ) : query.isPending ? (
-        <div className="space-y-4" role="status" aria-label={t('distribution.loading')}>
-          <div className="grid gap-3 sm:grid-cols-3" aria-hidden="true">
-            {Array.from({ length: 3 }, (_, index) => (
-              <div key={index} className="skeleton h-28 rounded-box" />
-            ))}
-          </div>
-          <div className="skeleton h-80 rounded-box" aria-hidden="true" />
-        </div>
+        <DataLoading label={t('distribution.loading')} cards={3} gridClassName="sm:grid-cols-3" chartClassName="h-80" />
       ) : (
         <div className={`space-y-6 transition-opacity ${query.isPlaceholderData ? 'opacity-60' : ''}`} data-testid={`distribution-${view}`}>
           {view === 'campaigns' ? <CampaignsView data={query.data} /> : <ProductsView data={query.data} />}

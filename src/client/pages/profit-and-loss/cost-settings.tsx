@@ -4,6 +4,7 @@ import { costSettingsSchema, type CostSettings } from '../../../shared/finance.t
 import { DataError } from '../../components/data-page.tsx';
 import { TextField } from '../../components/form-fields.tsx';
 import { FormAlert, SubmitButton, useFormErrors } from '../../components/form-state.tsx';
+import { SectionCard } from '../../components/section-card.tsx';
 import { toast } from '../../components/toast.tsx';
 import { trpc } from '../../lib/trpc.ts';
 import { inputToMinor, minorToInput } from './pnl-format.ts';
@@ -70,29 +71,21 @@ export function CostSettingsCard({ viewOnly }: { viewOnly: boolean }) {
   };
 
   return (
-    <section className="card bg-base-100 border-base-content/10 border shadow-xs" aria-labelledby="pnl-settings-title" data-testid="pnl-settings">
-      <div className="card-body gap-3 p-4 sm:p-6">
-        <div>
-          <h3 id="pnl-settings-title" className="card-title text-base">
-            {t('settings.title')}
-          </h3>
-          <p className="text-base-content/70 text-sm">{t('settings.description', { currency: query.data?.currency ?? '' })}</p>
-        </div>
-        {!draft ? (
-          <div className="skeleton h-48 rounded-box" role="status" aria-label={t('settings.loading')} />
-        ) : (
-          <form className="space-y-3" onSubmit={submit} noValidate>
-            <FormAlert message={errors.formError} />
-            <fieldset disabled={viewOnly} className="grid gap-3 sm:grid-cols-2">
-              <TextField id="fee-percent" label={t('settings.feePercent')} value={draft.feePercent} onValueChange={set('feePercent', 'paymentFeePercentBasisPoints')} error={errors.fieldErrors.paymentFeePercentBasisPoints} inputMode="decimal" />
-              <TextField id="fee-fixed" label={t('settings.fixedFee')} value={draft.fixedFee} onValueChange={set('fixedFee', 'paymentFeeFixedMinor')} error={errors.fieldErrors.paymentFeeFixedMinor} inputMode="decimal" />
-              <TextField id="shipping-cost" label={t('settings.shipping')} value={draft.shipping} onValueChange={set('shipping', 'shippingCostPerOrderMinor')} error={errors.fieldErrors.shippingCostPerOrderMinor} inputMode="decimal" />
-              <TextField id="default-cogs" label={t('settings.defaultCogs')} value={draft.defaultCogs} onValueChange={set('defaultCogs', 'defaultCogsPercent')} error={errors.fieldErrors.defaultCogsPercent} hint={t('settings.defaultCogsHint')} inputMode="decimal" />
-            </fieldset>
-            {!viewOnly && <SubmitButton pending={save.isPending} label={t('settings.save')} pendingLabel={t('settings.saving')} />}
-          </form>
-        )}
-      </div>
-    </section>
+    <SectionCard titleId="pnl-settings-title" title={t('settings.title')} description={t('settings.description', { currency: query.data?.currency ?? '' })} headingLevel={3} testId="pnl-settings">
+      {!draft ? (
+        <div className="skeleton h-48 rounded-box" role="status" aria-label={t('settings.loading')} />
+      ) : (
+        <form className="space-y-3" onSubmit={submit} noValidate>
+          <FormAlert message={errors.formError} />
+          <fieldset disabled={viewOnly} className="grid gap-3 sm:grid-cols-2">
+            <TextField id="fee-percent" label={t('settings.feePercent')} value={draft.feePercent} onValueChange={set('feePercent', 'paymentFeePercentBasisPoints')} error={errors.fieldErrors.paymentFeePercentBasisPoints} inputMode="decimal" />
+            <TextField id="fee-fixed" label={t('settings.fixedFee')} value={draft.fixedFee} onValueChange={set('fixedFee', 'paymentFeeFixedMinor')} error={errors.fieldErrors.paymentFeeFixedMinor} inputMode="decimal" />
+            <TextField id="shipping-cost" label={t('settings.shipping')} value={draft.shipping} onValueChange={set('shipping', 'shippingCostPerOrderMinor')} error={errors.fieldErrors.shippingCostPerOrderMinor} inputMode="decimal" />
+            <TextField id="default-cogs" label={t('settings.defaultCogs')} value={draft.defaultCogs} onValueChange={set('defaultCogs', 'defaultCogsPercent')} error={errors.fieldErrors.defaultCogsPercent} hint={t('settings.defaultCogsHint')} inputMode="decimal" />
+          </fieldset>
+          {!viewOnly && <SubmitButton pending={save.isPending} label={t('settings.save')} pendingLabel={t('settings.saving')} />}
+        </form>
+      )}
+    </SectionCard>
   );
 }

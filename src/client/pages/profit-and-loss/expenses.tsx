@@ -1,12 +1,14 @@
 import { PencilIcon, PlusIcon, ReceiptIcon, TrashIcon } from 'lucide-react';
-import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { useEffect, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { EXPENSE_RECURRENCES } from '../../../shared/commerce.ts';
 import { CURRENCY_CODES } from '../../../shared/currencies.ts';
 import { createExpenseInput, type Expense } from '../../../shared/finance.ts';
 import { DataError } from '../../components/data-page.tsx';
+import { Modal } from '../../components/modal.tsx';
 import { TextField } from '../../components/form-fields.tsx';
 import { FormAlert, SubmitButton, useFormErrors } from '../../components/form-state.tsx';
+import { SectionCard } from '../../components/section-card.tsx';
 import { toast } from '../../components/toast.tsx';
 import { useCurrency } from '../../lib/currency.tsx';
 import { serverMessage } from '../../lib/session.ts';
@@ -39,89 +41,82 @@ export function ExpensesCard({ viewOnly }: { viewOnly: boolean }) {
   const dateLabel = (day: string) => new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeZone: 'UTC' }).format(new Date(`${day}T00:00:00Z`));
 
   return (
-    <section className="card bg-base-100 border-base-content/10 border shadow-xs" aria-labelledby="pnl-expenses-title" data-testid="pnl-expenses">
-      <div className="card-body gap-3 p-4 sm:p-6">
-        <div className="flex items-start justify-between gap-3">
-          <div>
-            <h3 id="pnl-expenses-title" className="card-title text-base">
-              {t('expenses.title')}
-            </h3>
-            <p className="text-base-content/70 text-sm">{t('expenses.description')}</p>
-          </div>
-          {!viewOnly && (
-            <button type="button" className="btn btn-sm btn-primary gap-1" onClick={() => setEditing(draftOf(null, currency, today))} data-testid="add-expense">
-              <PlusIcon aria-hidden="true" className="size-4" />
-              {t('expenses.add')}
-            </button>
-          )}
+    <SectionCard
+      titleId="pnl-expenses-title"
+      title={t('expenses.title')}
+      description={t('expenses.description')}
+      headingLevel={3}
+      testId="pnl-expenses"
+      actions={
+        !viewOnly && (
+          <button type="button" className="btn btn-sm btn-primary gap-1" onClick={() => setEditing(draftOf(null, currency, today))} data-testid="add-expense">
+            <PlusIcon aria-hidden="true" className="size-4" />
+            {t('expenses.add')}
+          </button>
+        )
+      }
+    >
+      {query.isError ? (
+        <DataError error={query.error} onRetry={() => void query.refetch()} />
+      ) : !query.data ? (
+        <div className="skeleton h-32 rounded-box" role="status" aria-label={t('expenses.loading')} />
+      ) : query.data.length === 0 ? (
+        <div className="text-base-content/70 flex flex-col items-center gap-2 py-8 text-center text-sm">
+          <ReceiptIcon aria-hidden="true" className="size-8 opacity-50" />
+          {t('expenses.empty')}
         </div>
-        {query.isError ? (
-          <DataError error={query.error} onRetry={() => void query.refetch()} />
-        ) : !query.data ? (
-          <div className="skeleton h-32 rounded-box" role="status" aria-label={t('expenses.loading')} />
-        ) : query.data.length === 0 ? (
-          <div className="text-base-content/70 flex flex-col items-center gap-2 py-8 text-center text-sm">
-            <ReceiptIcon aria-hidden="true" className="size-8 opacity-50" />
-            {t('expenses.empty')}
-          </div>
-        ) : (
-          <ul className="divide-base-content/10 divide-y">
-            {query.data.map((expense) => (
-              <li key={expense.id} className="flex items-center gap-3 py-2" data-testid="expense-row">
-                <div className="min-w-0 flex-1">
-                  <p className="truncate font-medium">{expense.name}</p>
-                  <p className="text-base-content/70 truncate text-xs">
-                    {expense.category} · {t(`expenses.recurrence.${expense.recurrence}`)} ·{' '}
-                    {expense.recurrence === 'one_off'
-                      ? dateLabel(expense.startsOn)
-                      : expense.endsOn
-                        ? t('expenses.between', { from: dateLabel(expense.startsOn), to: dateLabel(expense.endsOn) })
-                        : t('expenses.since', { from: dateLabel(expense.startsOn) })}
-                  </p>
+      ) : (
+        <ul className="divide-base-content/10 divide-y">
+          {query.data.map((expense) => (
+            <li key={expense.id} className="flex items-center gap-3 py-2" data-testid="expense-row">
+              <div className="min-w-0 flex-1">
+                <p className="truncate font-medium">{expense.name}</p>
+                <p className="text-base-content/70 truncate text-xs">
+                  {expense.category} · {t(`expenses.recurrence.${expense.recurrence}`)} ·{' '}
+                  {expense.recurrence === 'one_off'
+                    ? dateLabel(expense.startsOn)
+                    : expense.endsOn
+                      ? t('expenses.between', { from: dateLabel(expense.startsOn), to: dateLabel(expense.endsOn) })
+                      : t('expenses.since', { from: dateLabel(expense.startsOn) })}
+                </p>
+              </div>
+              <span className="font-semibold tabular-nums">{formatStatementMoney(expense.amountMinor, expense.currency, locale)}</span>
+              {!viewOnly && (
+                <div className="flex gap-1">
+                  <button type="button" className="btn btn-ghost btn-xs btn-square" aria-label={t('expenses.edit', { name: expense.name })} onClick={() => setEditing(draftOf(expense, currency, today))}>
+                    <PencilIcon aria-hidden="true" className="size-4" />
+                  </button>
+                  <button
+                    type="button"
+                    className="btn btn-ghost btn-xs btn-square text-error"
+                    aria-label={t('expenses.delete', { name: expense.name })}
+                    disabled={remove.isPending}
+                    onClick={() => {
+                      if (window.confirm(t('expenses.confirmDelete', { name: expense.name }))) remove.mutate({ id: expense.id });
+                    }}
+                  >
+                    <TrashIcon aria-hidden="true" className="size-4" />
+                  </button>
                 </div>
-                <span className="font-semibold tabular-nums">{formatStatementMoney(expense.amountMinor, expense.currency, locale)}</span>
-                {!viewOnly && (
-                  <div className="flex gap-1">
-                    <button type="button" className="btn btn-ghost btn-xs btn-square" aria-label={t('expenses.edit', { name: expense.name })} onClick={() => setEditing(draftOf(expense, currency, today))}>
-                      <PencilIcon aria-hidden="true" className="size-4" />
-                    </button>
-                    <button
-                      type="button"
-                      className="btn btn-ghost btn-xs btn-square text-error"
-                      aria-label={t('expenses.delete', { name: expense.name })}
-                      disabled={remove.isPending}
-                      onClick={() => {
-                        if (window.confirm(t('expenses.confirmDelete', { name: expense.name }))) remove.mutate({ id: expense.id });
-                      }}
-                    >
-                      <TrashIcon aria-hidden="true" className="size-4" />
-                    </button>
-                  </div>
-                )}
-              </li>
-            ))}
-          </ul>
-        )}
-      </div>
+              )}
+            </li>
+          ))}
+        </ul>
+      )}
       <ExpenseDialog draft={editing} onClose={() => setEditing(null)} />
-    </section>
+    </SectionCard>
   );
 }
 
 /** The add / edit form in a daisyUI modal; the shared zod schema checks it before it is sent. */
 function ExpenseDialog({ draft, onClose }: { draft: Draft | null; onClose: () => void }) {
   const { t } = useTranslation('finance');
-  const dialog = useRef<HTMLDialogElement>(null);
   const utils = trpc.useUtils();
   const [form, setForm] = useState<Draft | null>(draft);
   const errors = useFormErrors(t('common.connection'));
   useEffect(() => {
     setForm(draft);
     errors.acceptLocalCheck({});
-    const element = dialog.current;
-    if (!element) return;
-    if (draft && !element.open) element.showModal();
-    if (!draft && element.open) element.close();
   }, [draft]);
   const onSaved = async () => {
     toast({ title: draft?.id ? t('expenses.updated') : t('expenses.created'), variant: 'success' });
@@ -151,60 +146,53 @@ function ExpenseDialog({ draft, onClose }: { draft: Draft | null; onClose: () =>
   };
 
   return (
-    <dialog ref={dialog} className="modal modal-bottom sm:modal-middle" aria-labelledby="expense-dialog-title" onClose={onClose}>
-      <div className="modal-box">
-        <h2 id="expense-dialog-title" className="text-lg font-semibold">
-          {draft?.id ? t('expenses.form.editTitle') : t('expenses.form.addTitle')}
-        </h2>
-        {form && (
-          <form className="mt-4 space-y-3" onSubmit={submit} noValidate data-testid="expense-form">
-            <FormAlert message={errors.formError} />
-            <TextField id="expense-name" label={t('expenses.form.name')} value={form.name} onValueChange={set('name')} error={errors.fieldErrors.name} maxLength={120} required />
-            <TextField id="expense-category" label={t('expenses.form.category')} value={form.category} onValueChange={set('category')} error={errors.fieldErrors.category} hint={t('expenses.form.categoryHint')} maxLength={64} required />
-            <div className="grid grid-cols-[1fr_auto] gap-3">
-              <TextField id="expense-amount" label={t('expenses.form.amount')} value={form.amount} onValueChange={set('amount')} error={errors.fieldErrors.amountMinor} inputMode="decimal" required />
-              <div className="fieldset py-0">
-                <label htmlFor="expense-currency" className="fieldset-legend pt-0 pb-1 text-sm">
-                  {t('expenses.form.currency')}
-                </label>
-                <select id="expense-currency" className="select" value={form.currency} onChange={(event) => set('currency')(event.target.value)}>
-                  {CURRENCY_CODES.map((code) => (
-                    <option key={code}>{code}</option>
-                  ))}
-                </select>
-              </div>
-            </div>
-            <fieldset className="fieldset py-0">
-              <legend className="fieldset-legend pt-0 pb-1 text-sm">{t('expenses.form.recurrence')}</legend>
-              <div className="flex gap-4">
-                {EXPENSE_RECURRENCES.map((recurrence) => (
-                  <label key={recurrence} className="label cursor-pointer gap-2">
-                    <input type="radio" className="radio radio-sm radio-primary" name="expense-recurrence" checked={form.recurrence === recurrence} onChange={() => set('recurrence')(recurrence)} />
-                    {t(`expenses.recurrence.${recurrence}`)}
-                  </label>
+    <Modal open={draft !== null} titleId="expense-dialog-title" onClose={onClose} busy={pending}>
+      <h2 id="expense-dialog-title" className="text-lg font-semibold">
+        {draft?.id ? t('expenses.form.editTitle') : t('expenses.form.addTitle')}
+      </h2>
+      {form && (
+        <form className="mt-4 space-y-3" onSubmit={submit} noValidate data-testid="expense-form">
+          <FormAlert message={errors.formError} />
+          <TextField id="expense-name" label={t('expenses.form.name')} value={form.name} onValueChange={set('name')} error={errors.fieldErrors.name} maxLength={120} required />
+          <TextField id="expense-category" label={t('expenses.form.category')} value={form.category} onValueChange={set('category')} error={errors.fieldErrors.category} hint={t('expenses.form.categoryHint')} maxLength={64} required />
+          <div className="grid grid-cols-[1fr_auto] gap-3">
+            <TextField id="expense-amount" label={t('expenses.form.amount')} value={form.amount} onValueChange={set('amount')} error={errors.fieldErrors.amountMinor} inputMode="decimal" required />
+            <div className="fieldset py-0">
+              <label htmlFor="expense-currency" className="fieldset-legend pt-0 pb-1 text-sm">
+                {t('expenses.form.currency')}
+              </label>
+              <select id="expense-currency" className="select" value={form.currency} onChange={(event) => set('currency')(event.target.value)}>
+                {CURRENCY_CODES.map((code) => (
+                  <option key={code}>{code}</option>
                 ))}
-              </div>
-            </fieldset>
-            <div className="grid gap-3 sm:grid-cols-2">
-              <TextField id="expense-starts" type="date" label={form.recurrence === 'one_off' ? t('expenses.form.date') : t('expenses.form.startsOn')} value={form.startsOn} onValueChange={set('startsOn')} error={errors.fieldErrors.startsOn} required />
-              {form.recurrence === 'monthly' && (
-                <TextField id="expense-ends" type="date" label={t('expenses.form.endsOn')} value={form.endsOn} onValueChange={set('endsOn')} error={errors.fieldErrors.endsOn} hint={t('expenses.form.endsOnHint')} />
-              )}
+              </select>
             </div>
-            <div className="modal-action">
-              <button type="button" className="btn btn-ghost" onClick={onClose} disabled={pending}>
-                {t('expenses.form.cancel')}
-              </button>
-              <SubmitButton pending={pending} label={t('expenses.form.save')} pendingLabel={t('expenses.form.saving')} className="w-auto" />
+          </div>
+          <fieldset className="fieldset py-0">
+            <legend className="fieldset-legend pt-0 pb-1 text-sm">{t('expenses.form.recurrence')}</legend>
+            <div className="flex gap-4">
+              {EXPENSE_RECURRENCES.map((recurrence) => (
+                <label key={recurrence} className="label cursor-pointer gap-2">
+                  <input type="radio" className="radio radio-sm radio-primary" name="expense-recurrence" checked={form.recurrence === recurrence} onChange={() => set('recurrence')(recurrence)} />
+                  {t(`expenses.recurrence.${recurrence}`)}
+                </label>
+              ))}
             </div>
-          </form>
-        )}
-      </div>
-      <form method="dialog" className="modal-backdrop" aria-hidden="true">
-        <button type="submit" tabIndex={-1}>
-          {t('expenses.form.cancel')}
-        </button>
-      </form>
-    </dialog>
+          </fieldset>
+          <div className="grid gap-3 sm:grid-cols-2">
+            <TextField id="expense-starts" type="date" label={form.recurrence === 'one_off' ? t('expenses.form.date') : t('expenses.form.startsOn')} value={form.startsOn} onValueChange={set('startsOn')} error={errors.fieldErrors.startsOn} required />
+            {form.recurrence === 'monthly' && (
+              <TextField id="expense-ends" type="date" label={t('expenses.form.endsOn')} value={form.endsOn} onValueChange={set('endsOn')} error={errors.fieldErrors.endsOn} hint={t('expenses.form.endsOnHint')} />
+            )}
+          </div>
+          <div className="modal-action">
+            <button type="button" className="btn btn-ghost" onClick={onClose} disabled={pending}>
+              {t('expenses.form.cancel')}
+            </button>
+            <SubmitButton pending={pending} label={t('expenses.form.save')} pendingLabel={t('expenses.form.saving')} className="w-auto" />
+          </div>
+        </form>
+      )}
+    </Modal>
   );
 }

@@ -4,6 +4,7 @@ import { useEffect, useId, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { ProductCostRow } from '../../../shared/finance.ts';
 import { DataError } from '../../components/data-page.tsx';
+import { SectionCard } from '../../components/section-card.tsx';
 import { toast } from '../../components/toast.tsx';
 import { serverMessage } from '../../lib/session.ts';
 import { trpc } from '../../lib/trpc.ts';
@@ -31,78 +32,76 @@ export function ProductCostsCard({ viewOnly }: { viewOnly: boolean }) {
   const pages = query.data ? Math.max(1, Math.ceil(query.data.total / PAGE_SIZE)) : 1;
 
   return (
-    <section className="card bg-base-100 border-base-content/10 border shadow-xs" aria-labelledby="pnl-products-title" data-testid="pnl-products">
-      <div className="card-body gap-3 p-4 sm:p-6">
-        <div className="flex flex-wrap items-start justify-between gap-3">
-          <div>
-            <h3 id="pnl-products-title" className="card-title text-base">
-              {t('products.title')}
-            </h3>
-            <p className="text-base-content/70 text-sm">{t('products.description')}</p>
-          </div>
-          <label className="input input-sm w-full sm:w-64" htmlFor={searchId}>
-            <SearchIcon aria-hidden="true" className="size-4 opacity-60" />
-            <input id={searchId} type="search" placeholder={t('products.search')} aria-label={t('products.search')} value={searchText} onChange={(event) => setSearchText(event.target.value)} />
-          </label>
+    <SectionCard
+      titleId="pnl-products-title"
+      title={t('products.title')}
+      description={t('products.description')}
+      headingLevel={3}
+      testId="pnl-products"
+      actions={
+        <label className="input input-sm w-full sm:w-64" htmlFor={searchId}>
+          <SearchIcon aria-hidden="true" className="size-4 opacity-60" />
+          <input id={searchId} type="search" placeholder={t('products.search')} aria-label={t('products.search')} value={searchText} onChange={(event) => setSearchText(event.target.value)} />
+        </label>
+      }
+    >
+      {!viewOnly && (
+        <label className="label cursor-pointer justify-start gap-2 text-sm">
+          <input type="checkbox" className="checkbox checkbox-sm checkbox-primary" checked={applyToPastOrders} onChange={(event) => setApplyToPastOrders(event.target.checked)} data-testid="apply-past-orders" />
+          <span>{t('products.applyToPastOrders')}</span>
+        </label>
+      )}
+      {query.isError && !query.data ? (
+        <DataError error={query.error} onRetry={() => void query.refetch()} />
+      ) : !query.data ? (
+        <div className="skeleton h-64 rounded-box" role="status" aria-label={t('products.loading')} />
+      ) : query.data.items.length === 0 ? (
+        <div className="text-base-content/70 flex flex-col items-center gap-2 py-10 text-center text-sm">
+          <PackageIcon aria-hidden="true" className="size-8 opacity-50" />
+          {search ? t('products.noMatch', { search }) : t('products.empty')}
         </div>
-        {!viewOnly && (
-          <label className="label cursor-pointer justify-start gap-2 text-sm">
-            <input type="checkbox" className="checkbox checkbox-sm checkbox-primary" checked={applyToPastOrders} onChange={(event) => setApplyToPastOrders(event.target.checked)} data-testid="apply-past-orders" />
-            <span>{t('products.applyToPastOrders')}</span>
-          </label>
-        )}
-        {query.isError && !query.data ? (
-          <DataError error={query.error} onRetry={() => void query.refetch()} />
-        ) : !query.data ? (
-          <div className="skeleton h-64 rounded-box" role="status" aria-label={t('products.loading')} />
-        ) : query.data.items.length === 0 ? (
-          <div className="text-base-content/70 flex flex-col items-center gap-2 py-10 text-center text-sm">
-            <PackageIcon aria-hidden="true" className="size-8 opacity-50" />
-            {search ? t('products.noMatch', { search }) : t('products.empty')}
+      ) : (
+        <div className={`overflow-x-auto ${query.isPlaceholderData ? 'opacity-60' : ''}`}>
+          <table className="table-sm table tabular-nums">
+            <thead>
+              <tr>
+                <th scope="col">{t('products.product')}</th>
+                <th scope="col" className="hidden text-right sm:table-cell">
+                  {t('products.price')}
+                </th>
+                <th scope="col" className="hidden text-right sm:table-cell">
+                  {t('products.units30d')}
+                </th>
+                <th scope="col" className="hidden text-right sm:table-cell">
+                  {t('products.sales30d')}
+                </th>
+                <th scope="col" className="sm:min-w-40">
+                  {t('products.unitCost')}
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {query.data.items.map((product) => (
+                <ProductRow key={product.id} product={product} storeCurrency={query.data.currency} viewOnly={viewOnly} applyToPastOrders={applyToPastOrders} />
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {query.data && query.data.total > PAGE_SIZE && (
+        <div className="flex items-center justify-between gap-2 text-sm">
+          <span className="text-base-content/70">{t('products.pageOf', { page, pages, total: query.data.total })}</span>
+          <div className="join">
+            <button type="button" className="btn btn-sm join-item" disabled={page <= 1} onClick={() => setPage((p) => p - 1)}>
+              {t('products.previous')}
+            </button>
+            <button type="button" className="btn btn-sm join-item" disabled={page >= pages} onClick={() => setPage((p) => p + 1)}>
+              {t('products.next')}
+            </button>
           </div>
-        ) : (
-          <div className={`overflow-x-auto ${query.isPlaceholderData ? 'opacity-60' : ''}`}>
-            <table className="table-sm table tabular-nums">
-              <thead>
-                <tr>
-                  <th scope="col">{t('products.product')}</th>
-                  <th scope="col" className="hidden text-right sm:table-cell">
-                    {t('products.price')}
-                  </th>
-                  <th scope="col" className="hidden text-right sm:table-cell">
-                    {t('products.units30d')}
-                  </th>
-                  <th scope="col" className="hidden text-right sm:table-cell">
-                    {t('products.sales30d')}
-                  </th>
-                  <th scope="col" className="sm:min-w-40">
-                    {t('products.unitCost')}
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {query.data.items.map((product) => (
-                  <ProductRow key={product.id} product={product} storeCurrency={query.data.currency} viewOnly={viewOnly} applyToPastOrders={applyToPastOrders} />
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
-        {query.data && query.data.total > PAGE_SIZE && (
-          <div className="flex items-center justify-between gap-2 text-sm">
-            <span className="text-base-content/70">{t('products.pageOf', { page, pages, total: query.data.total })}</span>
-            <div className="join">
-              <button type="button" className="btn btn-sm join-item" disabled={page <= 1} onClick={() => setPage((p) => p - 1)}>
-                {t('products.previous')}
-              </button>
-              <button type="button" className="btn btn-sm join-item" disabled={page >= pages} onClick={() => setPage((p) => p + 1)}>
-                {t('products.next')}
-              </button>
-            </div>
-          </div>
-        )}
-      </div>
-    </section>
+        </div>
+      )}
+    </SectionCard>
   );
 }
 

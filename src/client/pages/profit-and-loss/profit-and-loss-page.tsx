@@ -9,6 +9,7 @@ import { Chart } from '../../components/chart.tsx';
 import { DataError, DataPage, StoreDataGate, useViewOnly } from '../../components/data-page.tsx';
 import { useStoreToday } from '../../components/date-range-picker.tsx';
 import { useChannelName } from '../../components/kpi-card.tsx';
+import { SectionCard } from '../../components/section-card.tsx';
 import { useCurrency } from '../../lib/currency.tsx';
 import type { CurrencyCode } from '../../../shared/currencies.ts';
 import { trpc } from '../../lib/trpc.ts';
@@ -258,14 +259,9 @@ function NetProfitChart({ statement }: { statement: StatementOutput }) {
     [monthKey, locale, statement.currency],
   );
   return (
-    <section className="card bg-base-100 border-base-content/10 border shadow-xs" aria-labelledby="pnl-chart-title">
-      <div className="card-body gap-2 p-4 sm:p-6">
-        <h2 id="pnl-chart-title" className="card-title text-base">
-          {t('chart.title')}
-        </h2>
-        <Chart type="bar" series={series} options={options} height={280} ariaLabel={t('chart.ariaLabel')} testId="pnl-chart" />
-      </div>
-    </section>
+    <SectionCard titleId="pnl-chart-title" title={t('chart.title')}>
+      <Chart type="bar" series={series} options={options} height={280} ariaLabel={t('chart.ariaLabel')} testId="pnl-chart" />
+    </SectionCard>
   );
 }
 

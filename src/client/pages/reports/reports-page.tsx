@@ -22,6 +22,7 @@ import {
 import { Chart } from '../../components/chart.tsx';
 import { DataError, DataPage, StoreDataGate, useViewOnly } from '../../components/data-page.tsx';
 import { formatDayRange, useDateRange, useStoreToday } from '../../components/date-range-picker.tsx';
+import { SectionCard } from '../../components/section-card.tsx';
 import { toast } from '../../components/toast.tsx';
 import { useCurrency } from '../../lib/currency.tsx';
 import { serverMessage } from '../../lib/session.ts';
@@ -197,33 +198,31 @@ function ReportResultView({ definition, currency, opened, viewOnly, onSaved }: {
   if (!query.data) return <div className="skeleton h-80 rounded-box" role="status" aria-label={t('result.loading')} />;
   const result = query.data;
   return (
-    <section className={`card bg-base-100 border-base-content/10 border shadow-xs transition-opacity ${query.isPlaceholderData ? 'opacity-60' : ''}`} aria-labelledby="report-result-title" aria-busy={query.isFetching}>
-      <div className="card-body gap-4 p-4 sm:p-6">
-        <div className="flex flex-wrap items-start justify-between gap-3">
-          <div>
-            <h2 id="report-result-title" className="card-title text-base">
-              {t('result.title')}
-            </h2>
-            <p className="text-base-content/70 text-xs">{t('result.summary', { range: formatDayRange(result.range, i18n.resolvedLanguage ?? 'en'), currency: result.currency, count: result.rows.length })}</p>
-          </div>
-          <div className="flex flex-wrap gap-2">
-            <a className="btn btn-sm btn-outline gap-2" href={csvHref} download data-testid="report-export">
-              <DownloadIcon aria-hidden="true" className="size-4" />
-              {t('result.exportCsv')}
-            </a>
-            {!viewOnly && <SaveReportForm definition={definition} opened={opened} onSaved={onSaved} />}
-          </div>
+    <SectionCard
+      titleId="report-result-title"
+      title={t('result.title')}
+      description={t('result.summary', { range: formatDayRange(result.range, i18n.resolvedLanguage ?? 'en'), currency: result.currency, count: result.rows.length })}
+      className={`transition-opacity ${query.isPlaceholderData ? 'opacity-60' : ''}`}
+      aria-busy={query.isFetching}
+      actions={
+        <div className="flex flex-wrap gap-2">
+          <a className="btn btn-sm btn-outline gap-2" href={csvHref} download data-testid="report-export">
+            <DownloadIcon aria-hidden="true" className="size-4" />
+            {t('result.exportCsv')}
+          </a>
+          {!viewOnly && <SaveReportForm definition={definition} opened={opened} onSaved={onSaved} />}
         </div>
-        {result.rows.length === 0 ? (
-          <p className="text-base-content/70 py-8 text-center text-sm">{t('result.empty')}</p>
-        ) : (
-          <>
-            <ResultChart result={result} />
-            <ResultTable result={result} />
-          </>
-        )}
-      </div>
-    </section>
+      }
+    >
+      {result.rows.length === 0 ? (
+        <p className="text-base-content/70 py-8 text-center text-sm">{t('result.empty')}</p>
+      ) : (
+        <>
+          <ResultChart result={result} />
+          <ResultTable result={result} />
+        </>
+      )}
+    </SectionCard>
   );
 }
 

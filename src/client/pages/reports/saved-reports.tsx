@@ -1,11 +1,13 @@
 import type { UseQueryResult } from '@tanstack/react-query';
 import { CalendarClockIcon, FileTextIcon, FolderOpenIcon, PencilIcon, TrashIcon } from 'lucide-react';
-import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { useEffect, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { MAX_REPORT_RECIPIENTS, REPORT_SCHEDULES, type ReportSchedule, type SavedReport } from '../../../shared/reports.ts';
 import { DataError } from '../../components/data-page.tsx';
+import { Modal } from '../../components/modal.tsx';
 import { TextField } from '../../components/form-fields.tsx';
 import { FormAlert, SubmitButton, useFormErrors } from '../../components/form-state.tsx';
+import { SectionCard } from '../../components/section-card.tsx';
 import { toast } from '../../components/toast.tsx';
 import { serverMessage } from '../../lib/session.ts';
 import { trpc } from '../../lib/trpc.ts';
@@ -33,78 +35,72 @@ export function SavedReportsCard({ reports, openedId, onOpen, viewOnly }: { repo
     onError: (error) => toast({ title: t('saved.deleteFailed'), description: serverMessage(error) ?? t('common.connection'), variant: 'destructive' }),
   });
   return (
-    <section className="card bg-base-100 border-base-content/10 border shadow-xs" aria-labelledby="saved-reports-title" data-testid="saved-reports">
-      <div className="card-body gap-3 p-4 sm:p-6">
-        <h2 id="saved-reports-title" className="card-title text-base">
-          {t('saved.title')}
-        </h2>
-        {reports.isError ? (
-          <DataError error={reports.error} onRetry={() => void reports.refetch()} />
-        ) : !reports.data ? (
-          <div className="skeleton h-24 rounded-box" role="status" aria-label={t('saved.loading')} />
-        ) : reports.data.length === 0 ? (
-          <div className="text-base-content/70 flex flex-col items-center gap-2 py-8 text-center text-sm">
-            <FileTextIcon aria-hidden="true" className="size-8 opacity-50" />
-            {t('saved.empty')}
-          </div>
-        ) : (
-          <ul className="divide-base-content/10 divide-y">
-            {reports.data.map((report) => (
-              <li key={report.id} className={`flex flex-wrap items-center gap-3 py-2 ${report.id === openedId ? 'bg-primary/5 -mx-2 rounded px-2' : ''}`} data-testid="saved-report">
-                <div className="min-w-0 flex-1">
-                  <p className="truncate font-medium" data-testid="saved-report-name">
-                    {report.name}
+    <SectionCard titleId="saved-reports-title" title={t('saved.title')} testId="saved-reports">
+      {reports.isError ? (
+        <DataError error={reports.error} onRetry={() => void reports.refetch()} />
+      ) : !reports.data ? (
+        <div className="skeleton h-24 rounded-box" role="status" aria-label={t('saved.loading')} />
+      ) : reports.data.length === 0 ? (
+        <div className="text-base-content/70 flex flex-col items-center gap-2 py-8 text-center text-sm">
+          <FileTextIcon aria-hidden="true" className="size-8 opacity-50" />
+          {t('saved.empty')}
+        </div>
+      ) : (
+        <ul className="divide-base-content/10 divide-y">
+          {reports.data.map((report) => (
+            <li key={report.id} className={`flex flex-wrap items-center gap-3 py-2 ${report.id === openedId ? 'bg-primary/5 -mx-2 rounded px-2' : ''}`} data-testid="saved-report">
+              <div className="min-w-0 flex-1">
+                <p className="truncate font-medium" data-testid="saved-report-name">
+                  {report.name}
+                </p>
+                <p className="text-base-content/70 text-xs">
+                  {t(`dimensions.${report.definition.dimension}`)} · {report.definition.metrics.map((metric) => t(`metrics.${metric}`)).join(', ')}
+                </p>
+                {report.schedule !== 'none' && (
+                  <p className="text-base-content/70 mt-0.5 flex items-center gap-1 text-xs" data-testid="saved-report-schedule">
+                    <CalendarClockIcon aria-hidden="true" className="size-3.5" />
+                    {t(`schedule.summary.${report.schedule}`, { recipients: report.recipients.join(', ') })}
+                    {report.lastSentAt && ` · ${t('schedule.lastSent', { date: new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeStyle: 'short' }).format(new Date(report.lastSentAt)) })}`}
                   </p>
-                  <p className="text-base-content/70 text-xs">
-                    {t(`dimensions.${report.definition.dimension}`)} · {report.definition.metrics.map((metric) => t(`metrics.${metric}`)).join(', ')}
-                  </p>
-                  {report.schedule !== 'none' && (
-                    <p className="text-base-content/70 mt-0.5 flex items-center gap-1 text-xs" data-testid="saved-report-schedule">
-                      <CalendarClockIcon aria-hidden="true" className="size-3.5" />
-                      {t(`schedule.summary.${report.schedule}`, { recipients: report.recipients.join(', ') })}
-                      {report.lastSentAt && ` · ${t('schedule.lastSent', { date: new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeStyle: 'short' }).format(new Date(report.lastSentAt)) })}`}
-                    </p>
-                  )}
-                </div>
-                <div className="flex gap-1">
-                  <button type="button" className="btn btn-ghost btn-xs gap-1" onClick={() => onOpen(report)} aria-label={t('saved.open', { name: report.name })}>
-                    <FolderOpenIcon aria-hidden="true" className="size-4" />
-                    <span className="hidden sm:inline">{t('saved.openShort')}</span>
-                  </button>
-                  {!viewOnly && (
-                    <>
-                      <button type="button" className="btn btn-ghost btn-xs gap-1" onClick={() => setEditing(report)} aria-label={t('saved.edit', { name: report.name })} data-testid="saved-report-edit">
-                        <PencilIcon aria-hidden="true" className="size-4" />
-                        <span className="hidden sm:inline">{t('saved.editShort')}</span>
-                      </button>
-                      <button
-                        type="button"
-                        className="btn btn-ghost btn-xs btn-square text-error"
-                        aria-label={t('saved.delete', { name: report.name })}
-                        disabled={remove.isPending}
-                        onClick={() => {
-                          if (window.confirm(t('saved.confirmDelete', { name: report.name }))) remove.mutate({ id: report.id });
-                        }}
-                      >
-                        <TrashIcon aria-hidden="true" className="size-4" />
-                      </button>
-                    </>
-                  )}
-                </div>
-              </li>
-            ))}
-          </ul>
-        )}
-      </div>
+                )}
+              </div>
+              <div className="flex gap-1">
+                <button type="button" className="btn btn-ghost btn-xs gap-1" onClick={() => onOpen(report)} aria-label={t('saved.open', { name: report.name })}>
+                  <FolderOpenIcon aria-hidden="true" className="size-4" />
+                  <span className="hidden sm:inline">{t('saved.openShort')}</span>
+                </button>
+                {!viewOnly && (
+                  <>
+                    <button type="button" className="btn btn-ghost btn-xs gap-1" onClick={() => setEditing(report)} aria-label={t('saved.edit', { name: report.name })} data-testid="saved-report-edit">
+                      <PencilIcon aria-hidden="true" className="size-4" />
+                      <span className="hidden sm:inline">{t('saved.editShort')}</span>
+                    </button>
+                    <button
+                      type="button"
+                      className="btn btn-ghost btn-xs btn-square text-error"
+                      aria-label={t('saved.delete', { name: report.name })}
+                      disabled={remove.isPending}
+                      onClick={() => {
+                        if (window.confirm(t('saved.confirmDelete', { name: report.name }))) remove.mutate({ id: report.id });
+                      }}
+                    >
+                      <TrashIcon aria-hidden="true" className="size-4" />
+                    </button>
+                  </>
+                )}
+              </div>
+            </li>
+          ))}
+        </ul>
+      )}
       <ReportSettingsDialog report={editing} onClose={() => setEditing(null)} />
-    </section>
+    </SectionCard>
   );
 }
 
 /** Rename and schedule a saved report (weekly: Mondays 08:00, monthly: the 1st at 08:00, store time). */
 function ReportSettingsDialog({ report, onClose }: { report: SavedReport | null; onClose: () => void }) {
   const { t } = useTranslation('reports');
-  const dialog = useRef<HTMLDialogElement>(null);
   const utils = trpc.useUtils();
   const errors = useFormErrors(t('common.connection'));
   const [name, setName] = useState('');
@@ -117,10 +113,6 @@ function ReportSettingsDialog({ report, onClose }: { report: SavedReport | null;
       setRecipients(report.recipients.join(', '));
     }
     errors.acceptLocalCheck({});
-    const element = dialog.current;
-    if (!element) return;
-    if (report && !element.open) element.showModal();
-    if (!report && element.open) element.close();
   }, [report]);
   const update = trpc.reports.update.useMutation({
     onSuccess: async (saved) => {
@@ -145,50 +137,43 @@ function ReportSettingsDialog({ report, onClose }: { report: SavedReport | null;
   };
 
   return (
-    <dialog ref={dialog} className="modal modal-bottom sm:modal-middle" aria-labelledby="report-settings-title" onClose={onClose}>
-      <div className="modal-box">
-        <h2 id="report-settings-title" className="text-lg font-semibold">
-          {t('schedule.title')}
-        </h2>
-        <form className="mt-4 space-y-3" onSubmit={submit} noValidate data-testid="report-settings-form">
-          <FormAlert message={errors.formError} />
-          <TextField id="report-settings-name" label={t('saved.nameLabel')} value={name} onValueChange={(value) => { setName(value); errors.clear('name'); }} error={errors.fieldErrors.name} maxLength={120} />
-          <div className="fieldset py-0">
-            <label htmlFor="report-schedule" className="fieldset-legend pt-0 pb-1 text-sm">
-              {t('schedule.label')}
-            </label>
-            <select id="report-schedule" className="select w-full" value={schedule} onChange={(event) => { setSchedule(event.target.value as ReportSchedule); errors.clear('recipients'); }} data-testid="report-schedule">
-              {REPORT_SCHEDULES.map((option) => (
-                <option key={option} value={option}>
-                  {t(`schedule.options.${option}`)}
-                </option>
-              ))}
-            </select>
-            <p className="text-base-content/70 text-xs">{t('schedule.hint')}</p>
-          </div>
-          <TextField
-            id="report-recipients"
-            label={t('schedule.recipients', { max: MAX_REPORT_RECIPIENTS })}
-            value={recipients}
-            onValueChange={(value) => { setRecipients(value); errors.clear('recipients'); }}
-            error={errors.fieldErrors.recipients}
-            hint={t('schedule.recipientsHint')}
-            placeholder="name@example.com"
-            data-testid="report-recipients"
-          />
-          <div className="modal-action">
-            <button type="button" className="btn btn-ghost" onClick={onClose} disabled={update.isPending}>
-              {t('schedule.cancel')}
-            </button>
-            <SubmitButton pending={update.isPending} label={t('schedule.save')} pendingLabel={t('schedule.saving')} className="w-auto" />
-          </div>
-        </form>
-      </div>
-      <form method="dialog" className="modal-backdrop" aria-hidden="true">
-        <button type="submit" tabIndex={-1}>
-          {t('schedule.cancel')}
-        </button>
+    <Modal open={report !== null} titleId="report-settings-title" onClose={onClose} busy={update.isPending}>
+      <h2 id="report-settings-title" className="text-lg font-semibold">
+        {t('schedule.title')}
+      </h2>
+      <form className="mt-4 space-y-3" onSubmit={submit} noValidate data-testid="report-settings-form">
+        <FormAlert message={errors.formError} />
+        <TextField id="report-settings-name" label={t('saved.nameLabel')} value={name} onValueChange={(value) => { setName(value); errors.clear('name'); }} error={errors.fieldErrors.name} maxLength={120} />
+        <div className="fieldset py-0">
+          <label htmlFor="report-schedule" className="fieldset-legend pt-0 pb-1 text-sm">
+            {t('schedule.label')}
+          </label>
+          <select id="report-schedule" className="select w-full" value={schedule} onChange={(event) => { setSchedule(event.target.value as ReportSchedule); errors.clear('recipients'); }} data-testid="report-schedule">
+            {REPORT_SCHEDULES.map((option) => (
+              <option key={option} value={option}>
+                {t(`schedule.options.${option}`)}
+              </option>
+            ))}
+          </select>
+          <p className="text-base-content/70 text-xs">{t('schedule.hint')}</p>
+        </div>
+        <TextField
+          id="report-recipients"
+          label={t('schedule.recipients', { max: MAX_REPORT_RECIPIENTS })}
+          value={recipients}
+          onValueChange={(value) => { setRecipients(value); errors.clear('recipients'); }}
+          error={errors.fieldErrors.recipients}
+          hint={t('schedule.recipientsHint')}
+          placeholder="name@example.com"
+          data-testid="report-recipients"
+        />
+        <div className="modal-action">
+          <button type="button" className="btn btn-ghost" onClick={onClose} disabled={update.isPending}>
+            {t('schedule.cancel')}
+          </button>
+          <SubmitButton pending={update.isPending} label={t('schedule.save')} pendingLabel={t('schedule.saving')} className="w-auto" />
+        </div>
       </form>
-    </dialog>
+    </Modal>
   );
 }

@@ -1,15 +1,16 @@
 import { keepPreviousData } from '@tanstack/react-query';
 import type { ApexOptions } from 'apexcharts';
-import { useMemo, type ReactNode } from 'react';
+import { useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
 import { NO_VALUE } from '../../../shared/metrics.ts';
 import type { RevenueBreakdownOutput } from '../../../shared/revenue.ts';
 import { Chart } from '../../components/chart.tsx';
 import { DataError, DataPage, StoreDataGate } from '../../components/data-page.tsx';
-import { formatDayRange, useDateRange } from '../../components/date-range-picker.tsx';
+import { formatDayRange, useComparisonLabel, useDateRange } from '../../components/date-range-picker.tsx';
 import { formatKpiCount, formatKpiMoney, KpiCard, useChannelName } from '../../components/kpi-card.tsx';
+import { SectionCard } from '../../components/section-card.tsx';
 import { trpc } from '../../lib/trpc.ts';
-import { useFigureFormat } from '../analytics/figure-format.ts';
+import { useFigureFormat } from '../../lib/figure-format.ts';
 
 type RevenueKpi = 'gross' | 'discounts' | 'refunds' | 'netSales';
 
@@ -63,14 +64,6 @@ function RevenueContent() {
   );
 }
 
-function useComparisonLabel(): string {
-  const { t } = useTranslation('data');
-  const { compare } = useDateRange();
-  if (compare === 'previous_year') return t('kpi.vsPreviousYear');
-  if (compare === 'none') return t('kpi.noComparison');
-  return t('kpi.vsPrevious');
-}
-
 function KpiStrip({ data }: { data: RevenueBreakdownOutput }) {
   const { t, i18n } = useTranslation('revenue');
   const locale = i18n.resolvedLanguage ?? 'en';
@@ -93,21 +86,6 @@ function KpiStrip({ data }: { data: RevenueBreakdownOutput }) {
           </li>
         ))}
       </ul>
-    </section>
-  );
-}
-
-function Card({ id, title, description, children, className = '', testId }: { id: string; title: string; description?: string; children: ReactNode; className?: string; testId?: string }) {
-  return (
-    <section className={`card bg-base-100 border-base-content/10 min-w-0 border shadow-xs ${className}`} aria-labelledby={id} data-testid={testId}>
-      <div className="card-body gap-1 p-4 sm:p-6">
-        <h2 id={id} className="card-title text-base">
-          {title}
-        </h2>
-        {/* flex-none: daisyUI lets a card's paragraphs grow, which would push the content down in a tall row. */}
-        {description && <p className="text-base-content/70 flex-none text-sm">{description}</p>}
-        <div className="mt-2">{children}</div>
-      </div>
     </section>
   );
 }
@@ -152,9 +130,9 @@ function ComponentsChart({ data }: { data: RevenueBreakdownOutput }) {
     };
   }, [data.currency, locale, dayKey]);
   return (
-    <Card id="components-title" title={t('components.title')} description={t('components.description')} testId="revenue-components">
+    <SectionCard titleId="components-title" title={t('components.title')} description={t('components.description')} testId="revenue-components">
       <Chart type="bar" series={series} options={options} height={300} ariaLabel={t('components.chartLabel', { range: formatDayRange(data.range, locale) })} testId="revenue-components-chart" />
-    </Card>
+    </SectionCard>
   );
 }
 
@@ -180,7 +158,7 @@ function ChannelBreakdown({ data }: { data: RevenueBreakdownOutput }) {
     [labelKey, format, data.currency],
   );
   return (
-    <Card id="channels-title" title={t('channels.title')} description={t('channels.description')} className="lg:col-span-2" testId="revenue-channels">
+    <SectionCard titleId="channels-title" title={t('channels.title')} description={t('channels.description')} className="lg:col-span-2" testId="revenue-channels">
       {data.channels.length === 0 ? (
         <p className="text-base-content/70 py-8 text-center text-sm">{t('empty')}</p>
       ) : (
@@ -218,7 +196,7 @@ function ChannelBreakdown({ data }: { data: RevenueBreakdownOutput }) {
           </div>
         </div>
       )}
-    </Card>
+    </SectionCard>
   );
 }
 
@@ -231,7 +209,7 @@ function NewVsReturning({ data }: { data: RevenueBreakdownOutput }) {
   ] as const;
   const totalNet = groups.reduce((sum, group) => sum + Math.max(group.netSales, 0), 0);
   return (
-    <Card id="customers-title" title={t('customers.title')} description={t('customers.description')} testId="revenue-customers">
+    <SectionCard titleId="customers-title" title={t('customers.title')} description={t('customers.description')} testId="revenue-customers">
       <div className="space-y-4">
         {totalNet > 0 && (
           <div className="bg-base-200 flex h-3 overflow-hidden rounded-full" aria-hidden="true">
@@ -263,7 +241,7 @@ function NewVsReturning({ data }: { data: RevenueBreakdownOutput }) {
         ))}
         <p className="text-base-content/60 text-xs">{t('customers.hint')}</p>
       </div>
-    </Card>
+    </SectionCard>
   );
 }
 
@@ -272,7 +250,7 @@ function TopProducts({ data }: { data: RevenueBreakdownOutput }) {
   const format = useFigureFormat();
   const { top, others } = data.products;
   return (
-    <Card id="products-title" title={t('products.title')} description={t('products.description', { count: top.length })} className="lg:col-span-2" testId="revenue-products">
+    <SectionCard titleId="products-title" title={t('products.title')} description={t('products.description', { count: top.length })} className="lg:col-span-2" testId="revenue-products">
       {top.length === 0 ? (
         <p className="text-base-content/70 py-8 text-center text-sm">{t('products.empty')}</p>
       ) : (
@@ -326,7 +304,7 @@ function TopProducts({ data }: { data: RevenueBreakdownOutput }) {
         </div>
       )}
       <p className="text-base-content/60 mt-2 text-xs">{t('products.hint')}</p>
-    </Card>
+    </SectionCard>
   );
 }
 
@@ -335,7 +313,7 @@ function RefundsPanel({ data }: { data: RevenueBreakdownOutput }) {
   const format = useFigureFormat();
   const { refunds } = data;
   return (
-    <Card id="refunds-title" title={t('refunds.title')} description={t('refunds.description')} testId="revenue-refunds">
+    <SectionCard titleId="refunds-title" title={t('refunds.title')} description={t('refunds.description')} testId="revenue-refunds">
       <dl className="grid grid-cols-3 gap-2">
         <div>
           <dt className="text-base-content/65 text-xs">{t('refunds.count')}</dt>
@@ -367,6 +345,6 @@ function RefundsPanel({ data }: { data: RevenueBreakdownOutput }) {
           ))}
         </ul>
       )}
-    </Card>
+    </SectionCard>
   );
 }

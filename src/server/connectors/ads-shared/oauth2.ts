@@ -70,6 +70,20 @@ export function requiredCredential(credentials: ConnectorCredentials, key: strin
   return value;
 }
 
+/**
+ * The credentials after a refresh-token grant made by `refresh`: the new tokens over the stored ones,
+ * keeping the stored refresh token unless a new one came (Google keeps it, Microsoft rotates it).
+ */
+export async function refreshedCredentials(
+  credentials: ConnectorCredentials,
+  wording: { platform: string; displayName: string },
+  refresh: (refreshToken: string) => Promise<ConnectorCredentials>,
+): Promise<ConnectorCredentials> {
+  const refreshToken = requiredCredential(credentials, 'refreshToken', wording.platform, wording.displayName);
+  const tokens = await refresh(refreshToken);
+  return { ...credentials, ...tokens, refreshToken: tokens.refreshToken ?? refreshToken };
+}
+
 export class MissingCredentialError extends ConnectorAuthError {
   constructor(platform: string, displayName: string, key: string) {
     super(platform, `The ${displayName} connection is missing its ${key}; reconnect ${displayName}.`);

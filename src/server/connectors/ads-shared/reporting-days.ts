@@ -1,5 +1,6 @@
 import { addDays, daysBetween } from '../../modules/commerce/days.ts';
-import type { SyncWindow } from '../connector.ts';
+import type { IngestAdMetric } from '../../modules/commerce/ingest.ts';
+import type { ConnectorContext, SyncBatch, SyncWindow } from '../connector.ts';
 
 // Ads platforms report by calendar day in the ad account's own time zone, so a sync window of
 // instants becomes a range of 'YYYY-MM-DD' days. The engine passes the start of each day; which time
@@ -44,4 +45,38 @@ export function sliceFrom(range: DayRange, start: string, maxDays: number): { sl
 /** Rows a whole window will hold, extrapolated from one slice (for the engine's progress bar). */
 export function estimateWindowRows(rowsInSlice: number, slice: DayRange, range: DayRange): number {
   return Math.round((rowsInSlice / dayCount(slice)) * dayCount(range));
+}
+
+interface SliceCursor {
+  from: string;
+}
+
+function parseSliceCursor(platform: string, cursor: string | null): SliceCursor | null {
+  if (!cursor) return null;
+  const parsed = JSON.parse(cursor) as Partial<SliceCursor>;
+  if (typeof parsed.from !== 'string') throw new Error(`not a ${platform} cursor: ${cursor}`);
+  return { from: parsed.from };
+}
+
+/**
+ * A connector's fetchBatch for a platform whose daily report has no pages of its own: one batch is
+ * one slice of at most `sliceDays` reporting days, read by `readSlice`. The cursor is the first day of
+ * the next slice, so a resumed sync re-reads at most one slice.
+ */
+export function fetchBySlices(
+  platform: string,
+  sliceDays: number,
+  readSlice: (ctx: ConnectorContext, slice: DayRange) => Promise<IngestAdMetric[]>,
+): (ctx: ConnectorContext, window: SyncWindow, cursor: string | null) => Promise<SyncBatch> {
+  return async (ctx, window, cursor) => {
+    const range = reportingDays(window);
+    if (!range) return { adMetrics: [], nextCursor: null, estimatedTotal: 0 };
+    const { slice, nextStart } = sliceFrom(range, parseSliceCursor(platform, cursor)?.from ?? range.from, sliceDays);
+    const adMetrics = await readSlice(ctx, slice);
+    return {
+      adMetrics,
+      nextCursor: nextStart ? JSON.stringify({ from: nextStart } satisfies SliceCursor) : null,
+      estimatedTotal: estimateWindowRows(adMetrics.length, slice, range),
+    };
+  };
 }

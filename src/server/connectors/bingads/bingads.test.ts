@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBingAdsFake, zipArchive, type BingAdsFake } from '../../../../test/fakes/bingads.ts';
-import { ConnectorAuthError, ConnectorRequestError, MalformedResponseError, type ConnectorContext, type ConnectorCredentials, type OAuthSettings, type SyncWindow } from '../connector.ts';
-import { PlatformHttp } from '../http.ts';
-import type { IngestAdMetric } from '../../modules/commerce/ingest.ts';
+import { ConnectorAuthError, ConnectorRequestError, MalformedResponseError } from '../connector.ts';
+import { adConnectorTestKit, spendByDay } from '../ads-shared/test-support.ts';
+import { utcWindow } from '../test-support.ts';
 import { bingVerdict, customerManagementRoot, CAMPAIGN_REPORT_COLUMNS } from './client.ts';
 import { parseCsv, reportRecords } from './csv-report.ts';
 import { bingadsConnector } from './index.ts';
@@ -11,7 +11,7 @@ import { readZip } from './zip.ts';
 import { platformAnswer } from '../../../../test/fakes/platform-answer.ts';
 
 const connector = bingadsConnector;
-const BACKFILL: SyncWindow = { since: new Date('2026-01-01T00:00:00Z'), until: new Date('2026-03-01T00:00:00Z') };
+const BACKFILL = utcWindow('2026-01-01', '2026-03-01');
 
 let fake: BingAdsFake;
 beforeAll(async () => {
@@ -19,34 +19,7 @@ beforeAll(async () => {
 });
 afterAll(() => fake.close());
 
-function contextWith(credentials: ConnectorCredentials, waits: number[] = []): ConnectorContext {
-  return {
-    baseUrl: fake.url,
-    credentials,
-    http: new PlatformHttp({ platform: 'bingads', sleep: async (ms) => void waits.push(ms), maxAttempts: 4 }),
-    store: { timezone: 'UTC', currency: 'USD' },
-  };
-}
-
-async function readAll(ctx: ConnectorContext, window: SyncWindow) {
-  const rows: IngestAdMetric[] = [];
-  let cursor: string | null = null;
-  let batches = 0;
-  do {
-    const batch = await connector.fetchBatch(ctx, window, cursor);
-    rows.push(...(batch.adMetrics ?? []));
-    cursor = batch.nextCursor;
-    batches++;
-  } while (cursor);
-  return { rows, batches };
-}
-
-const settings = (): OAuthSettings => ({
-  clientId: fake.auth.clientId,
-  clientSecret: fake.auth.clientSecret,
-  redirectUri: 'http://127.0.0.1:9/integrations/bingads/callback',
-  authorizeBaseUrl: fake.url,
-});
+const { contextWith, readAll, settings } = adConnectorTestKit(connector, () => fake);
 
 describe('bingads connector against the fake', () => {
   it('backfills the window with one report per 31 days: submit, poll while pending, download the ZIP', async () => {
@@ -57,9 +30,7 @@ describe('bingads connector against the fake', () => {
     expect(waits).toHaveLength(4);
     expect(rows).toHaveLength(expected.rows);
     expect(new Set(rows.map((row) => `${row.campaignId}|${row.day}`)).size).toBe(rows.length);
-    const spendByDay: Record<string, number> = {};
-    for (const row of rows) spendByDay[row.day] = (spendByDay[row.day] ?? 0) + row.spendMinor;
-    expect(spendByDay).toEqual(expected.spendMinorByDay);
+    expect(spendByDay(rows)).toEqual(expected.spendMinorByDay);
     expect(rows[0]).toMatchObject({ platform: 'bingads', accountId: '123456789', currency: 'USD' });
     const submit = fake.requests.find((request) => request.path.endsWith('/GenerateReport/Submit'))!;
     expect(submit.headers).toMatchObject({ developertoken: 'FAKEDEVTOKEN123', customerid: '170000001', customeraccountid: '123456789' });

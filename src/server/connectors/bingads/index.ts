@@ -1,6 +1,6 @@
-import { ConnectorAuthError, type Connector, type ConnectorContext, type SyncBatch, type SyncWindow } from '../connector.ts';
-import { requiredCredential, urlWithQuery } from '../ads-shared/oauth2.ts';
-import { estimateWindowRows, reportingDays, sliceFrom } from '../ads-shared/reporting-days.ts';
+import { ConnectorAuthError, type Connector } from '../connector.ts';
+import { refreshedCredentials, urlWithQuery } from '../ads-shared/oauth2.ts';
+import { fetchBySlices, reportingDays } from '../ads-shared/reporting-days.ts';
 import {
   accessOf,
   ACCOUNT_REPORT_COLUMNS,
@@ -32,30 +32,10 @@ import { mapAccountSpend, mapCampaignRow } from './map.ts';
 
 export const SLICE_DAYS = 31;
 
-interface BingCursor {
-  from: string;
-}
-
-function parseCursor(cursor: string | null): BingCursor | null {
-  if (!cursor) return null;
-  const parsed = JSON.parse(cursor) as Partial<BingCursor>;
-  if (typeof parsed.from !== 'string') throw new Error(`not a ${PLATFORM} cursor: ${cursor}`);
-  return { from: parsed.from };
-}
-
-async function fetchBatch(ctx: ConnectorContext, window: SyncWindow, cursor: string | null): Promise<SyncBatch> {
-  const range = reportingDays(window);
-  if (!range) return { adMetrics: [], nextCursor: null, estimatedTotal: 0 };
-  const access = accessOf(ctx);
-  const { slice, nextStart } = sliceFrom(range, parseCursor(cursor)?.from ?? range.from, SLICE_DAYS);
-  const rows = await runReport(ctx.http, access, 'CampaignPerformanceReportRequest', CAMPAIGN_REPORT_COLUMNS, slice);
-  const adMetrics = rows.map(mapCampaignRow);
-  return {
-    adMetrics,
-    nextCursor: nextStart ? JSON.stringify({ from: nextStart } satisfies BingCursor) : null,
-    estimatedTotal: estimateWindowRows(adMetrics.length, slice, range),
-  };
-}
+const fetchBatch = fetchBySlices(PLATFORM, SLICE_DAYS, async (ctx, slice) => {
+  const rows = await runReport(ctx.http, accessOf(ctx), 'CampaignPerformanceReportRequest', CAMPAIGN_REPORT_COLUMNS, slice);
+  return rows.map(mapCampaignRow);
+});
 
 export const bingadsConnector: Connector = {
   platform: PLATFORM,
@@ -90,10 +70,8 @@ export const bingadsConnector: Connector = {
       return { ...tokens, developerToken, customerId: chosen.customerId, accountId: chosen.accountId };
     },
 
-    async refresh(ctx, settings) {
-      const refreshToken = requiredCredential(ctx.credentials, 'refreshToken', PLATFORM, DISPLAY_NAME);
-      const tokens = await refreshAccessToken(ctx.http, settings, refreshToken);
-      return { ...ctx.credentials, ...tokens, refreshToken: tokens.refreshToken ?? refreshToken };
+    refresh(ctx, settings) {
+      return refreshedCredentials(ctx.credentials, { platform: PLATFORM, displayName: DISPLAY_NAME }, (token) => refreshAccessToken(ctx.http, settings, token));
     },
   },
 

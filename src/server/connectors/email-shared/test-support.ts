@@ -1,28 +1,8 @@
 import type { IngestEmailMetric } from '../../modules/commerce/ingest.ts';
-import type { Connector, ConnectorContext, ConnectorCredentials, SyncBatch, SyncWindow } from '../connector.ts';
-import { PlatformHttp } from '../http.ts';
+import type { Connector, ConnectorContext, SyncBatch, SyncWindow } from '../connector.ts';
 
-// Shared by the e-mail connectors' tests (not by production code): a context whose HTTP client
-// records the waits it would have slept, and a loop that runs a window to its end like the engine.
-
-export function testContext(
-  platform: string,
-  baseUrl: string,
-  credentials: ConnectorCredentials,
-  options: { waits?: number[]; timezone?: string; currency?: string; maxAttempts?: number } = {},
-): ConnectorContext {
-  const waits = options.waits ?? [];
-  return {
-    baseUrl,
-    credentials,
-    http: new PlatformHttp({ platform, maxAttempts: options.maxAttempts ?? 4, sleep: async (ms) => void waits.push(ms) }),
-    store: { timezone: options.timezone ?? 'UTC', currency: options.currency ?? 'USD' },
-  };
-}
-
-export function utcWindow(firstDay: string, dayAfterLast: string): SyncWindow {
-  return { since: new Date(`${firstDay}T00:00:00Z`), until: new Date(`${dayAfterLast}T00:00:00Z`) };
-}
+// Shared by the e-mail connectors' tests (not by production code): a loop that runs a window to its
+// end like the engine (their context and windows come from ../test-support.ts).
 
 /**
  * The window's batches from `cursor` on (at most `maxBatches`, like a sync that crashes after them);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ConnectorAuthError, MalformedResponseError } from '../connector.ts';
-import { runWindow, testContext, utcWindow } from '../email-shared/test-support.ts';
+import { runWindow } from '../email-shared/test-support.ts';
+import { testContext, utcWindow } from '../test-support.ts';
 import { describeCsvErrors, parseEmailCsv } from './csv.ts';
 import { EMAIL_CSV_BATCH_SIZE, emailConnector } from './index.ts';
 

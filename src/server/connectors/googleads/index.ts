@@ -1,6 +1,6 @@
-import { ConnectorAuthError, type Connector, type ConnectorContext, type SyncBatch, type SyncWindow } from '../connector.ts';
-import { requiredCredential, urlWithQuery } from '../ads-shared/oauth2.ts';
-import { estimateWindowRows, reportingDays, sliceFrom } from '../ads-shared/reporting-days.ts';
+import { ConnectorAuthError, type Connector } from '../connector.ts';
+import { refreshedCredentials, urlWithQuery } from '../ads-shared/oauth2.ts';
+import { fetchBySlices, reportingDays } from '../ads-shared/reporting-days.ts';
 import {
   accessOf,
   authorizeEndpoint,
@@ -30,31 +30,11 @@ import { mapCampaignDay, mapDailyCost } from './map.ts';
 
 export const SLICE_DAYS = 31;
 
-interface GoogleAdsCursor {
-  from: string;
-}
-
-function parseCursor(cursor: string | null): GoogleAdsCursor | null {
-  if (!cursor) return null;
-  const parsed = JSON.parse(cursor) as Partial<GoogleAdsCursor>;
-  if (typeof parsed.from !== 'string') throw new Error(`not a ${PLATFORM} cursor: ${cursor}`);
-  return { from: parsed.from };
-}
-
-async function fetchBatch(ctx: ConnectorContext, window: SyncWindow, cursor: string | null): Promise<SyncBatch> {
-  const range = reportingDays(window);
-  if (!range) return { adMetrics: [], nextCursor: null, estimatedTotal: 0 };
+const fetchBatch = fetchBySlices(PLATFORM, SLICE_DAYS, async (ctx, slice) => {
   const access = accessOf(ctx);
-  const start = parseCursor(cursor)?.from ?? range.from;
-  const { slice, nextStart } = sliceFrom(range, start, SLICE_DAYS);
   const rows = await searchStream(ctx.http, access, dailyCampaignQuery(slice));
-  const adMetrics = rows.map((row) => mapCampaignDay(row, access.customerId, ctx.credentials.currency));
-  return {
-    adMetrics,
-    nextCursor: nextStart ? JSON.stringify({ from: nextStart } satisfies GoogleAdsCursor) : null,
-    estimatedTotal: estimateWindowRows(adMetrics.length, slice, range),
-  };
-}
+  return rows.map((row) => mapCampaignDay(row, access.customerId, ctx.credentials.currency));
+});
 
 export const googleadsConnector: Connector = {
   platform: PLATFORM,
@@ -97,11 +77,8 @@ export const googleadsConnector: Connector = {
       };
     },
 
-    async refresh(ctx, settings) {
-      const refreshToken = requiredCredential(ctx.credentials, 'refreshToken', PLATFORM, DISPLAY_NAME);
-      const tokens = await refreshAccessToken(ctx.http, settings, refreshToken);
-      // Google keeps the refresh token; it only sends one again in rare cases.
-      return { ...ctx.credentials, ...tokens, refreshToken: tokens.refreshToken ?? refreshToken };
+    refresh(ctx, settings) {
+      return refreshedCredentials(ctx.credentials, { platform: PLATFORM, displayName: DISPLAY_NAME }, (token) => refreshAccessToken(ctx.http, settings, token));
     },
   },
 

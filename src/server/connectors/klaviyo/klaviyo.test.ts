@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startKlaviyoFake, type KlaviyoFake } from '../../../../test/fakes/klaviyo.ts';
 import { ConnectorAuthError, ConnectorRequestError, MalformedResponseError } from '../connector.ts';
-import { runWindow, testContext, utcWindow } from '../email-shared/test-support.ts';
+import { runWindow } from '../email-shared/test-support.ts';
+import { testContext, utcWindow } from '../test-support.ts';
 import type { KlaviyoCampaign, KlaviyoReportResult } from './client.ts';
 import { klaviyoConnector, reportTimeframes } from './index.ts';
 import { campaignSendDay, findConversionMetric, statsByCampaign, toEmailMetric } from './map.ts';

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMailchimpFake, type MailchimpFake } from '../../../../test/fakes/mailchimp.ts';
 import { ConnectorAuthError, MalformedResponseError } from '../connector.ts';
-import { runWindow, testContext, utcWindow } from '../email-shared/test-support.ts';
+import { runWindow } from '../email-shared/test-support.ts';
+import { testContext, utcWindow } from '../test-support.ts';
 import { dataCentreOf, type MailchimpReport } from './client.ts';
 import { mailchimpConnector } from './index.ts';
 import { reportToEmailMetric } from './map.ts';

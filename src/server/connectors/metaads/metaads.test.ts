@@ -1,15 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMetaAdsFake, type MetaAdsFake } from '../../../../test/fakes/metaads.ts';
-import { ConnectorAuthError, MalformedResponseError, type ConnectorContext, type ConnectorCredentials, type OAuthSettings, type SyncWindow } from '../connector.ts';
-import { PlatformHttp } from '../http.ts';
-import type { IngestAdMetric } from '../../modules/commerce/ingest.ts';
+import { ConnectorAuthError, MalformedResponseError } from '../connector.ts';
+import { adConnectorTestKit, spendByDay } from '../ads-shared/test-support.ts';
+import { utcWindow } from '../test-support.ts';
 import { metaVerdict, regainAccessMs, type InsightsRow } from './client.ts';
 import { metaadsConnector } from './index.ts';
 import { mapInsightsRow } from './map.ts';
 import { platformAnswer } from '../../../../test/fakes/platform-answer.ts';
 
 const connector = metaadsConnector;
-const BACKFILL: SyncWindow = { since: new Date('2026-01-01T00:00:00Z'), until: new Date('2026-03-01T00:00:00Z') };
+const BACKFILL = utcWindow('2026-01-01', '2026-03-01');
 
 let fake: MetaAdsFake;
 beforeAll(async () => {
@@ -17,34 +17,7 @@ beforeAll(async () => {
 });
 afterAll(() => fake.close());
 
-function contextWith(credentials: ConnectorCredentials, waits: number[] = []): ConnectorContext {
-  return {
-    baseUrl: fake.url,
-    credentials,
-    http: new PlatformHttp({ platform: 'metaads', sleep: async (ms) => void waits.push(ms), maxAttempts: 4 }),
-    store: { timezone: 'UTC', currency: 'USD' },
-  };
-}
-
-async function readAll(ctx: ConnectorContext, window: SyncWindow) {
-  const rows: IngestAdMetric[] = [];
-  let cursor: string | null = null;
-  let batches = 0;
-  do {
-    const batch = await connector.fetchBatch(ctx, window, cursor);
-    rows.push(...(batch.adMetrics ?? []));
-    cursor = batch.nextCursor;
-    batches++;
-  } while (cursor);
-  return { rows, batches };
-}
-
-const settings = (): OAuthSettings => ({
-  clientId: fake.auth.clientId,
-  clientSecret: fake.auth.clientSecret,
-  redirectUri: 'http://127.0.0.1:9/integrations/metaads/callback',
-  authorizeBaseUrl: fake.url,
-});
+const { contextWith, readAll, settings } = adConnectorTestKit(connector, () => fake);
 
 describe('metaads connector against the fake', () => {
   it('backfills every campaign-day by following the insights pages', async () => {
@@ -54,9 +27,7 @@ describe('metaads connector against the fake', () => {
     expect(batches).toBeGreaterThan(1);
     expect(rows).toHaveLength(expected.rows);
     expect(new Set(rows.map((row) => `${row.campaignId}|${row.day}`)).size).toBe(rows.length);
-    const spendByDay: Record<string, number> = {};
-    for (const row of rows) spendByDay[row.day] = (spendByDay[row.day] ?? 0) + row.spendMinor;
-    expect(spendByDay).toEqual(expected.spendMinorByDay);
+    expect(spendByDay(rows)).toEqual(expected.spendMinorByDay);
     expect(rows[0]).toMatchObject({ platform: 'metaads', accountId: '1234567890', currency: 'USD' });
     const insightsCall = fake.requests.find((request) => request.path.endsWith('/insights'))!;
     const query = new URLSearchParams(insightsCall.query);

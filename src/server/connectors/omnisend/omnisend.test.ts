@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startOmnisendFake, type OmnisendFake } from '../../../../test/fakes/omnisend.ts';
 import { ConnectorAuthError, ConnectorRequestError, MalformedResponseError } from '../connector.ts';
-import { runWindow, testContext, utcWindow } from '../email-shared/test-support.ts';
+import { runWindow } from '../email-shared/test-support.ts';
+import { testContext, utcWindow } from '../test-support.ts';
 import { classifyOmnisend, type OmnisendCampaign } from './client.ts';
 import { omnisendConnector } from './index.ts';
 import { campaignToEmailMetric } from './map.ts';

@@ -1,15 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTikTokAdsFake, type TikTokAdsFake } from '../../../../test/fakes/tiktokads.ts';
-import { ConnectorAuthError, MalformedResponseError, type ConnectorContext, type ConnectorCredentials, type OAuthSettings, type SyncWindow } from '../connector.ts';
-import { PlatformHttp } from '../http.ts';
-import type { IngestAdMetric } from '../../modules/commerce/ingest.ts';
+import { ConnectorAuthError, MalformedResponseError } from '../connector.ts';
+import { adConnectorTestKit, spendByDay } from '../ads-shared/test-support.ts';
+import { utcWindow } from '../test-support.ts';
 import { tiktokVerdict, type ReportRow } from './client.ts';
 import { tiktokadsConnector } from './index.ts';
 import { mapReportRow } from './map.ts';
 import { platformAnswer } from '../../../../test/fakes/platform-answer.ts';
 
 const connector = tiktokadsConnector;
-const BACKFILL: SyncWindow = { since: new Date('2026-01-01T00:00:00Z'), until: new Date('2026-03-01T00:00:00Z') };
+const BACKFILL = utcWindow('2026-01-01', '2026-03-01');
 
 let fake: TikTokAdsFake;
 beforeAll(async () => {
@@ -17,36 +17,7 @@ beforeAll(async () => {
 });
 afterAll(() => fake.close());
 
-function contextWith(credentials: ConnectorCredentials, waits: number[] = []): ConnectorContext {
-  return {
-    baseUrl: fake.url,
-    credentials,
-    http: new PlatformHttp({ platform: 'tiktokads', sleep: async (ms) => void waits.push(ms), maxAttempts: 4 }),
-    store: { timezone: 'UTC', currency: 'USD' },
-  };
-}
-
-async function readAll(ctx: ConnectorContext, window: SyncWindow) {
-  const rows: IngestAdMetric[] = [];
-  const estimates: number[] = [];
-  let cursor: string | null = null;
-  let batches = 0;
-  do {
-    const batch = await connector.fetchBatch(ctx, window, cursor);
-    rows.push(...(batch.adMetrics ?? []));
-    if (batch.estimatedTotal !== undefined) estimates.push(batch.estimatedTotal);
-    cursor = batch.nextCursor;
-    batches++;
-  } while (cursor);
-  return { rows, batches, estimates };
-}
-
-const settings = (): OAuthSettings => ({
-  clientId: fake.auth.clientId,
-  clientSecret: fake.auth.clientSecret,
-  redirectUri: 'http://127.0.0.1:9/integrations/tiktokads/callback',
-  authorizeBaseUrl: fake.url,
-});
+const { contextWith, readAll, settings } = adConnectorTestKit(connector, () => fake);
 
 describe('tiktokads connector against the fake', () => {
   it('backfills the window in 30-day slices, page by page', async () => {
@@ -55,9 +26,7 @@ describe('tiktokads connector against the fake', () => {
     expect(batches).toBe(4);
     expect(rows).toHaveLength(expected.rows);
     expect(new Set(rows.map((row) => `${row.campaignId}|${row.day}`)).size).toBe(rows.length);
-    const spendByDay: Record<string, number> = {};
-    for (const row of rows) spendByDay[row.day] = (spendByDay[row.day] ?? 0) + row.spendMinor;
-    expect(spendByDay).toEqual(expected.spendMinorByDay);
+    expect(spendByDay(rows)).toEqual(expected.spendMinorByDay);
     expect(rows[0]).toMatchObject({ platform: 'tiktokads', accountId: '7010000000000000000', currency: 'USD' });
     expect(Math.abs(estimates[0]! - expected.rows) / expected.rows).toBeLessThan(0.1);
     const report = fake.requests.find((request) => request.path.endsWith('/report/integrated/get/'))!;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createCommerceStore, testOrder } from '../../../../test/commerce-fixtures.ts';
-import { grantTestPlan, signedInClient, useTestApp, type ApiClient } from '../../../../test/harness.ts';
+import { createCommerceStore, signedInStoreOwner, testOrder } from '../../../../test/commerce-fixtures.ts';
+import { trpcQuery, useTestApp, type ApiClient } from '../../../../test/harness.ts';
 import { ingestAdMetrics, ingestEmailMetrics, ingestOrders, upsertProducts } from '../commerce/ingest.ts';
 import { distribution, paretoOf, roasHistogram } from './distribution.service.ts';
 import { bucketsOf, trend } from './trend.service.ts';
@@ -220,20 +220,13 @@ describe('analytics.distribution, hand-computed', () => {
 });
 
 describe('analytics procedures through the router', () => {
-  async function storeOwner(prefix: string) {
-    const signedIn = await signedInClient(testApp.app, prefix);
-    await grantTestPlan(testApp.orm, signedIn.credentials.username, 'business');
-    const store = (await signedIn.client.post('/api/stores', { name: `${prefix} store` })).body as { id: number };
-    return { ...signedIn, store };
-  }
-
   function query(client: ApiClient, path: string, input: Record<string, unknown>) {
-    return client.get(`/trpc/analytics.${path}?input=${encodeURIComponent(JSON.stringify(input))}`);
+    return trpcQuery(client, `analytics.${path}`, input);
   }
 
   it("reads the active store; another user's store answers 404", async () => {
-    const owner = await storeOwner('anowner');
-    const other = await storeOwner('another');
+    const owner = await signedInStoreOwner(testApp, 'anowner');
+    const other = await signedInStoreOwner(testApp, 'another');
     await seedTrendFixture(owner.store.id);
 
     const own = await query(owner.client, 'trend', { kpi: 'netSales', granularity: 'week', ...TWO_WEEKS, compare: 'none' });
@@ -250,7 +243,7 @@ describe('analytics procedures through the router', () => {
   });
 
   it('explains bad input', async () => {
-    const owner = await storeOwner('anval');
+    const owner = await signedInStoreOwner(testApp, 'anval');
     const kpi = await query(owner.client, 'trend', { kpi: 'happiness', ...TWO_WEEKS });
     expect(kpi.status).toBe(400);
     expect(kpi.body.error.message).toBe('Unknown KPI');

@@ -1,20 +1,18 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { formatMultiple, formatRatio } from '../../../shared/metrics.ts';
-import { createCommerceStore, setFxRates, testOrder } from '../../../../test/commerce-fixtures.ts';
-import { createTestApp, createTestDatabase, grantTestPlan, signedInClient, type ApiClient } from '../../../../test/harness.ts';
+import { createCommerceStore, setFxRates, signedInStoreOwner, testOrder } from '../../../../test/commerce-fixtures.ts';
+import { grantTestPlan, signedInClient, trpcQuery, useTestApp, type ApiClient } from '../../../../test/harness.ts';
 import { ingestAdMetrics, ingestEmailMetrics, ingestOrders, ingestRefunds } from './ingest.ts';
 import { comparisonRange, kpis, ltvCohorts } from './kpis.service.ts';
 
-let database: Awaited<ReturnType<typeof createTestDatabase>>;
+const testApp = useTestApp();
 let orm: MikroORM;
 let app: FastifyInstance;
 
 beforeAll(async () => {
-  database = await createTestDatabase();
-  orm = database.orm;
-  app = await createTestApp(orm);
+  ({ orm, app } = testApp);
   // Weekday rates (units per EUR) for the fixture; the weekend of 6-7 June uses Friday's.
   const rates = [];
   for (const day of ['2026-05-25', '2026-05-26', '2026-05-27', '2026-05-28', '2026-05-29', '2026-06-01', '2026-06-02', '2026-06-04', '2026-06-05']) {
@@ -22,10 +20,6 @@ beforeAll(async () => {
   }
   rates.push({ day: '2026-06-03', currency: 'GBP', rate: 0.88 }, { day: '2026-06-03', currency: 'USD', rate: 1.1 });
   await setFxRates(orm.em.fork(), rates);
-});
-afterAll(async () => {
-  await app.close();
-  await database.close();
 });
 
 /**
@@ -146,6 +140,17 @@ describe('KPIs from the rollups, hand-computed', () => {
     expect(usd.kpis.netSales.current).toBe(Math.round((3_000 * 1.1) / 0.88 + 5_000)); // 3750 + 5000
   });
 
+  it('names the currency and day when a row cannot be converted for lack of a rate', async () => {
+    // A store in a currency without any rate: its own currency needs none, any other display currency does.
+    const store = await createCommerceStore(orm, { currency: 'JPY' });
+    await ingestOrders(orm.em.fork(), store.id, [testOrder({ placedAt: '2026-06-02T10:00:00Z', currency: 'JPY', grossMinor: 12_000 })]);
+    const own = await kpis(orm.em.fork(), { id: store.id, currency: 'JPY' }, { ...JUNE, compare: 'none' });
+    expect(own.kpis.netSales.current).toBe(12_000);
+    await expect(kpis(orm.em.fork(), { id: store.id, currency: 'JPY' }, { ...JUNE, compare: 'none', currency: 'GBP' })).rejects.toThrow(
+      'No exchange rate for JPY on or before 2026-06-02',
+    );
+  });
+
   it('compares with the same dates a year earlier; no data there means no previous value and no percent', async () => {
     const store = await createCommerceStore(orm);
     await seedFixture(store.id);
@@ -212,16 +217,8 @@ describe('LTV by monthly cohort', () => {
 });
 
 describe('commerce.kpis through the router', () => {
-  async function storeOwner(prefix: string) {
-    const signedIn = await signedInClient(app, prefix);
-    await grantTestPlan(orm, signedIn.credentials.username, 'business');
-    const store = (await signedIn.client.post('/api/stores', { name: `${prefix} store` })).body as { id: number };
-    return { ...signedIn, store };
-  }
-
-  function getKpis(client: ApiClient, input: Record<string, unknown>) {
-    return client.get(`/trpc/commerce.kpis?input=${encodeURIComponent(JSON.stringify(input))}`);
-  }
+  const storeOwner = (prefix: string) => signedInStoreOwner(testApp, prefix);
+  const getKpis = (client: ApiClient, input: Record<string, unknown>) => trpcQuery(client, 'commerce.kpis', input);
 
   it("reads the active store only; another user's store id is 404", async () => {
     const owner = await storeOwner('kpiowner');

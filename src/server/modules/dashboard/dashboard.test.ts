@@ -1,39 +1,27 @@
-import type { MikroORM } from '@mikro-orm/postgresql';
-import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createCommerceStore, setFxRates, testOrder } from '../../../../test/commerce-fixtures.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createCommerceStore, setFlatFxRates, setFxRates, signedInStoreOwner, testOrder } from '../../../../test/commerce-fixtures.ts';
 import { newGuestOf } from '../../../../test/guests.ts';
-import { createTestApp, createTestDatabase, grantTestPlan, signedInClient, type ApiClient } from '../../../../test/harness.ts';
+import { grantTestPlan, signedInClient, trpcQuery, useTestApp } from '../../../../test/harness.ts';
 import { ingestAdMetrics, ingestOrders, ingestRefunds } from '../commerce/ingest.ts';
 import { todayVsYesterday } from './dashboard.service.ts';
 
-let database: Awaited<ReturnType<typeof createTestDatabase>>;
-let orm: MikroORM;
-let app: FastifyInstance;
+const testApp = useTestApp();
 
 beforeAll(async () => {
-  database = await createTestDatabase();
-  orm = database.orm;
-  app = await createTestApp(orm);
   // Units per EUR. 3 June: USD->GBP = 0.88 / 1.10 = 0.8; 8-10 June: 0.85 / 1.25 = 0.68.
-  const rates = [
+  await setFxRates(testApp.orm.em.fork(), [
     { day: '2026-06-03', currency: 'GBP', rate: 0.88 },
     { day: '2026-06-03', currency: 'USD', rate: 1.1 },
-  ];
-  for (const day of ['2026-06-08', '2026-06-09', '2026-06-10']) rates.push({ day, currency: 'GBP', rate: 0.85 }, { day, currency: 'USD', rate: 1.25 });
-  await setFxRates(orm.em.fork(), rates);
-});
-afterAll(async () => {
-  await app.close();
-  await database.close();
+  ]);
+  await setFlatFxRates(testApp.orm.em.fork(), '2026-06-08', '2026-06-10');
 });
 
 describe("today's sales so far against yesterday up to the same local time", () => {
   it('counts net sales and orders of both windows, refunds on the day they were made, in the store currency', async () => {
     // Europe/London is UTC+1 in June: "now" is 15:30 local on Wednesday 10 June.
-    const store = await createCommerceStore(orm, { timezone: 'Europe/London', currency: 'GBP' });
+    const store = await createCommerceStore(testApp.orm, { timezone: 'Europe/London', currency: 'GBP' });
     const now = new Date('2026-06-10T14:30:00Z');
-    await ingestOrders(orm.em.fork(), store.id, [
+    await ingestOrders(testApp.orm.em.fork(), store.id, [
       testOrder({ externalId: 'today-1', placedAt: '2026-06-10T08:00:00Z', grossMinor: 10_000, discountsMinor: 1_000 }), // 90.00
       testOrder({ externalId: 'today-2', placedAt: '2026-06-10T14:00:00Z', grossMinor: 5_000 }), // 50.00
       testOrder({ externalId: 'today-usd', placedAt: '2026-06-10T10:00:00Z', grossMinor: 2_500, currency: 'USD' }), // 25.00 USD = 17.00
@@ -44,14 +32,14 @@ describe("today's sales so far against yesterday up to the same local time", () 
       // 17:00 local yesterday: after the same time, not compared.
       testOrder({ externalId: 'yesterday-late', placedAt: '2026-06-09T16:00:00Z', grossMinor: 20_000 }),
     ]);
-    await ingestRefunds(orm.em.fork(), store.id, [
+    await ingestRefunds(testApp.orm.em.fork(), store.id, [
       // Made today on yesterday's order: lowers today.
       { platform: 'shopify', externalId: 'refund-today', orderExternalId: 'yesterday-1', refundedAt: '2026-06-10T12:00:00Z', amountMinor: 3_000, currency: 'GBP' },
       // Made yesterday evening, after the same time: not compared.
       { platform: 'shopify', externalId: 'refund-late', orderExternalId: 'yesterday-early', refundedAt: '2026-06-09T20:00:00Z', amountMinor: 1_000, currency: 'GBP' },
     ]);
 
-    const result = await todayVsYesterday(orm.em.fork(), store, {}, now);
+    const result = await todayVsYesterday(testApp.orm.em.fork(), store, {}, now);
     expect(result.localTime).toBe('15:30');
     // 90 + 50 + 17 - 30 = 127.00 over 3 orders; 80 + 40 = 120.00 over 2 orders.
     expect(result.today).toEqual({ day: '2026-06-10', netSales: 12_700, orders: 3, until: '2026-06-10T14:30:00.000Z' });
@@ -61,7 +49,7 @@ describe("today's sales so far against yesterday up to the same local time", () 
     expect(result.delta.orders).toEqual({ absolute: 1, percent: 50 });
 
     // In US dollars at each day's rate: 127.00 / 0.68 and 120.00 / 0.68.
-    const inDollars = await todayVsYesterday(orm.em.fork(), store, { currency: 'USD' }, now);
+    const inDollars = await todayVsYesterday(testApp.orm.em.fork(), store, { currency: 'USD' }, now);
     expect(inDollars.currency).toBe('USD');
     expect(inDollars.today.netSales).toBe(18_676);
     expect(inDollars.yesterday.netSales).toBe(17_647);
@@ -69,13 +57,13 @@ describe("today's sales so far against yesterday up to the same local time", () 
 
   it("takes today and the same time yesterday in the store's own time zone", async () => {
     // 03:00 UTC on 10 June is still 23:00 on the 9th in New York (UTC-4).
-    const store = await createCommerceStore(orm, { timezone: 'America/New_York', currency: 'GBP' });
-    await ingestOrders(orm.em.fork(), store.id, [
+    const store = await createCommerceStore(testApp.orm, { timezone: 'America/New_York', currency: 'GBP' });
+    await ingestOrders(testApp.orm.em.fork(), store.id, [
       testOrder({ externalId: 'ny-today', placedAt: '2026-06-10T02:00:00Z', grossMinor: 6_000 }), // 22:00 on the 9th
       testOrder({ externalId: 'ny-yesterday', placedAt: '2026-06-09T02:30:00Z', grossMinor: 3_000 }), // 22:30 on the 8th
       testOrder({ externalId: 'ny-too-late', placedAt: '2026-06-09T03:30:00Z', grossMinor: 7_000 }), // 23:30 on the 8th
     ]);
-    const result = await todayVsYesterday(orm.em.fork(), store, {}, new Date('2026-06-10T03:00:00Z'));
+    const result = await todayVsYesterday(testApp.orm.em.fork(), store, {}, new Date('2026-06-10T03:00:00Z'));
     expect(result.localTime).toBe('23:00');
     expect(result.today).toMatchObject({ day: '2026-06-09', netSales: 6_000, orders: 1 });
     expect(result.yesterday).toMatchObject({ day: '2026-06-08', netSales: 3_000, orders: 1, until: '2026-06-09T03:00:00.000Z' });
@@ -83,48 +71,37 @@ describe("today's sales so far against yesterday up to the same local time", () 
   });
 
   it('answers zeros without a previous value for an empty store (no NaN)', async () => {
-    const store = await createCommerceStore(orm);
-    const result = await todayVsYesterday(orm.em.fork(), store, {}, new Date('2026-06-10T14:30:00Z'));
+    const store = await createCommerceStore(testApp.orm);
+    const result = await todayVsYesterday(testApp.orm.em.fork(), store, {}, new Date('2026-06-10T14:30:00Z'));
     expect(result.today.netSales).toBe(0);
     expect(result.yesterday.orders).toBe(0);
     expect(result.delta.netSales).toEqual({ absolute: 0, percent: null });
   });
 });
 
-async function storeOwner(prefix: string) {
-  const signedIn = await signedInClient(app, prefix);
-  await grantTestPlan(orm, signedIn.credentials.username, 'business');
-  const store = (await signedIn.client.post('/api/stores', { name: `${prefix} shop` })).body as { id: number; name: string };
-  return { ...signedIn, store };
-}
-
-function query(client: ApiClient, path: string, input?: unknown) {
-  return client.get(`/trpc/${path}${input === undefined ? '' : `?input=${encodeURIComponent(JSON.stringify(input))}`}`);
-}
-
 describe('dashboard.todayVsYesterday through the router', () => {
   it("reads the caller's active store only", async () => {
-    const owner = await storeOwner('tvyowner');
-    const other = await storeOwner('tvyother');
+    const owner = await signedInStoreOwner(testApp, 'tvyowner');
+    const other = await signedInStoreOwner(testApp, 'tvyother');
     const hourAgo = new Date(Date.now() - 3_600_000).toISOString();
-    await ingestOrders(orm.em.fork(), owner.store.id, [testOrder({ externalId: 'mine', placedAt: hourAgo, grossMinor: 4_200 })]);
-    await ingestOrders(orm.em.fork(), other.store.id, [testOrder({ externalId: 'theirs', placedAt: hourAgo, grossMinor: 9_900 })]);
+    await ingestOrders(testApp.orm.em.fork(), owner.store.id, [testOrder({ externalId: 'mine', placedAt: hourAgo, grossMinor: 4_200 })]);
+    await ingestOrders(testApp.orm.em.fork(), other.store.id, [testOrder({ externalId: 'theirs', placedAt: hourAgo, grossMinor: 9_900 })]);
 
-    const own = await query(owner.client, 'dashboard.todayVsYesterday');
+    const own = await trpcQuery(owner.client, 'dashboard.todayVsYesterday');
     expect(own.status).toBe(200);
     expect(own.body.result.data).toMatchObject({ storeId: owner.store.id, currency: 'GBP' });
     // An hour ago may be yesterday just after midnight; either way it is this store's 42.00 only.
     const { today, yesterday } = own.body.result.data;
     expect(today.netSales + yesterday.netSales).toBe(4_200);
 
-    const theirs = await query(other.client, 'dashboard.todayVsYesterday');
+    const theirs = await trpcQuery(other.client, 'dashboard.todayVsYesterday');
     expect(theirs.body.result.data.storeId).toBe(other.store.id);
     expect(theirs.body.result.data.today.netSales + theirs.body.result.data.yesterday.netSales).toBe(9_900);
   });
 
   it('refuses a caller without a subscription', async () => {
-    const unsubscribed = await signedInClient(app, 'tvynosub');
-    expect((await query(unsubscribed.client, 'dashboard.todayVsYesterday')).status).toBe(403);
+    const unsubscribed = await signedInClient(testApp.app, 'tvynosub');
+    expect((await trpcQuery(unsubscribed.client, 'dashboard.todayVsYesterday')).status).toBe(403);
   });
 });
 
@@ -138,17 +115,17 @@ describe('dashboard.allStores', () => {
    * average of A's 5 and B's 10), AOV 70.00.
    */
   async function twoStores(prefix: string) {
-    const owner = await storeOwner(prefix);
+    const owner = await signedInStoreOwner(testApp, prefix);
     const second = await owner.client.post('/api/stores', { name: `${prefix} US shop` });
     expect(second.status).toBe(201);
     const storeB = second.body as { id: number };
     expect((await owner.client.patch(`/api/stores/${storeB.id}`, { currency: 'USD' })).status).toBe(200);
-    await ingestOrders(orm.em.fork(), owner.store.id, [testOrder({ externalId: 'a1', placedAt: '2026-06-03T10:00:00Z', grossMinor: 10_000, gclid: 'g' })]);
-    await ingestAdMetrics(orm.em.fork(), owner.store.id, [
+    await ingestOrders(testApp.orm.em.fork(), owner.store.id, [testOrder({ externalId: 'a1', placedAt: '2026-06-03T10:00:00Z', grossMinor: 10_000, gclid: 'g' })]);
+    await ingestAdMetrics(testApp.orm.em.fork(), owner.store.id, [
       { platform: 'googleads', accountId: 'g', campaignId: 'c', day: '2026-06-03', campaignName: 'C', currency: 'GBP', spendMinor: 2_000, clicks: 40 },
     ]);
-    await ingestOrders(orm.em.fork(), storeB.id, [testOrder({ externalId: 'b1', placedAt: '2026-06-03T10:00:00Z', grossMinor: 5_000, currency: 'USD', fbclid: 'f' })]);
-    await ingestAdMetrics(orm.em.fork(), storeB.id, [
+    await ingestOrders(testApp.orm.em.fork(), storeB.id, [testOrder({ externalId: 'b1', placedAt: '2026-06-03T10:00:00Z', grossMinor: 5_000, currency: 'USD', fbclid: 'f' })]);
+    await ingestAdMetrics(testApp.orm.em.fork(), storeB.id, [
       { platform: 'metaads', accountId: 'm', campaignId: 'c', day: '2026-06-03', campaignName: 'C', currency: 'USD', spendMinor: 500, clicks: 10 },
     ]);
     return { ...owner, storeA: owner.store, storeB };
@@ -156,7 +133,7 @@ describe('dashboard.allStores', () => {
 
   it('puts every store side by side in one currency at the daily rate, with a total row whose ratios come from the sums', async () => {
     const owner = await twoStores('allstores');
-    const answer = await query(owner.client, 'dashboard.allStores', { ...JUNE, currency: 'GBP' });
+    const answer = await trpcQuery(owner.client, 'dashboard.allStores', { ...JUNE, currency: 'GBP' });
     expect(answer.status).toBe(200);
     const data = answer.body.result.data;
     expect(data.currency).toBe('GBP');
@@ -178,7 +155,7 @@ describe('dashboard.allStores', () => {
     expect(data.previousRange).toBeNull();
 
     // In dollars: GBP->USD 1.25 on 3 June; store B keeps its own 50.00.
-    const dollars = (await query(owner.client, 'dashboard.allStores', { ...JUNE, currency: 'USD' })).body.result.data;
+    const dollars = (await trpcQuery(owner.client, 'dashboard.allStores', { ...JUNE, currency: 'USD' })).body.result.data;
     expect(dollars.stores.map((store: { kpis: { netSales: { current: number } } }) => store.kpis.netSales.current)).toEqual([12_500, 5_000]);
     expect(dollars.total.netSales.current).toBe(17_500);
   });
@@ -186,24 +163,24 @@ describe('dashboard.allStores', () => {
   it('compares with the previous period, the total delta included', async () => {
     const owner = await twoStores('allstoresprev');
     // 27 May, in the previous period of 1-7 June: store A sold 70.00.
-    await ingestOrders(orm.em.fork(), owner.storeA.id, [testOrder({ externalId: 'a0', placedAt: '2026-05-27T10:00:00Z', grossMinor: 7_000 })]);
-    const data = (await query(owner.client, 'dashboard.allStores', { ...JUNE, compare: 'previous_period', currency: 'GBP' })).body.result.data;
+    await ingestOrders(testApp.orm.em.fork(), owner.storeA.id, [testOrder({ externalId: 'a0', placedAt: '2026-05-27T10:00:00Z', grossMinor: 7_000 })]);
+    const data = (await trpcQuery(owner.client, 'dashboard.allStores', { ...JUNE, compare: 'previous_period', currency: 'GBP' })).body.result.data;
     expect(data.previousRange).toEqual({ from: '2026-05-25', to: '2026-05-31' });
     expect(data.total.netSales).toEqual({ current: 14_000, previous: 7_000, delta: { absolute: 7_000, percent: 100 } });
   });
 
   it("defaults to the active store's currency, includes stores shared with the caller and never another user's", async () => {
     const owner = await twoStores('allstoresmix');
-    const stranger = await storeOwner('allstoresstranger');
-    await ingestOrders(orm.em.fork(), stranger.store.id, [testOrder({ externalId: 's1', placedAt: '2026-06-03T10:00:00Z', grossMinor: 77_700 })]);
+    const stranger = await signedInStoreOwner(testApp, 'allstoresstranger');
+    await ingestOrders(testApp.orm.em.fork(), stranger.store.id, [testOrder({ externalId: 's1', placedAt: '2026-06-03T10:00:00Z', grossMinor: 77_700 })]);
 
-    const guest = await newGuestOf(app, orm, owner, owner.storeA.id);
-    await grantTestPlan(orm, guest.credentials.username, 'business');
-    const seen = (await query(guest.client, 'dashboard.allStores', JUNE)).body.result.data;
+    const guest = await newGuestOf(testApp.app, testApp.orm, owner, owner.storeA.id);
+    await grantTestPlan(testApp.orm, guest.credentials.username, 'business');
+    const seen = (await trpcQuery(guest.client, 'dashboard.allStores', JUNE)).body.result.data;
     expect(seen.stores).toHaveLength(1);
     expect(seen.stores[0]).toMatchObject({ storeId: owner.storeA.id, role: 'guest', ownerUsername: owner.credentials.username });
 
-    const mine = (await query(owner.client, 'dashboard.allStores', JUNE)).body.result.data;
+    const mine = (await trpcQuery(owner.client, 'dashboard.allStores', JUNE)).body.result.data;
     expect(mine.currency).toBe('GBP');
     expect(mine.stores.map((store: { storeId: number }) => store.storeId)).not.toContain(stranger.store.id);
     expect(mine.total.netSales.current).toBe(14_000);
@@ -211,23 +188,23 @@ describe('dashboard.allStores', () => {
 
     // With the US store active, the figures default to dollars.
     expect((await owner.client.post('/api/stores/active', { storeId: owner.storeB.id })).status).toBe(200);
-    const inDollars = (await query(owner.client, 'dashboard.allStores', JUNE)).body.result.data;
+    const inDollars = (await trpcQuery(owner.client, 'dashboard.allStores', JUNE)).body.result.data;
     expect(inDollars).toMatchObject({ currency: 'USD', activeStoreId: owner.storeB.id });
     expect(inDollars.total.netSales.current).toBe(17_500);
 
-    const strangers = (await query(stranger.client, 'dashboard.allStores', JUNE)).body.result.data;
+    const strangers = (await trpcQuery(stranger.client, 'dashboard.allStores', JUNE)).body.result.data;
     expect(strangers.stores.map((store: { storeId: number }) => store.storeId)).toEqual([stranger.store.id]);
     expect(strangers.total.netSales.current).toBe(77_700);
   });
 
   it('refuses an invalid range with a clear message, and a caller without a subscription', async () => {
-    const owner = await storeOwner('allstoresbad');
-    const reversed = await query(owner.client, 'dashboard.allStores', { from: '2026-06-07', to: '2026-06-01' });
+    const owner = await signedInStoreOwner(testApp, 'allstoresbad');
+    const reversed = await trpcQuery(owner.client, 'dashboard.allStores', { from: '2026-06-07', to: '2026-06-01' });
     expect(reversed.status).toBe(400);
     expect(JSON.stringify(reversed.body)).toContain('The start date must not be after the end date');
-    const tooLong = await query(owner.client, 'dashboard.allStores', { from: '2020-01-01', to: '2026-06-01' });
+    const tooLong = await trpcQuery(owner.client, 'dashboard.allStores', { from: '2020-01-01', to: '2026-06-01' });
     expect(JSON.stringify(tooLong.body)).toContain('A range can span at most 800 days');
-    const unsubscribed = await signedInClient(app, 'allstoresnosub');
-    expect((await query(unsubscribed.client, 'dashboard.allStores', JUNE)).status).toBe(403);
+    const unsubscribed = await signedInClient(testApp.app, 'allstoresnosub');
+    expect((await trpcQuery(unsubscribed.client, 'dashboard.allStores', JUNE)).status).toBe(403);
   });
 });

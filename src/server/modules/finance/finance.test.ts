@@ -1,43 +1,16 @@
-import type { MikroORM } from '@mikro-orm/postgresql';
-import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readRollups, setFxRates, testOrder } from '../../../../test/commerce-fixtures.ts';
-import { createTestApp, createTestDatabase, grantTestPlan, signedInClient, type ApiClient } from '../../../../test/harness.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { readRollups, setFlatFxRates, signedInStoreOwner, testOrder, type StoreOwner } from '../../../../test/commerce-fixtures.ts';
+import { trpcMutation, trpcQuery, useTestApp } from '../../../../test/harness.ts';
 import { addDays } from '../commerce/days.ts';
 import { ingestAdMetrics, ingestEmailMetrics, ingestOrders, ingestRefunds, upsertProducts } from '../commerce/ingest.ts';
 import { rebuildRollups } from '../commerce/rollups.ts';
 
-let database: Awaited<ReturnType<typeof createTestDatabase>>;
-let orm: MikroORM;
-let app: FastifyInstance;
+const testApp = useTestApp();
 
 beforeAll(async () => {
-  database = await createTestDatabase();
-  orm = database.orm;
-  app = await createTestApp(orm);
-  // Constant rates over the fixture: USD -> GBP = 0.85 / 1.25 = 0.68, EUR -> GBP = 0.85.
-  const rates = [];
-  for (let day = '2026-04-20'; day <= '2026-07-05'; day = addDays(day, 1)) rates.push({ day, currency: 'GBP', rate: 0.85 }, { day, currency: 'USD', rate: 1.25 });
-  await setFxRates(orm.em.fork(), rates);
+  // USD -> GBP = 0.85 / 1.25 = 0.68, EUR -> GBP = 0.85 over the whole fixture.
+  await setFlatFxRates(testApp.orm.em.fork(), '2026-04-20', '2026-07-05');
 });
-afterAll(async () => {
-  await app.close();
-  await database.close();
-});
-
-async function storeOwner(prefix: string) {
-  const signedIn = await signedInClient(app, prefix);
-  await grantTestPlan(orm, signedIn.credentials.username, 'business');
-  const store = (await signedIn.client.post('/api/stores', { name: `${prefix} store` })).body as { id: number };
-  return { ...signedIn, store: { id: store.id, currency: 'GBP', timezone: 'Europe/London' } };
-}
-
-function query(client: ApiClient, path: string, input?: unknown) {
-  return client.get(`/trpc/${path}${input === undefined ? '' : `?input=${encodeURIComponent(JSON.stringify(input))}`}`);
-}
-function mutate(client: ApiClient, path: string, input: unknown) {
-  return client.post(`/trpc/${path}`, input);
-}
 
 /**
  * The hand-computed fixture (store in GBP), May and June 2026:
@@ -51,8 +24,8 @@ function mutate(client: ApiClient, path: string, input: unknown) {
  *   expenses: Software GBP 50.00 monthly from 15 May; Photoshoot EUR 100.00 one-off 20 Jun = GBP 85.00
  *             (and two outside the range: monthly ended in April, one-off in July)
  */
-async function seedFixture(owner: Awaited<ReturnType<typeof storeOwner>>) {
-  const em = orm.em.fork();
+async function seedFixture(owner: StoreOwner) {
+  const em = testApp.orm.em.fork();
   const store = owner.store;
   await upsertProducts(em, store, [
     { platform: 'shopify', externalId: 'P1', title: 'Linen shirt', sku: 'LIN-1', priceMinor: 2_000, currency: 'GBP', unitCostMinor: 800 },
@@ -71,7 +44,7 @@ async function seedFixture(owner: Awaited<ReturnType<typeof storeOwner>>) {
     { platform: 'metaads', accountId: 'm', campaignId: 'c', day: '2026-06-05', campaignName: 'Pros', currency: 'USD', spendMinor: 1_000, impressions: 100, clicks: 10 },
   ]);
   await ingestEmailMetrics(em, store, [{ platform: 'klaviyo', campaignId: 'e', day: '2026-06-05', campaignName: 'June', currency: 'GBP', sends: 10, clicks: 1, spendMinor: 200 }]);
-  const settings = await mutate(owner.client, 'finance.costSettings.update', { paymentFeePercentBasisPoints: 290, paymentFeeFixedMinor: 30, shippingCostPerOrderMinor: 400, defaultCogsPercent: 50 });
+  const settings = await trpcMutation(owner.client, 'finance.costSettings.update', { paymentFeePercentBasisPoints: 290, paymentFeeFixedMinor: 30, shippingCostPerOrderMinor: 400, defaultCogsPercent: 50 });
   expect(settings.status).toBe(200);
   for (const expense of [
     { name: 'Software', category: 'Tools', amountMinor: 5_000, currency: 'GBP', recurrence: 'monthly', startsOn: '2026-05-15', endsOn: null },
@@ -79,7 +52,7 @@ async function seedFixture(owner: Awaited<ReturnType<typeof storeOwner>>) {
     { name: 'Old office', category: 'Rent', amountMinor: 99_900, currency: 'GBP', recurrence: 'monthly', startsOn: '2026-01-01', endsOn: '2026-04-30' },
     { name: 'July fair', category: 'Events', amountMinor: 77_700, currency: 'GBP', recurrence: 'one_off', startsOn: '2026-07-01' },
   ]) {
-    expect((await mutate(owner.client, 'finance.expenses.create', expense)).status).toBe(200);
+    expect((await trpcMutation(owner.client, 'finance.expenses.create', expense)).status).toBe(200);
   }
 }
 
@@ -109,14 +82,14 @@ const JUNE = {
 };
 
 describe('finance.statement, hand-computed', () => {
-  let owner: Awaited<ReturnType<typeof storeOwner>>;
+  let owner: StoreOwner;
   beforeAll(async () => {
-    owner = await storeOwner('pnl');
+    owner = await signedInStoreOwner(testApp, 'pnl');
     await seedFixture(owner);
   });
 
   it('one column per month, every line, and a totals column', async () => {
-    const answer = await query(owner.client, 'finance.statement', { from: '2026-05', to: '2026-06' });
+    const answer = await trpcQuery(owner.client, 'finance.statement', { from: '2026-05', to: '2026-06' });
     expect(answer.status).toBe(200);
     const statement = answer.body.result.data;
     expect(statement.currency).toBe('GBP');
@@ -140,21 +113,21 @@ describe('finance.statement, hand-computed', () => {
   });
 
   it('a month without sales has no margin %, and a display currency converts every line', async () => {
-    const empty = (await query(owner.client, 'finance.statement', { from: '2026-03', to: '2026-03' })).body.result.data;
+    const empty = (await trpcQuery(owner.client, 'finance.statement', { from: '2026-03', to: '2026-03' })).body.result.data;
     expect(empty.months[0].column).toMatchObject({ netSales: 0, customExpenses: 99_900, netProfit: -99_900, marginPercent: null });
-    const inEuro = (await query(owner.client, 'finance.statement', { from: '2026-05', to: '2026-05', currency: 'EUR' })).body.result.data;
+    const inEuro = (await trpcQuery(owner.client, 'finance.statement', { from: '2026-05', to: '2026-05', currency: 'EUR' })).body.result.data;
     expect(inEuro.currency).toBe('EUR');
     expect(inEuro.months[0].column.netSales).toBe(13_882); // 118.00 GBP / 0.85
     expect(inEuro.months[0].column.customExpenses).toBe(5_882);
   });
 
   it('refuses a range that is backwards or longer than 24 months, with a clear message', async () => {
-    const backwards = await query(owner.client, 'finance.statement', { from: '2026-06', to: '2026-05' });
+    const backwards = await trpcQuery(owner.client, 'finance.statement', { from: '2026-06', to: '2026-05' });
     expect(backwards.status).toBe(400);
     expect(backwards.body.error.message).toBe('The first month must not be after the last month');
-    const long = await query(owner.client, 'finance.statement', { from: '2024-01', to: '2026-01' });
+    const long = await trpcQuery(owner.client, 'finance.statement', { from: '2024-01', to: '2026-01' });
     expect(long.body.error.message).toBe('A statement can cover at most 24 months');
-    const malformed = await query(owner.client, 'finance.statement', { from: '2026-13', to: '2026-05' });
+    const malformed = await trpcQuery(owner.client, 'finance.statement', { from: '2026-13', to: '2026-05' });
     expect(malformed.body.error.message).toBe('Use a month like 2026-01');
   });
 
@@ -177,52 +150,52 @@ describe('finance.statement, hand-computed', () => {
 
 describe('products COGS', () => {
   it('an edit applied to past orders re-costs their lines and the rollups (equal to a rebuild), moving gross profit by units x difference', async () => {
-    const owner = await storeOwner('cogs');
+    const owner = await signedInStoreOwner(testApp, 'cogs');
     await seedFixture(owner);
-    const list = await query(owner.client, 'finance.products.list', { page: 1, pageSize: 10, search: 'lin' });
+    const list = await trpcQuery(owner.client, 'finance.products.list', { page: 1, pageSize: 10, search: 'lin' });
     expect(list.body.result.data).toMatchObject({ total: 1, items: [{ title: 'Linen shirt', sku: 'LIN-1', unitCostMinor: 800 }] });
     const productId = list.body.result.data.items[0].id;
-    const before = (await query(owner.client, 'finance.statement', { from: '2026-05', to: '2026-06' })).body.result.data;
+    const before = (await trpcQuery(owner.client, 'finance.statement', { from: '2026-05', to: '2026-06' })).body.result.data;
 
-    const answer = await mutate(owner.client, 'finance.products.updateCost', { productId, unitCostMinor: 1_000 });
+    const answer = await trpcMutation(owner.client, 'finance.products.updateCost', { productId, unitCostMinor: 1_000 });
     expect(answer.status).toBe(200);
     // A (2 units) and C (1); the cancelled D's line is re-costed too but counts nowhere.
     expect(answer.body.result.data).toMatchObject({ product: { id: productId, unitCostMinor: 1_000 }, updatedLines: 3, updatedUnits: 3 });
 
-    const after = (await query(owner.client, 'finance.statement', { from: '2026-05', to: '2026-06' })).body.result.data;
+    const after = (await trpcQuery(owner.client, 'finance.statement', { from: '2026-05', to: '2026-06' })).body.result.data;
     expect(after.total.grossProfit - before.total.grossProfit).toBe(-3 * 200);
     expect(after.months[0].column.cogs).toBe(2_500);
     expect(after.total.netProfit - before.total.netProfit).toBe(-600);
 
-    const em = orm.em.fork();
+    const em = testApp.orm.em.fork();
     const incremental = await readRollups(em, owner.store.id);
     await rebuildRollups(em, owner.store.id);
     expect(incremental).toEqual(await readRollups(em, owner.store.id));
   });
 
   it('without applyToPastOrders only the product changes; removing a cost makes its lines use the default COGS %', async () => {
-    const owner = await storeOwner('cogs2');
+    const owner = await signedInStoreOwner(testApp, 'cogs2');
     await seedFixture(owner);
-    const productId = (await query(owner.client, 'finance.products.list', { search: 'LIN-1' })).body.result.data.items[0].id;
-    const before = (await query(owner.client, 'finance.statement', { from: '2026-05', to: '2026-06' })).body.result.data;
-    const kept = await mutate(owner.client, 'finance.products.updateCost', { productId, unitCostMinor: 5_000, applyToPastOrders: false });
+    const productId = (await trpcQuery(owner.client, 'finance.products.list', { search: 'LIN-1' })).body.result.data.items[0].id;
+    const before = (await trpcQuery(owner.client, 'finance.statement', { from: '2026-05', to: '2026-06' })).body.result.data;
+    const kept = await trpcMutation(owner.client, 'finance.products.updateCost', { productId, unitCostMinor: 5_000, applyToPastOrders: false });
     expect(kept.body.result.data).toMatchObject({ updatedLines: 0, product: { unitCostMinor: 5_000 } });
-    expect((await query(owner.client, 'finance.statement', { from: '2026-05', to: '2026-06' })).body.result.data.total).toEqual(before.total);
+    expect((await trpcQuery(owner.client, 'finance.statement', { from: '2026-05', to: '2026-06' })).body.result.data.total).toEqual(before.total);
 
-    await mutate(owner.client, 'finance.products.updateCost', { productId, unitCostMinor: null });
-    const uncosted = (await query(owner.client, 'finance.statement', { from: '2026-05', to: '2026-06' })).body.result.data;
+    await trpcMutation(owner.client, 'finance.products.updateCost', { productId, unitCostMinor: null });
+    const uncosted = (await trpcQuery(owner.client, 'finance.statement', { from: '2026-05', to: '2026-06' })).body.result.data;
     // May: P1's 40.00 and P2's 10.00 now both at 50 %.
     expect(uncosted.months[0].column.cogs).toBe(2_500);
-    const em = orm.em.fork();
+    const em = testApp.orm.em.fork();
     const incremental = await readRollups(em, owner.store.id);
     await rebuildRollups(em, owner.store.id);
     expect(incremental).toEqual(await readRollups(em, owner.store.id));
   });
 
   it('lists best sellers of the last 30 days first with their units and net sales; validates the cost', async () => {
-    const owner = await storeOwner('cogs3');
+    const owner = await signedInStoreOwner(testApp, 'cogs3');
     const today = new Date().toISOString().slice(0, 10);
-    const em = orm.em.fork();
+    const em = testApp.orm.em.fork();
     await upsertProducts(em, owner.store, [
       { platform: 'shopify', externalId: 'slow', title: 'A slow seller', priceMinor: 1_000, currency: 'GBP' },
       { platform: 'shopify', externalId: 'fast', title: 'Z fast seller', priceMinor: 1_500, currency: 'GBP' },
@@ -231,31 +204,31 @@ describe('products COGS', () => {
       testOrder({ externalId: 'recent', placedAt: `${today}T00:30:00Z`, grossMinor: 4_500, lines: [{ externalId: 'l', productExternalId: 'fast', title: 'Z', quantity: 3, unitPriceMinor: 1_500 }] }),
       testOrder({ externalId: 'old', placedAt: `${addDays(today, -40)}T10:00:00Z`, grossMinor: 9_000, lines: [{ externalId: 'l', productExternalId: 'slow', title: 'A', quantity: 9, unitPriceMinor: 1_000 }] }),
     ]);
-    const list = (await query(owner.client, 'finance.products.list', { page: 1, pageSize: 1 })).body.result.data;
+    const list = (await trpcQuery(owner.client, 'finance.products.list', { page: 1, pageSize: 1 })).body.result.data;
     expect(list).toMatchObject({ total: 2, page: 1, pageSize: 1, currency: 'GBP', items: [{ title: 'Z fast seller', unitsSold30d: 3, netSales30d: 4_500, unitCostMinor: null }] });
-    const second = (await query(owner.client, 'finance.products.list', { page: 2, pageSize: 1 })).body.result.data;
+    const second = (await trpcQuery(owner.client, 'finance.products.list', { page: 2, pageSize: 1 })).body.result.data;
     expect(second.items).toMatchObject([{ title: 'A slow seller', unitsSold30d: 0, netSales30d: 0 }]);
 
-    const negative = await mutate(owner.client, 'finance.products.updateCost', { productId: list.items[0].id, unitCostMinor: -5 });
+    const negative = await trpcMutation(owner.client, 'finance.products.updateCost', { productId: list.items[0].id, unitCostMinor: -5 });
     expect(negative.status).toBe(400);
     expect(negative.body.error.message).toBe('Unit cost must not be negative');
-    const fractional = await mutate(owner.client, 'finance.products.updateCost', { productId: list.items[0].id, unitCostMinor: 1.5 });
+    const fractional = await trpcMutation(owner.client, 'finance.products.updateCost', { productId: list.items[0].id, unitCostMinor: 1.5 });
     expect(fractional.body.error.message).toBe('Unit cost must be in whole minor units (cents)');
   });
 });
 
 describe('expenses and cost settings', () => {
   it('create, list, update, remove with clear validation messages', async () => {
-    const owner = await storeOwner('exp');
-    const defaults = await query(owner.client, 'finance.costSettings.get');
+    const owner = await signedInStoreOwner(testApp, 'exp');
+    const defaults = await trpcQuery(owner.client, 'finance.costSettings.get');
     expect(defaults.body.result.data).toEqual({ paymentFeePercentBasisPoints: 290, paymentFeeFixedMinor: 30, shippingCostPerOrderMinor: 0, defaultCogsPercent: null, currency: 'GBP' });
 
-    const created = await mutate(owner.client, 'finance.expenses.create', { name: ' Rent ', category: 'Office', amountMinor: 120_000, currency: 'GBP', recurrence: 'monthly', startsOn: '2026-01-01' });
+    const created = await trpcMutation(owner.client, 'finance.expenses.create', { name: ' Rent ', category: 'Office', amountMinor: 120_000, currency: 'GBP', recurrence: 'monthly', startsOn: '2026-01-01' });
     expect(created.body.result.data).toEqual({ id: expect.any(Number), name: 'Rent', category: 'Office', amountMinor: 120_000, currency: 'GBP', recurrence: 'monthly', startsOn: '2026-01-01', endsOn: null });
     const id = created.body.result.data.id;
-    const updated = await mutate(owner.client, 'finance.expenses.update', { id, name: 'Rent', category: 'Office', amountMinor: 130_000, currency: 'EUR', recurrence: 'monthly', startsOn: '2026-01-01', endsOn: '2026-12-31' });
+    const updated = await trpcMutation(owner.client, 'finance.expenses.update', { id, name: 'Rent', category: 'Office', amountMinor: 130_000, currency: 'EUR', recurrence: 'monthly', startsOn: '2026-01-01', endsOn: '2026-12-31' });
     expect(updated.body.result.data).toMatchObject({ amountMinor: 130_000, currency: 'EUR', endsOn: '2026-12-31' });
-    expect((await query(owner.client, 'finance.expenses.list')).body.result.data).toHaveLength(1);
+    expect((await trpcQuery(owner.client, 'finance.expenses.list')).body.result.data).toHaveLength(1);
 
     const invalid = [
       [{ name: '', category: 'x', amountMinor: 1, currency: 'GBP', recurrence: 'monthly', startsOn: '2026-01-01' }, 'Name is required'],
@@ -266,16 +239,16 @@ describe('expenses and cost settings', () => {
       [{ name: 'x', category: 'x', amountMinor: 1, currency: 'GBP', recurrence: 'monthly', startsOn: '2026-03-01', endsOn: '2026-02-01' }, 'The end date must not be before the start date'],
     ] as const;
     for (const [input, message] of invalid) {
-      const answer = await mutate(owner.client, 'finance.expenses.create', input);
+      const answer = await trpcMutation(owner.client, 'finance.expenses.create', input);
       expect(answer.status).toBe(400);
       expect(answer.body.error.message).toBe(message);
     }
-    const badSettings = await mutate(owner.client, 'finance.costSettings.update', { paymentFeePercentBasisPoints: 20_000, paymentFeeFixedMinor: 0, shippingCostPerOrderMinor: 0, defaultCogsPercent: null });
+    const badSettings = await trpcMutation(owner.client, 'finance.costSettings.update', { paymentFeePercentBasisPoints: 20_000, paymentFeeFixedMinor: 0, shippingCostPerOrderMinor: 0, defaultCogsPercent: null });
     expect(badSettings.body.error.message).toBe('Payment fee % must be at most 100');
 
-    expect((await mutate(owner.client, 'finance.expenses.remove', { id })).body.result.data).toEqual({ id });
-    expect((await query(owner.client, 'finance.expenses.list')).body.result.data).toEqual([]);
-    const gone = await mutate(owner.client, 'finance.expenses.remove', { id });
+    expect((await trpcMutation(owner.client, 'finance.expenses.remove', { id })).body.result.data).toEqual({ id });
+    expect((await trpcQuery(owner.client, 'finance.expenses.list')).body.result.data).toEqual([]);
+    const gone = await trpcMutation(owner.client, 'finance.expenses.remove', { id });
     expect(gone.status).toBe(404);
     expect(gone.body.error.message).toBe('Expense not found');
   });
@@ -283,22 +256,22 @@ describe('expenses and cost settings', () => {
 
 describe('tenant isolation', () => {
   it("another user can neither read nor change a store's expenses, products or statement", async () => {
-    const owner = await storeOwner('isoowner');
-    const other = await storeOwner('isoother');
+    const owner = await signedInStoreOwner(testApp, 'isoowner');
+    const other = await signedInStoreOwner(testApp, 'isoother');
     await seedFixture(owner);
-    const expenseId = (await query(owner.client, 'finance.expenses.list')).body.result.data[0].id;
-    const productId = (await query(owner.client, 'finance.products.list', {})).body.result.data.items[0].id;
+    const expenseId = (await trpcQuery(owner.client, 'finance.expenses.list')).body.result.data[0].id;
+    const productId = (await trpcQuery(owner.client, 'finance.products.list', {})).body.result.data.items[0].id;
 
     // The other user's calls act on their own (empty) store: the owner's rows are not found.
-    expect((await query(other.client, 'finance.expenses.list')).body.result.data).toEqual([]);
-    expect((await query(other.client, 'finance.products.list', {})).body.result.data.items).toEqual([]);
-    expect((await query(other.client, 'finance.statement', { from: '2026-05', to: '2026-06' })).body.result.data.total.netSales).toBe(0);
-    const update = await mutate(other.client, 'finance.expenses.update', { id: expenseId, name: 'x', category: 'x', amountMinor: 1, currency: 'GBP', recurrence: 'monthly', startsOn: '2026-01-01' });
+    expect((await trpcQuery(other.client, 'finance.expenses.list')).body.result.data).toEqual([]);
+    expect((await trpcQuery(other.client, 'finance.products.list', {})).body.result.data.items).toEqual([]);
+    expect((await trpcQuery(other.client, 'finance.statement', { from: '2026-05', to: '2026-06' })).body.result.data.total.netSales).toBe(0);
+    const update = await trpcMutation(other.client, 'finance.expenses.update', { id: expenseId, name: 'x', category: 'x', amountMinor: 1, currency: 'GBP', recurrence: 'monthly', startsOn: '2026-01-01' });
     expect(update.status).toBe(404);
-    expect((await mutate(other.client, 'finance.expenses.remove', { id: expenseId })).status).toBe(404);
-    const cost = await mutate(other.client, 'finance.products.updateCost', { productId, unitCostMinor: 1 });
+    expect((await trpcMutation(other.client, 'finance.expenses.remove', { id: expenseId })).status).toBe(404);
+    const cost = await trpcMutation(other.client, 'finance.products.updateCost', { productId, unitCostMinor: 1 });
     expect(cost.status).toBe(404);
     expect(cost.body.error.message).toBe('Product not found');
-    expect((await query(owner.client, 'finance.products.list', {})).body.result.data.items.find((p: { id: number }) => p.id === productId).unitCostMinor).not.toBe(1);
+    expect((await trpcQuery(owner.client, 'finance.products.list', {})).body.result.data.items.find((p: { id: number }) => p.id === productId).unitCostMinor).not.toBe(1);
   });
 });

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createCommerceStore, setFxRates, testOrder } from '../../../../test/commerce-fixtures.ts';
-import { grantTestPlan, signedInClient, useTestApp, type ApiClient } from '../../../../test/harness.ts';
-import { addDays } from '../commerce/days.ts';
+import { createCommerceStore, setFlatFxRates, signedInStoreOwner, testOrder } from '../../../../test/commerce-fixtures.ts';
+import { signedInClient, trpcQuery, useTestApp, type ApiClient } from '../../../../test/harness.ts';
 import { ingestAdMetrics, ingestOrders, ingestRefunds } from '../commerce/ingest.ts';
 import { campaigns } from './campaigns.service.ts';
 
@@ -44,10 +43,8 @@ async function seedGoogleFixture(storeId: number) {
   await ingestRefunds(em, storeId, [{ platform: 'shopify', externalId: 'refund-A', orderExternalId: 'A', refundedAt: '2026-06-05T09:00:00Z', amountMinor: 2_000, currency: 'GBP' }]);
 }
 
-async function setFlatRates() {
-  const rates = [];
-  for (let day = '2026-05-20'; day <= '2026-06-10'; day = addDays(day, 1)) rates.push({ day, currency: 'GBP', rate: 0.85 }, { day, currency: 'USD', rate: 1.25 });
-  await setFxRates(testApp.orm.em.fork(), rates);
+function setFlatRates() {
+  return setFlatFxRates(testApp.orm.em.fork(), '2026-05-20', '2026-06-10');
 }
 
 describe('campaigns of one advertising platform, hand-computed', () => {
@@ -137,21 +134,14 @@ describe('campaigns of one advertising platform, hand-computed', () => {
 });
 
 describe('marketing.campaigns through the router', () => {
-  async function storeOwner(prefix: string) {
-    const signedIn = await signedInClient(testApp.app, prefix);
-    await grantTestPlan(testApp.orm, signedIn.credentials.username, 'business');
-    const store = (await signedIn.client.post('/api/stores', { name: `${prefix} store` })).body as { id: number };
-    return { ...signedIn, store };
-  }
-
   function getCampaigns(client: ApiClient, input: Record<string, unknown>) {
-    return client.get(`/trpc/marketing.campaigns?input=${encodeURIComponent(JSON.stringify(input))}`);
+    return trpcQuery(client, 'marketing.campaigns', input);
   }
 
   it("reads the active store; another user's store answers 404 and shows nothing of it", async () => {
     await setFlatRates();
-    const owner = await storeOwner('adsowner');
-    const other = await storeOwner('adsother');
+    const owner = await signedInStoreOwner(testApp, 'adsowner');
+    const other = await signedInStoreOwner(testApp, 'adsother');
     await seedGoogleFixture(owner.store.id);
 
     const own = await getCampaigns(owner.client, { platform: 'googleads', ...JUNE, compare: 'none' });
@@ -169,7 +159,7 @@ describe('marketing.campaigns through the router', () => {
   });
 
   it('explains bad input', async () => {
-    const owner = await storeOwner('adsval');
+    const owner = await signedInStoreOwner(testApp, 'adsval');
     const unknown = await getCampaigns(owner.client, { platform: 'myspace', ...JUNE });
     expect(unknown.status).toBe(400);
     expect(unknown.body.error.message).toBe('Unknown advertising platform');

@@ -1,36 +1,18 @@
-import type { MikroORM } from '@mikro-orm/postgresql';
-import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { OrdersListInput } from '../../../shared/orders.ts';
-import { createCommerceStore, setFxRates, testOrder } from '../../../../test/commerce-fixtures.ts';
+import { createCommerceStore, setFlatFxRates, signedInStoreOwner, testOrder } from '../../../../test/commerce-fixtures.ts';
 import { newGuestOf } from '../../../../test/guests.ts';
-import { ApiClient, createTestApp, createTestDatabase, grantTestPlan, signedInClient } from '../../../../test/harness.ts';
+import { ApiClient, trpcQuery, useTestApp } from '../../../../test/harness.ts';
 import { ordersListInput } from '../../../shared/orders.ts';
 import { ingestOrders, ingestRefunds, type IngestOrder } from '../commerce/ingest.ts';
 import { SESSION_COOKIE_NAME } from '../sessions/session-control.ts';
 import { ORDERS_CSV_HEADER } from './orders.export.ts';
 import { listOrders, orderDetail } from './orders.service.ts';
 
-let database: Awaited<ReturnType<typeof createTestDatabase>>;
-let orm: MikroORM;
-let app: FastifyInstance;
+const testApp = useTestApp();
 
-beforeAll(async () => {
-  database = await createTestDatabase();
-  orm = database.orm;
-  app = await createTestApp(orm);
-  // Units per EUR: 1 GBP = 1.25 / 0.85 USD... so USD 100.00 is GBP 68.00 and EUR 80.00 in June.
-  const rates = [];
-  for (let day = 1; day <= 12; day++) {
-    const date = `2026-06-${String(day).padStart(2, '0')}`;
-    rates.push({ day: date, currency: 'GBP', rate: 0.85 }, { day: date, currency: 'USD', rate: 1.25 });
-  }
-  await setFxRates(orm.em.fork(), rates);
-});
-afterAll(async () => {
-  await app.close();
-  await database.close();
-});
+// USD 100.00 is GBP 68.00 and EUR 80.00 in June.
+beforeAll(() => setFlatFxRates(testApp.orm.em.fork(), '2026-06-01', '2026-06-12'));
 
 /**
  * The hand-made store (GBP, Europe/London), June 2026:
@@ -77,7 +59,7 @@ const FIXTURE: IngestOrder[] = [
 ];
 
 async function seedFixture(storeId: number) {
-  const em = orm.em.fork();
+  const em = testApp.orm.em.fork();
   await ingestOrders(em, storeId, FIXTURE);
   await ingestRefunds(em, storeId, [
     { platform: 'shopify', externalId: 'refund-A', orderExternalId: 'A', refundedAt: '2026-06-06T09:00:00Z', amountMinor: 2_000, currency: 'GBP', reason: 'Damaged, "box"' },
@@ -88,7 +70,7 @@ let fixtureStore: { id: number; currency: string };
 
 async function fixture() {
   if (!fixtureStore) {
-    const store = await createCommerceStore(orm);
+    const store = await createCommerceStore(testApp.orm);
     await seedFixture(store.id);
     fixtureStore = store;
   }
@@ -96,7 +78,7 @@ async function fixture() {
 }
 
 async function list(input: OrdersListInput = {}) {
-  return listOrders(orm.em.fork(), await fixture(), ordersListInput.parse(input));
+  return listOrders(testApp.orm.em.fork(), await fixture(), ordersListInput.parse(input));
 }
 
 async function numbers(input: OrdersListInput = {}) {
@@ -173,15 +155,15 @@ describe('orders.list: filters, search, sort', () => {
   });
 
   it('pages through the set with the count of the whole filtered set, and refuses pages past the cap', async () => {
-    const store = await createCommerceStore(orm);
+    const store = await createCommerceStore(testApp.orm);
     await ingestOrders(
-      orm.em.fork(),
+      testApp.orm.em.fork(),
       store,
       Array.from({ length: 60 }, (_, index) =>
         testOrder({ externalId: `p-${index}`, orderNumber: `P${String(index).padStart(3, '0')}`, placedAt: new Date(Date.UTC(2026, 5, 1, 0, index)).toISOString() }),
       ),
     );
-    const page = (input: OrdersListInput) => listOrders(orm.em.fork(), store, ordersListInput.parse(input));
+    const page = (input: OrdersListInput) => listOrders(testApp.orm.em.fork(), store, ordersListInput.parse(input));
     const third = await page({ page: 3, pageSize: 25 });
     expect(third.total).toBe(60);
     expect(third.rows.map((row) => row.orderNumber)).toEqual(Array.from({ length: 10 }, (_, index) => `P${String(9 - index).padStart(3, '0')}`));
@@ -201,7 +183,7 @@ describe('orders.detail', () => {
   it('has the lines, refunds, attribution and customer summary, and no e-mail', async () => {
     const store = await fixture();
     const [a] = (await list({ search: '#1001' })).rows;
-    const detail = await orderDetail(orm.em.fork(), store, { orderId: a!.id });
+    const detail = await orderDetail(testApp.orm.em.fork(), store, { orderId: a!.id });
     expect(detail.order).toMatchObject({ orderNumber: '#1001', externalId: 'A', items: 3 });
     expect(detail.lines).toEqual([
       { id: expect.any(Number), title: 'Tent', sku: 'TENT-1', quantity: 2, unitPrice: 4_000, discount: 0, unitCost: 1_500, total: 8_000 },
@@ -216,23 +198,12 @@ describe('orders.detail', () => {
     expect(JSON.stringify(detail)).not.toContain('ada@');
 
     const [d] = (await list({ search: '#1004' })).rows;
-    const guest = await orderDetail(orm.em.fork(), store, { orderId: d!.id, currency: 'EUR' });
+    const guest = await orderDetail(testApp.orm.em.fork(), store, { orderId: d!.id, currency: 'EUR' });
     expect(guest.customer).toBeNull();
     expect(guest.order.displayAmounts.netSales).toBe(8_000);
     expect(guest.attribution.fbclid).toBe('f-1');
   });
 });
-
-async function storeOwner(prefix: string) {
-  const signedIn = await signedInClient(app, prefix);
-  await grantTestPlan(orm, signedIn.credentials.username, 'business');
-  const store = (await signedIn.client.post('/api/stores', { name: `${prefix} store` })).body as { id: number };
-  return { ...signedIn, store };
-}
-
-function trpcGet(client: ApiClient, path: string, input: Record<string, unknown>) {
-  return client.get(`/trpc/${path}?input=${encodeURIComponent(JSON.stringify(input))}`);
-}
 
 function csvLines(body: string): string[] {
   expect(body.endsWith('\r\n')).toBe(true);
@@ -241,7 +212,7 @@ function csvLines(body: string): string[] {
 
 describe('CSV export (GET /api/orders/export.csv)', () => {
   it('writes the filtered set with a header, major units, RFC 4180 quoting and defused formulas', async () => {
-    const owner = await storeOwner('csvowner');
+    const owner = await signedInStoreOwner(testApp, 'csvowner');
     await seedFixture(owner.store.id);
     const all = await owner.client.get('/api/orders/export.csv');
     expect(all.status).toBe(200);
@@ -269,13 +240,13 @@ describe('CSV export (GET /api/orders/export.csv)', () => {
   });
 
   it('streams 20,000 orders in chunks, every order once, in the requested order', async () => {
-    const owner = await storeOwner('csvbig');
+    const owner = await signedInStoreOwner(testApp, 'csvbig');
     const orders = Array.from({ length: 20_000 }, (_, index) =>
       testOrder({ externalId: `big-${index}`, orderNumber: `B${index}`, placedAt: new Date(Date.UTC(2026, 0, 1) + index * 60_000).toISOString(), grossMinor: 1_000 + (index % 97) }),
     );
-    await ingestOrders(orm.em.fork(), owner.store.id, orders);
+    await ingestOrders(testApp.orm.em.fork(), owner.store.id, orders);
 
-    const address = await app.listen({ port: 0, host: '127.0.0.1' });
+    const address = await testApp.app.listen({ port: 0, host: '127.0.0.1' });
     const response = await fetch(`${address}/api/orders/export.csv?sort=gross&direction=desc`, {
       headers: { cookie: `${SESSION_COOKIE_NAME}=${owner.client.sessionCookie}` },
     });
@@ -306,27 +277,27 @@ describe('CSV export (GET /api/orders/export.csv)', () => {
 
 describe('tenant scope', () => {
   it("another user's store answers 404 for the list, the detail and the CSV; a store guest may read", async () => {
-    const owner = await storeOwner('ordowner');
-    const other = await storeOwner('ordother');
+    const owner = await signedInStoreOwner(testApp, 'ordowner');
+    const other = await signedInStoreOwner(testApp, 'ordother');
     await seedFixture(owner.store.id);
-    await ingestOrders(orm.em.fork(), other.store.id, [testOrder({ externalId: 'theirs', orderNumber: '#9', placedAt: '2026-06-02T10:00:00Z' })]);
+    await ingestOrders(testApp.orm.em.fork(), other.store.id, [testOrder({ externalId: 'theirs', orderNumber: '#9', placedAt: '2026-06-02T10:00:00Z' })]);
 
-    const own = await trpcGet(owner.client, 'orders.list', {});
+    const own = await trpcQuery(owner.client, 'orders.list', {});
     expect(own.status).toBe(200);
     expect(own.body.result.data.total).toBe(7);
     const ownOrderId = own.body.result.data.rows[0].id as number;
 
-    const theirs = await trpcGet(other.client, 'orders.list', {});
+    const theirs = await trpcQuery(other.client, 'orders.list', {});
     expect(theirs.body.result.data.rows.map((row: { orderNumber: string }) => row.orderNumber)).toEqual(['#9']);
 
-    const listIntrusion = await trpcGet(other.client, 'orders.list', { storeId: owner.store.id });
+    const listIntrusion = await trpcQuery(other.client, 'orders.list', { storeId: owner.store.id });
     expect(listIntrusion.status).toBe(404);
     expect(listIntrusion.body.error.message).toBe('Store not found');
 
-    const detailIntrusion = await trpcGet(other.client, 'orders.detail', { orderId: ownOrderId, storeId: owner.store.id });
+    const detailIntrusion = await trpcQuery(other.client, 'orders.detail', { orderId: ownOrderId, storeId: owner.store.id });
     expect(detailIntrusion.status).toBe(404);
     // The id of another store's order in the caller's own store: no such order there.
-    const crossStore = await trpcGet(other.client, 'orders.detail', { orderId: ownOrderId });
+    const crossStore = await trpcQuery(other.client, 'orders.detail', { orderId: ownOrderId });
     expect(crossStore.status).toBe(404);
     expect(crossStore.body.error.message).toBe('Order not found');
     expect(JSON.stringify(crossStore.body)).not.toContain('2+3');
@@ -334,13 +305,13 @@ describe('tenant scope', () => {
     const csvIntrusion = await other.client.get(`/api/orders/export.csv?storeId=${owner.store.id}`);
     expect(csvIntrusion.status).toBe(404);
     expect(csvIntrusion.body).toEqual({ message: 'Store not found' });
-    expect((await new ApiClient(app).get('/api/orders/export.csv')).status).toBe(401);
+    expect((await new ApiClient(testApp.app).get('/api/orders/export.csv')).status).toBe(401);
 
-    const guest = await newGuestOf(app, orm, owner, owner.store.id);
+    const guest = await newGuestOf(testApp.app, testApp.orm, owner, owner.store.id);
     const guestCsv = await guest.client.get(`/api/orders/export.csv?storeId=${owner.store.id}`);
     expect(guestCsv.status).toBe(200);
     expect(csvLines(guestCsv.body)).toHaveLength(8);
-    const guestDetail = await trpcGet(guest.client, 'orders.detail', { orderId: ownOrderId, storeId: owner.store.id });
+    const guestDetail = await trpcQuery(guest.client, 'orders.detail', { orderId: ownOrderId, storeId: owner.store.id });
     expect(guestDetail.body.result.data.order.orderNumber).toBe('=2+3');
   });
 });

@@ -1,46 +1,16 @@
-import type { MikroORM } from '@mikro-orm/postgresql';
-import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { setFxRates, testOrder } from '../../../../test/commerce-fixtures.ts';
-import { createTestApp, createTestDatabase, grantTestPlan, signedInClient, type ApiClient } from '../../../../test/harness.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { setFlatFxRates, signedInStoreOwner, testOrder, type StoreOwner } from '../../../../test/commerce-fixtures.ts';
+import { trpcMutation, trpcQuery, useTestApp } from '../../../../test/harness.ts';
 import { startJobs } from '../../jobs/boss.ts';
 import { REPORTS_DELIVER_QUEUE } from '../../jobs/queues.ts';
-import { addDays } from '../commerce/days.ts';
 import { ingestAdMetrics, ingestEmailMetrics, ingestOrders, ingestRefunds, upsertProducts } from '../commerce/ingest.ts';
 import { sqlRunner } from '../commerce/raw-sql.ts';
 import { OutboundEmail } from '../email/outbound-email.entity.ts';
 import { isDue, latestOccurrence, zonedInstant } from './report-delivery.ts';
 
-let database: Awaited<ReturnType<typeof createTestDatabase>>;
-let orm: MikroORM;
-let app: FastifyInstance;
+const testApp = useTestApp();
 
-beforeAll(async () => {
-  database = await createTestDatabase();
-  orm = database.orm;
-  app = await createTestApp(orm);
-  const rates = [];
-  for (let day = '2026-05-20'; day <= '2026-06-20'; day = addDays(day, 1)) rates.push({ day, currency: 'GBP', rate: 0.85 }, { day, currency: 'USD', rate: 1.25 });
-  await setFxRates(orm.em.fork(), rates);
-});
-afterAll(async () => {
-  await app.close();
-  await database.close();
-});
-
-async function storeOwner(prefix: string) {
-  const signedIn = await signedInClient(app, prefix);
-  await grantTestPlan(orm, signedIn.credentials.username, 'business');
-  const store = (await signedIn.client.post('/api/stores', { name: `${prefix} store` })).body as { id: number };
-  return { ...signedIn, store: { id: store.id, currency: 'GBP', timezone: 'Europe/London' } };
-}
-
-function query(client: ApiClient, path: string, input?: unknown) {
-  return client.get(`/trpc/${path}${input === undefined ? '' : `?input=${encodeURIComponent(JSON.stringify(input))}`}`);
-}
-function mutate(client: ApiClient, path: string, input: unknown) {
-  return client.post(`/trpc/${path}`, input);
-}
+beforeAll(() => setFlatFxRates(testApp.orm.em.fork(), '2026-05-20', '2026-06-20'));
 
 /**
  * Store in GBP, 1-14 June 2026:
@@ -52,7 +22,7 @@ function mutate(client: ApiClient, path: string, input: unknown) {
  * Previous week (25-31 May): D GBP 10.00 on 28 May, direct.
  */
 async function seedFixture(store: { id: number; currency: string; timezone: string }) {
-  const em = orm.em.fork();
+  const em = testApp.orm.em.fork();
   await upsertProducts(em, store, [
     { platform: 'shopify', externalId: 'P1', title: 'Mug', priceMinor: 5_000, currency: 'GBP' },
     { platform: 'shopify', externalId: 'P2', title: 'Tee', priceMinor: 3_000, currency: 'GBP' },
@@ -71,13 +41,13 @@ async function seedFixture(store: { id: number; currency: string; timezone: stri
 const FIXED = { from: '2026-06-01', to: '2026-06-14' };
 
 describe('reports.run, hand-computed', () => {
-  let owner: Awaited<ReturnType<typeof storeOwner>>;
+  let owner: StoreOwner;
   beforeAll(async () => {
-    owner = await storeOwner('rep');
+    owner = await signedInStoreOwner(testApp, 'rep');
     await seedFixture(owner.store);
   });
   const run = async (definition: Record<string, unknown>) => {
-    const answer = await query(owner.client, 'reports.run', definition);
+    const answer = await trpcQuery(owner.client, 'reports.run', definition);
     expect(answer.status).toBe(200);
     return answer.body.result.data;
   };
@@ -134,10 +104,10 @@ describe('reports.run, hand-computed', () => {
   });
 
   it('refuses bad definitions with clear messages', async () => {
-    const noMetric = await query(owner.client, 'reports.run', { metrics: [], dimension: 'channel', range: FIXED });
+    const noMetric = await trpcQuery(owner.client, 'reports.run', { metrics: [], dimension: 'channel', range: FIXED });
     expect(noMetric.status).toBe(400);
     expect(noMetric.body.error.message).toBe('Choose at least one metric');
-    const backwards = await query(owner.client, 'reports.run', { metrics: ['orders'], dimension: 'day', range: { from: '2026-06-10', to: '2026-06-01' } });
+    const backwards = await trpcQuery(owner.client, 'reports.run', { metrics: ['orders'], dimension: 'day', range: { from: '2026-06-10', to: '2026-06-01' } });
     expect(backwards.body.error.message).toBe('The start date must not be after the end date');
   });
 
@@ -148,7 +118,7 @@ describe('reports.run, hand-computed', () => {
     expect(answer.headers['content-disposition']).toBe('attachment; filename="report-2026-06-01-to-2026-06-14.csv"');
     expect(String(answer.body).split('\r\n')).toEqual(['Channel,Net sales (GBP),Orders', 'Google Ads,80.00,1', 'Direct,34.00,1', 'Klaviyo,30.00,1', 'Total,144.00,3', '']);
 
-    const saved = (await mutate(owner.client, 'reports.save', { name: 'Channels =SUM(1)', definition })).body.result.data;
+    const saved = (await trpcMutation(owner.client, 'reports.save', { name: 'Channels =SUM(1)', definition })).body.result.data;
     const fromSaved = await owner.client.get(`/api/reports/export.csv?reportId=${saved.id}`);
     expect(fromSaved.body).toBe(answer.body);
     expect(fromSaved.headers['content-disposition']).toContain('filename="Channels-SUM-1-');
@@ -160,38 +130,38 @@ describe('reports.run, hand-computed', () => {
 
 describe('saved reports', () => {
   it('save, list, rename, schedule, remove; validation; another user gets 404', async () => {
-    const owner = await storeOwner('saver');
-    const other = await storeOwner('snoop');
+    const owner = await signedInStoreOwner(testApp, 'saver');
+    const other = await signedInStoreOwner(testApp, 'snoop');
     const definition = { metrics: ['netSales', 'orders'], dimension: 'channel', range: { preset: 'last_30_days' }, granularity: 'total', compare: 'none' };
-    const saved = await mutate(owner.client, 'reports.save', { name: 'Channels', definition });
+    const saved = await trpcMutation(owner.client, 'reports.save', { name: 'Channels', definition });
     expect(saved.status).toBe(200);
     expect(saved.body.result.data).toMatchObject({ name: 'Channels', definition, schedule: 'none', recipients: [], lastSentAt: null, createdBy: owner.credentials.username });
     const id = saved.body.result.data.id;
 
-    expect((await mutate(owner.client, 'reports.update', { id, name: 'Channel mix' })).body.result.data.name).toBe('Channel mix');
-    const noRecipient = await mutate(owner.client, 'reports.update', { id, schedule: 'weekly' });
+    expect((await trpcMutation(owner.client, 'reports.update', { id, name: 'Channel mix' })).body.result.data.name).toBe('Channel mix');
+    const noRecipient = await trpcMutation(owner.client, 'reports.update', { id, schedule: 'weekly' });
     expect(noRecipient.status).toBe(400);
     expect(noRecipient.body.error.message).toBe('Add at least one recipient to schedule the report');
-    const badEmail = await mutate(owner.client, 'reports.update', { id, schedule: 'weekly', recipients: ['not-an-email'] });
+    const badEmail = await trpcMutation(owner.client, 'reports.update', { id, schedule: 'weekly', recipients: ['not-an-email'] });
     expect(badEmail.body.error.message).toBe('Enter valid e-mail addresses for the recipients');
-    const tooMany = await mutate(owner.client, 'reports.update', { id, schedule: 'weekly', recipients: Array.from({ length: 11 }, (_, i) => `r${i}@example.com`) });
+    const tooMany = await trpcMutation(owner.client, 'reports.update', { id, schedule: 'weekly', recipients: Array.from({ length: 11 }, (_, i) => `r${i}@example.com`) });
     expect(tooMany.body.error.message).toBe('A report can be sent to at most 10 recipients');
-    const scheduled = await mutate(owner.client, 'reports.update', { id, schedule: 'weekly', recipients: ['Boss@Example.com'] });
+    const scheduled = await trpcMutation(owner.client, 'reports.update', { id, schedule: 'weekly', recipients: ['Boss@Example.com'] });
     expect(scheduled.body.result.data).toMatchObject({ schedule: 'weekly', recipients: ['boss@example.com'] });
-    expect((await query(owner.client, 'reports.list')).body.result.data.map((r: { name: string }) => r.name)).toEqual(['Channel mix']);
-    const emptyName = await mutate(owner.client, 'reports.save', { name: '  ', definition });
+    expect((await trpcQuery(owner.client, 'reports.list')).body.result.data.map((r: { name: string }) => r.name)).toEqual(['Channel mix']);
+    const emptyName = await trpcMutation(owner.client, 'reports.save', { name: '  ', definition });
     expect(emptyName.body.error.message).toBe('Report name is required');
 
-    expect((await query(other.client, 'reports.list')).body.result.data).toEqual([]);
-    expect((await query(other.client, 'reports.get', { id })).status).toBe(404);
-    expect((await mutate(other.client, 'reports.update', { id, name: 'Mine' })).status).toBe(404);
-    expect((await mutate(other.client, 'reports.remove', { id })).status).toBe(404);
+    expect((await trpcQuery(other.client, 'reports.list')).body.result.data).toEqual([]);
+    expect((await trpcQuery(other.client, 'reports.get', { id })).status).toBe(404);
+    expect((await trpcMutation(other.client, 'reports.update', { id, name: 'Mine' })).status).toBe(404);
+    expect((await trpcMutation(other.client, 'reports.remove', { id })).status).toBe(404);
     const theirExport = await other.client.get(`/api/reports/export.csv?reportId=${id}`);
     expect(theirExport.status).toBe(404);
     expect(theirExport.body).toEqual({ message: 'Report not found' });
 
-    expect((await mutate(owner.client, 'reports.remove', { id })).body.result.data).toEqual({ id });
-    expect((await query(owner.client, 'reports.list')).body.result.data).toEqual([]);
+    expect((await trpcMutation(owner.client, 'reports.remove', { id })).body.result.data).toEqual({ id });
+    expect((await trpcQuery(owner.client, 'reports.list')).body.result.data).toEqual([]);
   });
 });
 
@@ -214,18 +184,18 @@ describe('scheduled delivery', () => {
   });
 
   it('through pg-boss: a due weekly report sends exactly one e-mail per recipient even when the job runs twice; a not-due one sends none', async () => {
-    const owner = await storeOwner('sched');
+    const owner = await signedInStoreOwner(testApp, 'sched');
     await seedFixture(owner.store);
     const definition = { metrics: ['netSales', 'orders'], dimension: 'channel', range: FIXED };
-    const due = (await mutate(owner.client, 'reports.save', { name: 'Weekly channels', definition, schedule: 'weekly', recipients: ['due@example.com'] })).body.result.data;
-    const notDue = (await mutate(owner.client, 'reports.save', { name: 'Already sent', definition, schedule: 'weekly', recipients: ['notdue@example.com'] })).body.result.data;
+    const due = (await trpcMutation(owner.client, 'reports.save', { name: 'Weekly channels', definition, schedule: 'weekly', recipients: ['due@example.com'] })).body.result.data;
+    const notDue = (await trpcMutation(owner.client, 'reports.save', { name: 'Already sent', definition, schedule: 'weekly', recipients: ['notdue@example.com'] })).body.result.data;
     // Scheduled two weeks ago, so the latest Monday 08:00 is owed; the other was delivered just now.
-    const q = sqlRunner(orm.em.fork());
+    const q = sqlRunner(testApp.orm.em.fork());
     await q.run(`update saved_reports set scheduled_since = now() - interval '14 days' where store_id = $1`, [owner.store.id]);
     await q.run(`update saved_reports set last_sent_at = now() where store_id = $1 and id = $2`, [owner.store.id, notDue.id]);
 
     const messages: string[] = [];
-    const jobs = await startJobs({ databaseUrl: database.url, orm, baseUrl: 'https://app.example.com', schedule: false, logger: { info: (m) => messages.push(m), error: (_d, m) => messages.push(m) } });
+    const jobs = await startJobs({ databaseUrl: testApp.databaseUrl, orm: testApp.orm, baseUrl: 'https://app.example.com', schedule: false, logger: { info: (m) => messages.push(m), error: (_d, m) => messages.push(m) } });
     try {
       const ids = [await jobs.boss.send(REPORTS_DELIVER_QUEUE, {}), await jobs.boss.send(REPORTS_DELIVER_QUEUE, {})];
       const deadline = Date.now() + 20_000;
@@ -239,13 +209,13 @@ describe('scheduled delivery', () => {
       await jobs.stop();
     }
 
-    const emails = await orm.em.fork().find(OutboundEmail, { template: 'scheduled_report', toAddress: { $in: ['due@example.com', 'notdue@example.com'] } });
+    const emails = await testApp.orm.em.fork().find(OutboundEmail, { template: 'scheduled_report', toAddress: { $in: ['due@example.com', 'notdue@example.com'] } });
     expect(emails.map((email) => email.toAddress)).toEqual(['due@example.com']);
     expect(emails[0]!.subject).toBe('Your weekly StorePulse report: Weekly channels (sched store)');
     expect(emails[0]!.textBody).toContain('Google Ads  ');
     expect(emails[0]!.textBody).toMatch(/Total\s+144\.00\s+3/);
     expect(emails[0]!.textBody).toContain(`https://app.example.com/reports?report=${due.id}`);
-    const reports = (await query(owner.client, 'reports.list')).body.result.data;
+    const reports = (await trpcQuery(owner.client, 'reports.list')).body.result.data;
     expect(reports.find((r: { id: number }) => r.id === due.id).lastSentAt).not.toBeNull();
   }, 40_000);
 });

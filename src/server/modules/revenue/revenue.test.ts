@@ -1,32 +1,14 @@
-import type { MikroORM } from '@mikro-orm/postgresql';
-import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createCommerceStore, setFxRates, testOrder } from '../../../../test/commerce-fixtures.ts';
-import { createTestApp, createTestDatabase, grantTestPlan, signedInClient, type ApiClient } from '../../../../test/harness.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createCommerceStore, setFlatFxRates, signedInStoreOwner, testOrder } from '../../../../test/commerce-fixtures.ts';
+import { trpcQuery, useTestApp, type ApiClient } from '../../../../test/harness.ts';
 import { TOP_PRODUCTS } from '../../../shared/revenue.ts';
 import { ingestOrders, ingestRefunds, upsertProducts } from '../commerce/ingest.ts';
 import { revenueBreakdown } from './revenue.service.ts';
 
-let database: Awaited<ReturnType<typeof createTestDatabase>>;
-let orm: MikroORM;
-let app: FastifyInstance;
+const testApp = useTestApp();
 
-beforeAll(async () => {
-  database = await createTestDatabase();
-  orm = database.orm;
-  app = await createTestApp(orm);
-  // Units per EUR, so USD 1.00 = GBP 0.68 and GBP 1.00 = EUR 1.1765 every day of the fixture.
-  const rates = [];
-  for (let day = 20; day <= 40; day++) {
-    const date = new Date(Date.UTC(2026, 4, day)).toISOString().slice(0, 10);
-    rates.push({ day: date, currency: 'GBP', rate: 0.85 }, { day: date, currency: 'USD', rate: 1.25 });
-  }
-  await setFxRates(orm.em.fork(), rates);
-});
-afterAll(async () => {
-  await app.close();
-  await database.close();
-});
+// USD 1.00 = GBP 0.68 and GBP 1.00 = EUR 1.1765 every day of the fixture.
+beforeAll(() => setFlatFxRates(testApp.orm.em.fork(), '2026-05-20', '2026-06-09'));
 
 /**
  * GBP store, 1-7 June 2026 compared with 25-31 May:
@@ -39,7 +21,7 @@ afterAll(async () => {
  *   previous period: P 28 May GBP 40.00 - 4.00, direct, c3 (new)
  */
 async function seedFixture(storeId: number) {
-  const em = orm.em.fork();
+  const em = testApp.orm.em.fork();
   await upsertProducts(em, storeId, [
     { platform: 'shopify', externalId: 'p1', title: 'Tent', sku: 'TENT-1', priceMinor: 4_000, currency: 'GBP', unitCostMinor: 1_500 },
     { platform: 'shopify', externalId: 'p2', title: 'Mug', sku: 'MUG-1', priceMinor: 1_000, currency: 'GBP' },
@@ -88,9 +70,9 @@ const JUNE = { from: '2026-06-01', to: '2026-06-07' };
 
 describe('revenue.breakdown, hand-computed', () => {
   it('totals with deltas, daily components, channels, products, new vs returning and refunds', async () => {
-    const store = await createCommerceStore(orm);
+    const store = await createCommerceStore(testApp.orm);
     await seedFixture(store.id);
-    const result = await revenueBreakdown(orm.em.fork(), store, { ...JUNE, compare: 'previous_period' });
+    const result = await revenueBreakdown(testApp.orm.em.fork(), store, { ...JUNE, compare: 'previous_period' });
 
     expect(result.previousRange).toEqual({ from: '2026-05-25', to: '2026-05-31' });
     // gross 100 + 50 + 30 + 68; refunds made in the range 20 + 3; net 248 - 10 - 23.
@@ -144,16 +126,16 @@ describe('revenue.breakdown, hand-computed', () => {
   });
 
   it('converts every day at its rate into the display currency, and has no values for an empty range', async () => {
-    const store = await createCommerceStore(orm);
+    const store = await createCommerceStore(testApp.orm);
     await seedFixture(store.id);
-    const inDollars = await revenueBreakdown(orm.em.fork(), store, { ...JUNE, compare: 'none', currency: 'USD' });
+    const inDollars = await revenueBreakdown(testApp.orm.em.fork(), store, { ...JUNE, compare: 'none', currency: 'USD' });
     // GBP 100.00 = USD 147.06; USD stays USD.
     expect(inDollars.series[0]!.gross).toBe(14_706);
     expect(inDollars.series[3]!.gross).toBe(10_000);
     expect(inDollars.kpis.netSales.previous).toBeNull();
     expect(inDollars.products.top[1]).toMatchObject({ title: 'Stove', netSales: 10_000, cogs: 5_000 });
 
-    const empty = await revenueBreakdown(orm.em.fork(), store, { from: '2026-05-01', to: '2026-05-02', compare: 'previous_year' });
+    const empty = await revenueBreakdown(testApp.orm.em.fork(), store, { from: '2026-05-01', to: '2026-05-02', compare: 'previous_year' });
     expect(empty.kpis.netSales).toEqual({ current: 0, previous: 0, delta: { absolute: 0, percent: null } });
     expect(empty.channels).toEqual([]);
     expect(empty.products).toEqual({ top: [], others: null });
@@ -162,15 +144,15 @@ describe('revenue.breakdown, hand-computed', () => {
   });
 
   it(`lists the top ${TOP_PRODUCTS} products and sums the rest into "others"`, async () => {
-    const store = await createCommerceStore(orm);
-    await ingestOrders(orm.em.fork(), store, [
+    const store = await createCommerceStore(testApp.orm);
+    await ingestOrders(testApp.orm.em.fork(), store, [
       testOrder({
         placedAt: '2026-06-02T10:00:00Z',
         grossMinor: 137_800,
         lines: Array.from({ length: 52 }, (_, index) => ({ title: `Item ${index + 1}`, quantity: 1, unitPriceMinor: (index + 1) * 100 })),
       }),
     ]);
-    const result = await revenueBreakdown(orm.em.fork(), store, { ...JUNE, compare: 'none' });
+    const result = await revenueBreakdown(testApp.orm.em.fork(), store, { ...JUNE, compare: 'none' });
     expect(result.products.top).toHaveLength(TOP_PRODUCTS);
     expect(result.products.top[0]).toMatchObject({ title: 'Item 52', netSales: 5_200 });
     expect(result.products.top.at(-1)).toMatchObject({ title: 'Item 3', netSales: 300 });
@@ -179,20 +161,13 @@ describe('revenue.breakdown, hand-computed', () => {
 });
 
 describe('revenue.breakdown through the router', () => {
-  async function storeOwner(prefix: string) {
-    const signedIn = await signedInClient(app, prefix);
-    await grantTestPlan(orm, signedIn.credentials.username, 'business');
-    const store = (await signedIn.client.post('/api/stores', { name: `${prefix} store` })).body as { id: number };
-    return { ...signedIn, store };
-  }
-
   function breakdown(client: ApiClient, input: Record<string, unknown>) {
-    return client.get(`/trpc/revenue.breakdown?input=${encodeURIComponent(JSON.stringify(input))}`);
+    return trpcQuery(client, 'revenue.breakdown', input);
   }
 
   it("reads the active store; another user's store is 404; bad ranges are 400", async () => {
-    const owner = await storeOwner('revowner');
-    const other = await storeOwner('revother');
+    const owner = await signedInStoreOwner(testApp, 'revowner');
+    const other = await signedInStoreOwner(testApp, 'revother');
     await seedFixture(owner.store.id);
 
     const own = await breakdown(owner.client, { ...JUNE, compare: 'none' });

@@ -1,9 +1,9 @@
 import { useEffect, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { NO_VALUE } from '../../../shared/metrics.ts';
-import { formatCurrency } from '../../lib/format.ts';
+import { NO_VALUE } from '../../shared/metrics.ts';
+import { formatCurrency } from './format.ts';
 
-/** How the marketing and analytics screens write their figures, in the user's language; "—" for no value. */
+/** How the data screens (analytics, marketing, orders, revenue) write their figures, in the user's language; "—" for no value. */
 export interface FigureFormat {
   locale: string;
   /** minor units -> "£1,234.50" */

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { figureFormat } from './figure-format.ts';
-import { readSearchParam } from './use-search-param.ts';
 
 describe('figures on the marketing and analytics screens', () => {
   const en = figureFormat('en-GB');
@@ -22,13 +21,5 @@ describe('figures on the marketing and analytics screens', () => {
       expect(en.percent(value)).toBe('—');
       expect(en.integer(value)).toBe('—');
     }
-  });
-});
-
-describe('screen state in the query string', () => {
-  it('reads an allowed value, else the default', () => {
-    expect(readSearchParam('?kpi=orders&from=2026-06-01', 'kpi', ['netSales', 'orders'] as const, 'netSales')).toBe('orders');
-    expect(readSearchParam('kpi=happiness', 'kpi', ['netSales', 'orders'] as const, 'netSales')).toBe('netSales');
-    expect(readSearchParam('', 'kpi', ['netSales', 'orders'] as const, 'netSales')).toBe('netSales');
   });
 });
