@@ -1,11 +1,9 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { fastifyTRPCPlugin, type FastifyTRPCPluginOptions } from '@trpc/server/adapters/fastify';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
-import { randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
 import type { AppConfig } from './config.ts';
 import { INTERNAL_ERROR_MESSAGE } from './errors.ts';
+import { randomSecret, secretFromDataDir } from './secrets.ts';
 import { restPlugin } from './plugins/rest.ts';
 import { ordersExportPlugin } from './modules/orders/orders.export.ts';
 import { securityPlugin } from './plugins/security.ts';
@@ -28,17 +26,7 @@ export interface BuildAppOptions {
 /** SESSION_SECRET, or one generated into the data directory on first run and reused after. */
 export function resolveSessionSecret(config: Pick<AppConfig, 'sessionSecret' | 'dataDir'>): string {
   if (config.sessionSecret) return config.sessionSecret;
-  const file = path.join(config.dataDir, 'session-secret');
-  try {
-    const existing = readFileSync(file, 'utf8').trim();
-    if (existing.length >= 32) return existing;
-  } catch {
-    // First run: generate below.
-  }
-  mkdirSync(config.dataDir, { recursive: true });
-  const secret = randomBytes(48).toString('base64url');
-  writeFileSync(file, `${secret}\n`, { mode: 0o600 });
-  return secret;
+  return secretFromDataDir(config.dataDir, 'session-secret', { generate: () => randomSecret(48), isValid: (value) => value.length >= 32 });
 }
 
 export async function buildApp(options: BuildAppOptions): Promise<FastifyInstance> {
