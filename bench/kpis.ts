@@ -9,7 +9,7 @@ import path from 'node:path';
 import { buildApp } from '../src/server/app.ts';
 import { loadConfig } from '../src/server/config.ts';
 import { openDatabase } from '../src/server/database/database.ts';
-import { addDays, dayInZone } from '../src/server/modules/commerce/days.ts';
+import { addDays, dayInZone } from '../src/shared/date-ranges.ts';
 
 if (!process.env.DATABASE_URL) process.env.DATA_DIR ??= '/tmp/engine-bench/data';
 const port = Number(process.env.BENCH_PORT ?? 4401);

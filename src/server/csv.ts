@@ -1,3 +1,4 @@
+import type { FastifyReply } from 'fastify';
 import { Readable } from 'node:stream';
 
 // CSV as RFC 4180 writes it (CRLF line ends, quotes doubled inside quoted cells), for every export the
@@ -54,4 +55,13 @@ export function csvStream(header: readonly string[], batches: AsyncIterable<read
 export function csvAttachmentHeader(baseName: string, day: string): string {
   const safe = baseName.replace(/[^A-Za-z0-9_-]+/g, '-');
   return `attachment; filename="${safe}-${day}.csv"`;
+}
+
+/** Answers a request with a CSV download `<base>-<label>.csv`, never cached. */
+export function sendCsv(reply: FastifyReply, baseName: string, label: string, body: string | Readable) {
+  return reply
+    .header('Cache-Control', 'no-store')
+    .header('Content-Type', 'text/csv; charset=utf-8')
+    .header('Content-Disposition', csvAttachmentHeader(baseName, label))
+    .send(body);
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AD_CHANNELS, dayString, EXPENSE_RECURRENCES, type ExpenseRecurrence } from './commerce.ts';
+import { dayString, EXPENSE_RECURRENCES, type ExpenseRecurrence } from './commerce.ts';
 import { ratio, totalRevenue } from './metrics.ts';
 import { currencySchema } from './stores.ts';
 
@@ -100,22 +100,6 @@ export function roundMinorUnits(value: number): number {
   return Math.sign(value) * Math.round(Math.abs(value));
 }
 
-/** The statement's lines, top to bottom. `adSpend` expands into one row per platform. */
-export const PNL_LINES = [
-  'netSales',
-  'cogs',
-  'grossProfit',
-  'shippingCosts',
-  'paymentFees',
-  'adSpend',
-  'emailSpend',
-  'contributionMargin',
-  'customExpenses',
-  'netProfit',
-  'marginPercent',
-] as const;
-export type PnlLine = (typeof PNL_LINES)[number];
-
 /** One column of the statement, money in whole minor units. */
 export interface PnlColumn {
   netSales: number;
@@ -193,9 +177,6 @@ export function expenseInMonth(expense: ExpenseSchedule, month: string): number 
   if (expense.endsOn !== null && month > expense.endsOn.slice(0, 7)) return 0;
   return expense.amountMinor;
 }
-
-/** Advertising platforms in the order the statement lists them. */
-export const PNL_AD_PLATFORMS = AD_CHANNELS;
 
 const pnlColumnOutput = z.object({
   netSales: z.number(),

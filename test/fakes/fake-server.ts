@@ -1,6 +1,8 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
+export { seededRandom } from '../../src/server/random.ts';
+
 // The loopback HTTP server under every platform fake (test/fakes/<platform>.ts). A fake registers
 // routes that answer in its platform's documented wire format; tests (and the demo/benchmarks) queue
 // faults that the fake renders the way its platform does (Shopify's THROTTLED, Meta's code 17, ...).
@@ -146,16 +148,4 @@ export class FakeServer {
     }
     return { status: 404, body: { error: `no fake route for ${method} ${url.pathname}` } };
   }
-}
-
-/** A deterministic pseudo-random generator (mulberry32) so a fake's data set is the same on every run. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }

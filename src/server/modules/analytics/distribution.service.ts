@@ -4,7 +4,7 @@ import { AD_CHANNELS } from '../../../shared/commerce.ts';
 import { platformRoas } from '../../../shared/metrics.ts';
 import type { StoreEntity } from '../stores/store.entity.ts';
 import { loadFxRates, roundMinor } from '../commerce/fx.ts';
-import type { DayRange } from '../commerce/kpis.service.ts';
+import type { DayRange } from '../../../shared/date-ranges.ts';
 import { num, sqlRunner } from '../commerce/raw-sql.ts';
 
 // How spend and revenue spread over campaigns (ad_metrics_daily; revenue as the platforms report it)

@@ -3,8 +3,9 @@ import { KPIS_WITH_CHANNEL_BREAKDOWN, type Granularity, type TrendOutput } from 
 import type { Comparison, KpiKey } from '../../../shared/commerce.ts';
 import { delta } from '../../../shared/metrics.ts';
 import type { StoreEntity } from '../stores/store.entity.ts';
-import { addDays, addMonths, lastDayOfMonth, monthOf } from '../commerce/days.ts';
-import { comparisonRange, kpisByBucket, type DayRange } from '../commerce/kpis.service.ts';
+import { addDays, comparisonRange, type DayRange } from '../../../shared/date-ranges.ts';
+import { addMonths, lastDayOfMonth, monthOf } from '../commerce/days.ts';
+import { kpisByBucket } from '../commerce/kpis.service.ts';
 
 function minDay(a: string, b: string): string {
   return a < b ? a : b;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clearFxRates, setFxRates } from '../../../../test/commerce-fixtures.ts';
 import { createTestDatabase } from '../../../../test/harness.ts';
-import { addDays } from './days.ts';
+import { addDays } from '../../../shared/date-ranges.ts';
 import { convert, FxRates, loadFxRates, SEEDED_CURRENCIES, seedFxRates, syntheticRate } from './fx.ts';
 import { sqlRunner } from './raw-sql.ts';
 

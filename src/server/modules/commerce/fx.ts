@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../../errors.ts';
-import { addDays, daysBetween } from './days.ts';
+import { addDays, daysBetween } from '../../../shared/date-ranges.ts';
 import { sqlRunner } from './raw-sql.ts';
 
 /** Rates are quoted per 1 EUR (the ECB's convention); EUR itself is always 1 and has no rows. */

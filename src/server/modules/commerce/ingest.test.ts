@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { channelRollups, createCommerceStore, dailyRollup, readRollups, setFxRates, testOrder } from '../../../../test/commerce-fixtures.ts';
 import { createTestDatabase } from '../../../../test/harness.ts';
-import { dayInZone } from './days.ts';
+import { dayInZone } from '../../../shared/date-ranges.ts';
 import { hashEmail, ingestAdMetrics, ingestEmailMetrics, ingestOrders, ingestRefunds, upsertProducts } from './ingest.ts';
 import { OrderLine } from './order-line.entity.ts';
 import { Order } from './order.entity.ts';

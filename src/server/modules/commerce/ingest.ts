@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { ORDER_STATUSES, type OrderStatus } from '../../../shared/commerce.ts';
 import { AppError } from '../../errors.ts';
 import { channelOf, withLandingSiteParameters, type AttributionFields } from './channel.ts';
-import { dayInZone } from './days.ts';
+import { dayInZone } from '../../../shared/date-ranges.ts';
 import { assertFxCoverage, rateSql } from './fx.ts';
 import { num, sqlRunner, type SqlRunner } from './raw-sql.ts';
 import {
@@ -17,6 +17,7 @@ import {
   orderContributions,
   RollupDelta,
   type AdMetricKey,
+  type ContributionRow,
   type EmailMetricKey,
 } from './rollups.ts';
 
@@ -844,30 +845,60 @@ function normalizeAdMetric(row: IngestAdMetric) {
   };
 }
 
-/** Adds or replaces daily campaign rows of advertising platforms; they feed the channel rollups. */
-export async function ingestAdMetrics(em: EntityManager, store: StoreRef, rows: IngestAdMetric[]): Promise<IngestResult> {
+/**
+ * A feed of daily campaign rows (ad or e-mail metrics): how rows are keyed, locked, upserted and what
+ * they add to the channel rollups.
+ */
+interface MetricFeed<Row, Key> {
+  keyOf(row: Row): string;
+  key(row: Row): Key;
+  keyArrays(keys: Key[]): unknown[];
+  /** Locks the stored rows of the keys ($1 the store, $2.. the key arrays). */
+  lockSql: string;
+  /** Upserts the batch ($1 the store, $2 the rows as JSON) returning `inserted`. */
+  upsertSql: string;
+  contributions(q: SqlRunner, storeId: number, keys: Key[]): Promise<ContributionRow[]>;
+}
+
+/**
+ * Adds or replaces a feed's rows, batch by batch: the rows locked in key order (so concurrent writers
+ * lock in the same order), their old contributions taken out of the channel rollups, the new ones added.
+ */
+async function ingestMetricRows<Row, Key>(em: EntityManager, store: StoreRef, rows: Row[], feed: MetricFeed<Row, Key>): Promise<IngestResult> {
   const storeId = storeIdOf(store);
-  const keyOf = (row: ReturnType<typeof normalizeAdMetric>) => [row.platform, row.account_id, row.campaign_id, row.day].join('\u0000');
-  // In key order, so that concurrent writers lock rows in the same order.
-  const normalized = latestPerKey(rows.map(normalizeAdMetric), keyOf).sort((a, b) => (keyOf(a) < keyOf(b) ? -1 : 1));
+  const normalized = latestPerKey(rows, feed.keyOf).sort((a, b) => (feed.keyOf(a) < feed.keyOf(b) ? -1 : 1));
   const total: IngestResult = { inserted: 0, updated: 0, skipped: rows.length - normalized.length };
   for (const batch of chunks(normalized)) {
     await em.transactional(async (tx) => {
       const q = sqlRunner(tx);
       await lockStoreForIngest(q, storeId);
-      const keys: AdMetricKey[] = batch.map((row) => ({ platform: row.platform, accountId: row.account_id, campaignId: row.campaign_id, day: row.day }));
-      await q.run(
-        `select 1
+      const keys = batch.map(feed.key);
+      await q.run(feed.lockSql, [storeId, ...feed.keyArrays(keys)]);
+      const delta = new RollupDelta().add(await feed.contributions(q, storeId, keys), -1);
+      const upserted = await q.rows<{ inserted: boolean }>(feed.upsertSql, [storeId, JSON.stringify(batch)]);
+      delta.add(await feed.contributions(q, storeId, keys), 1);
+      await applyRollupDelta(q, storeId, delta);
+      const inserted = upserted.filter((row) => row.inserted).length;
+      total.inserted += inserted;
+      total.updated += upserted.length - inserted;
+    });
+  }
+  return total;
+}
+
+type NormalizedAdMetric = ReturnType<typeof normalizeAdMetric>;
+
+const AD_METRIC_FEED: MetricFeed<NormalizedAdMetric, AdMetricKey> = {
+  keyOf: (row) => [row.platform, row.account_id, row.campaign_id, row.day].join('\u0000'),
+  key: (row) => ({ platform: row.platform, accountId: row.account_id, campaignId: row.campaign_id, day: row.day }),
+  keyArrays: adKeyArrays,
+  lockSql: `select 1
            from unnest($2::text[], $3::text[], $4::text[], $5::date[]) as k(platform, account_id, campaign_id, day)
            join lateral (select 1 from ad_metrics_daily a
                           where a.store_id = $1 and a.platform = k.platform and a.account_id = k.account_id
                             and a.campaign_id = k.campaign_id and a.day = k.day
                             for update) a on true`,
-        [storeId, ...adKeyArrays(keys)],
-      );
-      const delta = new RollupDelta().add(await adMetricContributions(q, storeId, keys), -1);
-      const upserted = await q.rows<{ inserted: boolean }>(
-        `insert into ad_metrics_daily (store_id, platform, account_id, campaign_id, day, campaign_name, currency, impressions, clicks, spend_minor, conversions, conversion_value_minor)
+  upsertSql: `insert into ad_metrics_daily (store_id, platform, account_id, campaign_id, day, campaign_name, currency, impressions, clicks, spend_minor, conversions, conversion_value_minor)
          select $1, x.platform, x.account_id, x.campaign_id, x.day, x.campaign_name, x.currency, x.impressions, x.clicks, x.spend_minor, x.conversions, x.conversion_value_minor
            from jsonb_to_recordset($2::jsonb) as x(platform text, account_id text, campaign_id text, day date, campaign_name text, currency text,
                                                    impressions bigint, clicks bigint, spend_minor bigint, conversions float8, conversion_value_minor bigint)
@@ -877,16 +908,12 @@ export async function ingestAdMetrics(em: EntityManager, store: StoreRef, rows: 
            clicks = excluded.clicks, spend_minor = excluded.spend_minor, conversions = excluded.conversions,
            conversion_value_minor = excluded.conversion_value_minor
          returning (xmax = 0) as inserted`,
-        [storeId, JSON.stringify(batch)],
-      );
-      delta.add(await adMetricContributions(q, storeId, keys), 1);
-      await applyRollupDelta(q, storeId, delta);
-      const inserted = upserted.filter((row) => row.inserted).length;
-      total.inserted += inserted;
-      total.updated += upserted.length - inserted;
-    });
-  }
-  return total;
+  contributions: adMetricContributions,
+};
+
+/** Adds or replaces daily campaign rows of advertising platforms; they feed the channel rollups. */
+export async function ingestAdMetrics(em: EntityManager, store: StoreRef, rows: IngestAdMetric[]): Promise<IngestResult> {
+  return ingestMetricRows(em, store, rows.map(normalizeAdMetric), AD_METRIC_FEED);
 }
 
 function normalizeEmailMetric(row: IngestEmailMetric) {
@@ -906,28 +933,18 @@ function normalizeEmailMetric(row: IngestEmailMetric) {
   };
 }
 
-/** Adds or replaces daily campaign rows of e-mail platforms; they feed the channel rollups. */
-export async function ingestEmailMetrics(em: EntityManager, store: StoreRef, rows: IngestEmailMetric[]): Promise<IngestResult> {
-  const storeId = storeIdOf(store);
-  const keyOf = (row: ReturnType<typeof normalizeEmailMetric>) => [row.platform, row.campaign_id, row.day].join('\u0000');
-  const normalized = latestPerKey(rows.map(normalizeEmailMetric), keyOf).sort((a, b) => (keyOf(a) < keyOf(b) ? -1 : 1));
-  const total: IngestResult = { inserted: 0, updated: 0, skipped: rows.length - normalized.length };
-  for (const batch of chunks(normalized)) {
-    await em.transactional(async (tx) => {
-      const q = sqlRunner(tx);
-      await lockStoreForIngest(q, storeId);
-      const keys: EmailMetricKey[] = batch.map((row) => ({ platform: row.platform, campaignId: row.campaign_id, day: row.day }));
-      await q.run(
-        `select 1
+type NormalizedEmailMetric = ReturnType<typeof normalizeEmailMetric>;
+
+const EMAIL_METRIC_FEED: MetricFeed<NormalizedEmailMetric, EmailMetricKey> = {
+  keyOf: (row) => [row.platform, row.campaign_id, row.day].join('\u0000'),
+  key: (row) => ({ platform: row.platform, campaignId: row.campaign_id, day: row.day }),
+  keyArrays: emailKeyArrays,
+  lockSql: `select 1
            from unnest($2::text[], $3::text[], $4::date[]) as k(platform, campaign_id, day)
            join lateral (select 1 from email_metrics_daily e
                           where e.store_id = $1 and e.platform = k.platform and e.campaign_id = k.campaign_id and e.day = k.day
                             for update) e on true`,
-        [storeId, ...emailKeyArrays(keys)],
-      );
-      const delta = new RollupDelta().add(await emailMetricContributions(q, storeId, keys), -1);
-      const upserted = await q.rows<{ inserted: boolean }>(
-        `insert into email_metrics_daily (store_id, platform, campaign_id, day, campaign_name, currency, sends, opens, clicks, attributed_orders, attributed_revenue_minor, spend_minor)
+  upsertSql: `insert into email_metrics_daily (store_id, platform, campaign_id, day, campaign_name, currency, sends, opens, clicks, attributed_orders, attributed_revenue_minor, spend_minor)
          select $1, x.platform, x.campaign_id, x.day, x.campaign_name, x.currency, x.sends, x.opens, x.clicks, x.attributed_orders, x.attributed_revenue_minor, x.spend_minor
            from jsonb_to_recordset($2::jsonb) as x(platform text, campaign_id text, day date, campaign_name text, currency text, sends bigint,
                                                    opens bigint, clicks bigint, attributed_orders int, attributed_revenue_minor bigint, spend_minor bigint)
@@ -937,16 +954,12 @@ export async function ingestEmailMetrics(em: EntityManager, store: StoreRef, row
            clicks = excluded.clicks, attributed_orders = excluded.attributed_orders,
            attributed_revenue_minor = excluded.attributed_revenue_minor, spend_minor = excluded.spend_minor
          returning (xmax = 0) as inserted`,
-        [storeId, JSON.stringify(batch)],
-      );
-      delta.add(await emailMetricContributions(q, storeId, keys), 1);
-      await applyRollupDelta(q, storeId, delta);
-      const inserted = upserted.filter((row) => row.inserted).length;
-      total.inserted += inserted;
-      total.updated += upserted.length - inserted;
-    });
-  }
-  return total;
+  contributions: emailMetricContributions,
+};
+
+/** Adds or replaces daily campaign rows of e-mail platforms; they feed the channel rollups. */
+export async function ingestEmailMetrics(em: EntityManager, store: StoreRef, rows: IngestEmailMetric[]): Promise<IngestResult> {
+  return ingestMetricRows(em, store, rows.map(normalizeEmailMetric), EMAIL_METRIC_FEED);
 }
 
 // ---------------------------------------------------------------------------------------------

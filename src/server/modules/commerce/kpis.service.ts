@@ -2,30 +2,14 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { AD_CHANNELS, EMAIL_CHANNELS, type Comparison, type DataStatusOutput, type KpisOutput, type LtvCohortsOutput } from '../../../shared/commerce.ts';
 import { aov, attributedRoas, cac, delta, LTV_HORIZONS, ltv, mer, platformRoas, ratio, roas, totalRevenue, type LtvHorizon } from '../../../shared/metrics.ts';
 import type { StoreEntity } from '../stores/store.entity.ts';
-import { addDays, addMonths, dayInZone, daysBetween, lastDayOfMonth, monthOf, sameDayLastYear } from './days.ts';
-import { FX_BASE_CURRENCY, FxRateMissingError, FxRates, loadFxRates, rateSql, roundMinor } from './fx.ts';
+import { addDays, comparisonRange, dayInZone, type DayRange } from '../../../shared/date-ranges.ts';
+import { addMonths, lastDayOfMonth, monthOf } from './days.ts';
+import { FX_BASE_CURRENCY, FxRateMissingError, type FxRates, loadFxRates, rateSql, roundMinor } from './fx.ts';
 import { num, sqlRunner } from './raw-sql.ts';
 
 // Dashboard KPIs, read from the rollup tables only (their cost grows with days, not orders). Every
 // (day, currency) row is converted into the display currency at that day's rate, then summed; money
 // is rounded to whole minor units once, at the end.
-
-export interface DayRange {
-  from: string;
-  to: string;
-}
-
-export function daysInRange(range: DayRange): number {
-  return daysBetween(range.from, range.to) + 1;
-}
-
-/** The period a range is compared with: the same number of days just before it, or the same dates a year earlier. */
-export function comparisonRange(range: DayRange, compare: Comparison): DayRange | null {
-  if (compare === 'none') return null;
-  if (compare === 'previous_year') return { from: sameDayLastYear(range.from), to: sameDayLastYear(range.to) };
-  const length = daysInRange(range);
-  return { from: addDays(range.from, -length), to: addDays(range.from, -1) };
-}
 
 /** The current range and, when comparing, the previous one: two index range scans. */
 const RANGES_CONDITION = `((day >= $2::date and day <= $3::date) or (day >= $4::date and day <= $5::date))`;
@@ -35,9 +19,9 @@ function rangeParameters(ranges: DayRange[]): string[] {
   return [first.from, first.to, second!.from, second!.to];
 }
 
-interface DailyRow {
+/** A day's daily-rollup figures (converted ones carry no currency). */
+interface DailyFigures {
   day: string;
-  currency: string;
   ordersCount: number;
   netSalesMinor: number;
   shippingMinor: number;
@@ -46,17 +30,24 @@ interface DailyRow {
   ltvNet90Minor: number;
 }
 
-/** What a day's channel rows add to the totals: all marketing spend, the advertising part of it, clicks. */
-interface SpendRow {
-  day: string;
+/** A rollup row as stored: one store's figures in one currency. */
+interface StoredRow {
+  storeId: number;
   currency: string;
+}
+
+type DailyRow = DailyFigures & StoredRow;
+
+/** What a day's channel rows add to the totals: all marketing spend, the advertising part of it, clicks. */
+interface SpendFigures {
+  day: string;
   spendMinor: number;
   /** spend of advertising platforms (AD_CHANNELS) only */
   adSpendMinor: number;
   clicks: number;
 }
 
-interface ChannelRow extends SpendRow {
+interface ChannelRow extends SpendFigures, StoredRow {
   channel: string;
   ordersCount: number;
   netSalesMinor: number;
@@ -67,53 +58,53 @@ interface ChannelRow extends SpendRow {
   platformConversionValueMinor: number;
 }
 
-async function readDailyRows(em: EntityManager, storeId: number, ranges: DayRange[]): Promise<DailyRow[]> {
+async function readDailyRows(em: EntityManager, storeIds: number[], ranges: DayRange[]): Promise<DailyRow[]> {
   const rows = await sqlRunner(em).rows<Record<string, string | number>>(
-    `select to_char(day, 'YYYY-MM-DD') as day, currency, orders_count, net_sales_minor::text as net_sales_minor,
+    `select store_id, to_char(day, 'YYYY-MM-DD') as day, currency, orders_count, net_sales_minor::text as net_sales_minor,
             shipping_minor::text as shipping_minor, taxes_minor::text as taxes_minor,
             new_customers, ltv_net_90_minor::text as ltv_net_90_minor
        from daily_rollups
-      where store_id = $1 and ${RANGES_CONDITION}`,
-    [storeId, ...rangeParameters(ranges)],
+      where store_id = any($1::int[]) and ${RANGES_CONDITION}`,
+    [storeIds, ...rangeParameters(ranges)],
   );
-  return rows
-    .map((row) => ({
-      day: String(row.day),
-      currency: String(row.currency),
-      ordersCount: num(row.orders_count),
-      netSalesMinor: num(row.net_sales_minor),
-      shippingMinor: num(row.shipping_minor),
-      taxesMinor: num(row.taxes_minor),
-      newCustomers: num(row.new_customers),
-      ltvNet90Minor: num(row.ltv_net_90_minor),
-    }))
+  return rows.map((row) => ({
+    storeId: num(row.store_id),
+    day: String(row.day),
+    currency: String(row.currency),
+    ordersCount: num(row.orders_count),
+    netSalesMinor: num(row.net_sales_minor),
+    shippingMinor: num(row.shipping_minor),
+    taxesMinor: num(row.taxes_minor),
+    newCustomers: num(row.new_customers),
+    ltvNet90Minor: num(row.ltv_net_90_minor),
+  }));
 }
 
-async function readChannelRows(em: EntityManager, storeId: number, ranges: DayRange[]): Promise<ChannelRow[]> {
+async function readChannelRows(em: EntityManager, storeIds: number[], ranges: DayRange[]): Promise<ChannelRow[]> {
   const rows = await sqlRunner(em).rows<Record<string, string | number>>(
-    `select to_char(day, 'YYYY-MM-DD') as day, channel, currency, orders_count, net_sales_minor::text as net_sales_minor,
+    `select store_id, to_char(day, 'YYYY-MM-DD') as day, channel, currency, orders_count, net_sales_minor::text as net_sales_minor,
             new_customers, spend_minor::text as spend_minor, impressions::text as impressions, clicks::text as clicks,
             platform_conversions::text as platform_conversions,
             platform_conversion_value_minor::text as platform_conversion_value_minor
        from channel_daily_rollups
-      where store_id = $1 and ${RANGES_CONDITION}`,
-    [storeId, ...rangeParameters(ranges)],
+      where store_id = any($1::int[]) and ${RANGES_CONDITION}`,
+    [storeIds, ...rangeParameters(ranges)],
   );
-  return rows
-    .map((row) => ({
-      day: String(row.day),
-      channel: String(row.channel),
-      currency: String(row.currency),
-      ordersCount: num(row.orders_count),
-      netSalesMinor: num(row.net_sales_minor),
-      newCustomers: num(row.new_customers),
-      spendMinor: num(row.spend_minor),
-      adSpendMinor: AD_CHANNEL_SET.has(String(row.channel)) ? num(row.spend_minor) : 0,
-      impressions: num(row.impressions),
-      clicks: num(row.clicks),
-      platformConversions: num(row.platform_conversions),
-      platformConversionValueMinor: num(row.platform_conversion_value_minor),
-    }))
+  return rows.map((row) => ({
+    storeId: num(row.store_id),
+    day: String(row.day),
+    channel: String(row.channel),
+    currency: String(row.currency),
+    ordersCount: num(row.orders_count),
+    netSalesMinor: num(row.net_sales_minor),
+    newCustomers: num(row.new_customers),
+    spendMinor: num(row.spend_minor),
+    adSpendMinor: AD_CHANNEL_SET.has(String(row.channel)) ? num(row.spend_minor) : 0,
+    impressions: num(row.impressions),
+    clicks: num(row.clicks),
+    platformConversions: num(row.platform_conversions),
+    platformConversionValueMinor: num(row.platform_conversion_value_minor),
+  }));
 }
 
 interface Totals {
@@ -140,7 +131,7 @@ function inRange(day: string, range: DayRange): boolean {
   return day >= range.from && day <= range.to;
 }
 
-function addDaily(totals: Totals, row: DailyRow, factor: number): void {
+function addDaily(totals: Totals, row: DailyFigures, factor: number): void {
   totals.netSales += row.netSalesMinor * factor;
   totals.shipping += row.shippingMinor * factor;
   totals.taxes += row.taxesMinor * factor;
@@ -149,17 +140,27 @@ function addDaily(totals: Totals, row: DailyRow, factor: number): void {
   totals.ltvNet90 += row.ltvNet90Minor * factor;
 }
 
-function addChannel(totals: Totals, row: SpendRow, factor: number): void {
+function addChannel(totals: Totals, row: SpendFigures, factor: number): void {
   totals.spend += row.spendMinor * factor;
   totals.adSpend += row.adSpendMinor * factor;
   totals.clicks += row.clicks;
 }
 
-/** Money totals are converted but not yet rounded. */
-function totalsOf(range: DayRange, daily: DailyRow[], channels: SpendRow[], fx: FxRates, currency: string): Totals {
+/** The factor that converts a stored row into the display currency. */
+function rowFactor(fx: FxRates, currency: string) {
+  return (row: StoredRow & { day: string }) => fx.factor(row.currency, currency, row.day);
+}
+
+/** Money totals are converted (by `factor`; rows already in the display currency need none) but not yet rounded. */
+function totalsOf<D extends DailyFigures, S extends SpendFigures>(
+  range: DayRange,
+  daily: readonly D[],
+  channels: readonly S[],
+  factor: (row: D | S) => number = () => 1,
+): Totals {
   const totals = emptyTotals();
-  for (const row of daily) if (inRange(row.day, range)) addDaily(totals, row, fx.factor(row.currency, currency, row.day));
-  for (const row of channels) if (inRange(row.day, range)) addChannel(totals, row, fx.factor(row.currency, currency, row.day));
+  for (const row of daily) if (inRange(row.day, range)) addDaily(totals, row, factor(row));
+  for (const row of channels) if (inRange(row.day, range)) addChannel(totals, row, factor(row));
   return totals;
 }
 
@@ -181,35 +182,23 @@ function kpiValuesOf(totals: Totals) {
 }
 
 /**
- * Runs the reads of rollup rows and loads the FX rates that convert them into `currency`. The rates
- * of the display and store currencies load alongside the rows (one round trip instead of two); a row
- * in yet another currency (rare: orders in a second currency) loads the rates again with it.
+ * The daily and channel rollup rows of the stores over the ranges, with the FX rates that convert
+ * them into `currency`. The rates of the display and store currencies load alongside the rows (one
+ * round trip instead of two); a row in yet another currency (rare: orders in a second currency)
+ * loads the rates again with it.
  */
-async function withFxRates<T extends readonly [...(readonly { currency: string }[])[]]>(
-  em: EntityManager,
-  store: Pick<StoreEntity, 'id' | 'currency'>,
-  currency: string,
-  ranges: DayRange[],
-  reads: () => Promise<T>,
-): Promise<{ rows: T; fx: FxRates }> {
+async function readRollupsWithFx(em: EntityManager, stores: readonly Pick<StoreEntity, 'id' | 'currency'>[], currency: string, ranges: DayRange[]) {
+  const storeIds = stores.map((store) => store.id);
   const from = ranges.map((r) => r.from).sort()[0]!;
   const to = ranges.map((r) => r.to).sort().at(-1)!;
-  const expected = new Set([currency, store.currency, FX_BASE_CURRENCY]);
-  const [rows, expectedFx] = await Promise.all([reads(), loadFxRates(em, expected, from, to)]);
-  const currencies = new Set([...expected, ...rows.flat().map((row) => row.currency)]);
+  const expected = new Set([currency, FX_BASE_CURRENCY, ...stores.map((store) => store.currency)]);
+  const [daily, channels, expectedFx] = await Promise.all([
+    readDailyRows(em, storeIds, ranges),
+    readChannelRows(em, storeIds, ranges),
+    loadFxRates(em, expected, from, to),
+  ]);
+  const currencies = new Set([...expected, ...daily.map((row) => row.currency), ...channels.map((row) => row.currency)]);
   const fx = currencies.size === expected.size ? expectedFx : await loadFxRates(em, currencies, from, to);
-  return { rows, fx };
-}
-
-/** The daily and channel rollup rows of the ranges, with the rates that convert them. */
-async function readRollupsWithFx(em: EntityManager, store: Pick<StoreEntity, 'id' | 'currency'>, currency: string, ranges: DayRange[]) {
-  const {
-    rows: [daily, channels],
-    fx,
-  } = await withFxRates(em, store, currency, ranges, async () => {
-    const read = await Promise.all([readDailyRows(em, store.id, ranges), readChannelRows(em, store.id, ranges)]);
-    return [read[0], read[1]] as const;
-  });
   return { daily, channels, fx };
 }
 
@@ -281,19 +270,27 @@ const CONVERTED_KPI_ROWS_SQL = `
 async function readConvertedRollups(em: EntityManager, storeId: number, currency: string, ranges: DayRange[]) {
   const [row] = await sqlRunner(em).rows<{
     missing: string | null;
-    daily: Omit<DailyRow, 'currency'>[];
-    spend: Omit<SpendRow, 'currency'>[];
-    channels: Omit<ChannelRow, 'currency' | 'day' | 'adSpendMinor'>[];
+    daily: DailyFigures[];
+    spend: SpendFigures[];
+    channels: Omit<ChannelRow, keyof StoredRow | 'day' | 'adSpendMinor'>[];
   }>(CONVERTED_KPI_ROWS_SQL, [storeId, ...rangeParameters(ranges), currency, [...AD_CHANNELS]]);
   if (row!.missing) {
     const [missingCurrency, day] = row!.missing.split(' ');
     throw new FxRateMissingError(missingCurrency!, day!);
   }
-  return {
-    daily: row!.daily.map((daily): DailyRow => ({ ...daily, currency })),
-    spendRows: row!.spend.map((spend): SpendRow => ({ ...spend, currency })),
-    channels: row!.channels.map((channel) => ({ ...channel, currency, day: null, adSpendMinor: AD_CHANNEL_SET.has(channel.channel) ? channel.spendMinor : 0 })),
-  };
+  return { daily: row!.daily, spendRows: row!.spend, channels: row!.channels };
+}
+
+/** The KPIs of a range with their comparison and delta (commerce.kpis, and each store of dashboard.allStores). */
+export function kpisWithComparison(current: Totals, previous: Totals | null): KpisOutput['kpis'] {
+  const now = kpiValuesOf(current);
+  const before = previous ? kpiValuesOf(previous) : null;
+  return Object.fromEntries(
+    (Object.keys(now) as (keyof typeof now)[]).map((key) => {
+      const previousValue = before ? before[key] : null;
+      return [key, { current: now[key], previous: previousValue, delta: delta(now[key], previousValue) }];
+    }),
+  ) as KpisOutput['kpis'];
 }
 
 export async function kpis(
@@ -305,29 +302,20 @@ export async function kpis(
   const range = { from: input.from, to: input.to };
   const previousRange = comparisonRange(range, input.compare);
   const ranges = previousRange ? [range, previousRange] : [range];
-  const { daily, spendRows, channels } = await readConvertedRollups(em, store.id, currency, ranges);
   // Every row is already in the display currency.
-  const fx = new FxRates([]);
-
-  const current = kpiValuesOf(totalsOf(range, daily, spendRows, fx, currency));
-  const previous = previousRange ? kpiValuesOf(totalsOf(previousRange, daily, spendRows, fx, currency)) : null;
-  const kpiEntries = Object.fromEntries(
-    (Object.keys(current) as (keyof typeof current)[]).map((key) => {
-      const previousValue = previous ? previous[key] : null;
-      return [key, { current: current[key], previous: previousValue, delta: delta(current[key], previousValue) }];
-    }),
-  ) as KpisOutput['kpis'];
+  const { daily, spendRows, channels } = await readConvertedRollups(em, store.id, currency, ranges);
+  const kpiEntries = kpisWithComparison(totalsOf(range, daily, spendRows), previousRange ? totalsOf(previousRange, daily, spendRows) : null);
 
   // Per day, for sparklines.
   const byDay = new Map<string, Totals>();
   for (let day = range.from; day <= range.to; day = addDays(day, 1)) byDay.set(day, emptyTotals());
   for (const row of daily) {
     const totals = byDay.get(row.day);
-    if (totals) addDaily(totals, row, fx.factor(row.currency, currency, row.day));
+    if (totals) addDaily(totals, row, 1);
   }
   for (const row of spendRows) {
     const totals = byDay.get(row.day);
-    if (totals) addChannel(totals, row, fx.factor(row.currency, currency, row.day));
+    if (totals) addChannel(totals, row, 1);
   }
   const series = [...byDay.entries()].map(([day, totals]) => {
     const values = kpiValuesOf(totals);
@@ -345,36 +333,22 @@ export async function kpis(
     };
   });
 
-  // Per channel over the range.
-  const byChannel = new Map<string, { spend: number; netSales: number; orders: number; newCustomers: number; impressions: number; clicks: number; conversions: number; conversionValue: number }>();
-  for (const row of channels) {
-    const factor = row.day === null ? 1 : fx.factor(row.currency, currency, row.day);
-    let entry = byChannel.get(row.channel);
-    if (!entry) byChannel.set(row.channel, (entry = { spend: 0, netSales: 0, orders: 0, newCustomers: 0, impressions: 0, clicks: 0, conversions: 0, conversionValue: 0 }));
-    entry.spend += row.spendMinor * factor;
-    entry.netSales += row.netSalesMinor * factor;
-    entry.orders += row.ordersCount;
-    entry.newCustomers += row.newCustomers;
-    entry.impressions += row.impressions;
-    entry.clicks += row.clicks;
-    entry.conversions += row.platformConversions;
-    entry.conversionValue += row.platformConversionValueMinor * factor;
-  }
-  const channelList = [...byChannel.entries()]
-    .map(([channel, entry]) => {
-      const cacValue = cac({ spendMinor: entry.spend, newCustomers: entry.newCustomers });
+  // Per channel over the range (one row per channel).
+  const channelList = channels
+    .map((row) => {
+      const cacValue = cac({ spendMinor: row.spendMinor, newCustomers: row.newCustomers });
       return {
-        channel,
-        spend: roundMinor(entry.spend),
-        netSales: roundMinor(entry.netSales),
-        orders: entry.orders,
-        newCustomers: entry.newCustomers,
-        impressions: entry.impressions,
-        clicks: entry.clicks,
-        platformConversions: Number(entry.conversions.toFixed(6)),
-        platformConversionValue: roundMinor(entry.conversionValue),
-        roas: attributedRoas({ attributedNetSalesMinor: entry.netSales, spendMinor: entry.spend }),
-        platformRoas: platformRoas({ conversionValueMinor: entry.conversionValue, spendMinor: entry.spend }),
+        channel: row.channel,
+        spend: roundMinor(row.spendMinor),
+        netSales: roundMinor(row.netSalesMinor),
+        orders: row.ordersCount,
+        newCustomers: row.newCustomers,
+        impressions: row.impressions,
+        clicks: row.clicks,
+        platformConversions: Number(row.platformConversions.toFixed(6)),
+        platformConversionValue: roundMinor(row.platformConversionValueMinor),
+        roas: attributedRoas({ attributedNetSalesMinor: row.netSalesMinor, spendMinor: row.spendMinor }),
+        platformRoas: platformRoas({ conversionValueMinor: row.platformConversionValueMinor, spendMinor: row.spendMinor }),
         cac: cacValue === null ? null : roundMinor(cacValue),
       };
     })
@@ -491,7 +465,8 @@ export async function kpisByBucket(
   input: { spans: DayRange[]; buckets: DayRange[]; currency?: string },
 ): Promise<{ currency: string; buckets: { kpis: KpiValues; channels: Record<string, ChannelBucketValues> }[] }> {
   const currency = input.currency ?? store.currency;
-  const { daily, channels, fx } = await readRollupsWithFx(em, store, currency, input.spans);
+  const { daily, channels, fx } = await readRollupsWithFx(em, [store], currency, input.spans);
+  const factor = rowFactor(fx, currency);
   // Rows by day, so each bucket reads only its own days (a 365-day chart by day has 730 buckets).
   const byDay = new Map<string, { daily: DailyRow[]; channels: ChannelRow[] }>();
   const rowsOfDay = (day: string) => byDay.get(day) ?? byDay.set(day, { daily: [], channels: [] }).get(day)!;
@@ -511,18 +486,17 @@ export async function kpisByBucket(
       }
       const byChannel: Record<string, ChannelBucketValues> = {};
       for (const row of bucketChannels) {
-        const factor = fx.factor(row.currency, currency, row.day);
         const entry = (byChannel[row.channel] ??= { netSales: 0, orders: 0, spend: 0, clicks: 0 });
-        entry.netSales += row.netSalesMinor * factor;
+        entry.netSales += row.netSalesMinor * factor(row);
         entry.orders += row.ordersCount;
-        entry.spend += row.spendMinor * factor;
+        entry.spend += row.spendMinor * factor(row);
         entry.clicks += row.clicks;
       }
       for (const entry of Object.values(byChannel)) {
         entry.netSales = roundMinor(entry.netSales);
         entry.spend = roundMinor(entry.spend);
       }
-      return { kpis: kpiValuesOf(totalsOf(bucket, bucketDaily, bucketChannels, fx, currency)), channels: byChannel };
+      return { kpis: kpiValuesOf(totalsOf(bucket, bucketDaily, bucketChannels, factor)), channels: byChannel };
     }),
   };
 }
@@ -530,27 +504,33 @@ export async function kpisByBucket(
 // --- Totals across stores (dashboard.allStores; added by the dashboard screens) ---
 
 export type KpiTotals = Totals;
-export { emptyTotals, kpiValuesOf };
+export { emptyTotals };
 
 /**
- * A range's totals and its comparison's, converted into one currency but not rounded: several
- * stores' totals can then be summed before the ratios are taken (never averaged).
+ * Each store's totals of a range and of its comparison, converted into one currency but not rounded
+ * (several stores' totals can then be summed before the ratios are taken, never averaged), from one
+ * read of all the stores' rollups.
  */
-export async function kpiTotals(
+export async function kpiTotalsByStore(
   em: EntityManager,
-  store: Pick<StoreEntity, 'id' | 'currency'>,
-  input: { from: string; to: string; compare: Comparison; currency?: string },
-): Promise<{ currency: string; range: DayRange; previousRange: DayRange | null; current: KpiTotals; previous: KpiTotals | null }> {
-  const currency = input.currency ?? store.currency;
+  stores: readonly Pick<StoreEntity, 'id' | 'currency'>[],
+  input: { from: string; to: string; compare: Comparison; currency: string },
+): Promise<Map<number, { current: KpiTotals; previous: KpiTotals | null }>> {
   const range = { from: input.from, to: input.to };
   const previousRange = comparisonRange(range, input.compare);
   const ranges = previousRange ? [range, previousRange] : [range];
-  const { daily, channels, fx } = await readRollupsWithFx(em, store, currency, ranges);
-  return {
-    currency,
-    range,
-    previousRange,
-    current: totalsOf(range, daily, channels, fx, currency),
-    previous: previousRange ? totalsOf(previousRange, daily, channels, fx, currency) : null,
-  };
+  const { daily, channels, fx } = await readRollupsWithFx(em, stores, input.currency, ranges);
+  const factor = rowFactor(fx, input.currency);
+  const rowsByStore = new Map(stores.map((store) => [store.id, { daily: [] as DailyRow[], channels: [] as ChannelRow[] }]));
+  for (const row of daily) rowsByStore.get(row.storeId)!.daily.push(row);
+  for (const row of channels) rowsByStore.get(row.storeId)!.channels.push(row);
+  return new Map(
+    [...rowsByStore].map(([storeId, rows]) => [
+      storeId,
+      {
+        current: totalsOf(range, rows.daily, rows.channels, factor),
+        previous: previousRange ? totalsOf(previousRange, rows.daily, rows.channels, factor) : null,
+      },
+    ]),
+  );
 }

@@ -5,7 +5,8 @@ import { formatMultiple, formatRatio } from '../../../shared/metrics.ts';
 import { createCommerceStore, setFxRates, signedInStoreOwner, testOrder } from '../../../../test/commerce-fixtures.ts';
 import { grantTestPlan, signedInClient, trpcQuery, useTestApp, type ApiClient } from '../../../../test/harness.ts';
 import { ingestAdMetrics, ingestEmailMetrics, ingestOrders, ingestRefunds } from './ingest.ts';
-import { comparisonRange, kpis, ltvCohorts } from './kpis.service.ts';
+import { comparisonRange } from '../../../shared/date-ranges.ts';
+import { kpis, ltvCohorts } from './kpis.service.ts';
 
 const testApp = useTestApp();
 let orm: MikroORM;

@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCommerceStore, readRollups, setFxRates, testOrder } from '../../../../test/commerce-fixtures.ts';
 import { createTestDatabase } from '../../../../test/harness.ts';
 import { runAdminCommand } from '../../../scripts/admin-commands.ts';
-import { addDays } from './days.ts';
+import { addDays } from '../../../shared/date-ranges.ts';
+import { seededRandom } from '../../random.ts';
 import {
   INGEST_BATCH_SIZE,
   ingestAdMetrics,
@@ -29,14 +30,7 @@ afterAll(async () => {
 
 /** A small deterministic PRNG (mulberry32), so the messy sequence is the same on every run. */
 function random(seed: number) {
-  let state = seed >>> 0;
-  const next = () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const next = seededRandom(seed);
   return {
     next,
     int: (min: number, max: number) => min + Math.floor(next() * (max - min + 1)),

@@ -4,7 +4,7 @@ import type { AllStoresOutput, TodayVsYesterdayOutput } from '../../../shared/da
 import { addDays, comparisonRange, dayInZone } from '../../../shared/date-ranges.ts';
 import { delta } from '../../../shared/metrics.ts';
 import { loadFxRates, roundMinor } from '../commerce/fx.ts';
-import { emptyTotals, kpiTotals, kpiValuesOf, type KpiTotals } from '../commerce/kpis.service.ts';
+import { emptyTotals, kpisWithComparison, kpiTotalsByStore, type KpiTotals } from '../commerce/kpis.service.ts';
 import { num, sqlRunner } from '../commerce/raw-sql.ts';
 import type { StoreEntity } from '../stores/store.entity.ts';
 import { storeRoleOf } from '../stores/stores.service.ts';
@@ -104,18 +104,6 @@ function sumTotals(list: KpiTotals[]): KpiTotals {
   return sum;
 }
 
-/** The KPIs with their comparison and delta, as commerce.kpis answers them. */
-function kpisWithComparison(current: KpiTotals, previous: KpiTotals | null): AllStoresOutput['total'] {
-  const now = kpiValuesOf(current);
-  const before = previous ? kpiValuesOf(previous) : null;
-  return Object.fromEntries(
-    (Object.keys(now) as (keyof typeof now)[]).map((key) => {
-      const previousValue = before ? before[key] : null;
-      return [key, { current: now[key], previous: previousValue, delta: delta(now[key], previousValue) }];
-    }),
-  ) as AllStoresOutput['total'];
-}
-
 /**
  * The KPIs of each store the viewer may see (own, then shared with them), all in one display
  * currency at each day's rate, and a total row: money and counts summed across stores before the
@@ -128,9 +116,8 @@ export async function allStoresKpis(
   input: { from: string; to: string; compare: Comparison; currency: string },
   activeStoreId: number | null,
 ): Promise<AllStoresOutput> {
-  // One store after another on the request's connection (a transaction-bound EntityManager is not shared in parallel).
-  const perStore = [];
-  for (const store of stores) perStore.push({ store, totals: await kpiTotals(em, store, input) });
+  const totalsByStore = await kpiTotalsByStore(em, stores, input);
+  const perStore = stores.map((store) => ({ store, totals: totalsByStore.get(store.id)! }));
   const range = { from: input.from, to: input.to };
   const previousRange = comparisonRange(range, input.compare);
   return {

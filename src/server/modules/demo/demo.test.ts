@@ -4,7 +4,7 @@ import { newGuestOf, ownerWithStore } from '../../../../test/guests.ts';
 import { grantTestPlan, signedInAdmin, signedInClient, useTestApp, type ApiClient } from '../../../../test/harness.ts';
 import { STORE_HAS_DATA_MESSAGE } from '../../../shared/demo.ts';
 import { formatRatio, NO_VALUE } from '../../../shared/metrics.ts';
-import { addDays, dayInZone } from '../commerce/days.ts';
+import { addDays, dayInZone } from '../../../shared/date-ranges.ts';
 import { sqlRunner } from '../commerce/raw-sql.ts';
 import { rebuildRollups } from '../commerce/rollups.ts';
 import { blackFriday, demoAdMetricBatches, demoEmailMetrics, demoOrderBatches, demoPlan, type DemoOptions } from './generator.ts';

@@ -1,4 +1,5 @@
-import { addDays, daysBetween, dayInZone } from '../commerce/days.ts';
+import { addDays, daysBetween, dayInZone } from '../../../shared/date-ranges.ts';
+import { seededRandom } from '../../random.ts';
 import { syntheticRate, SEEDED_CURRENCIES } from '../commerce/fx.ts';
 import type { IngestAdMetric, IngestEmailMetric, IngestOrder, IngestOrderLine, IngestProduct, IngestRefund } from '../commerce/ingest.ts';
 
@@ -51,18 +52,6 @@ export interface DemoStore {
 // ---------------------------------------------------------------------------------------------
 // Randomness
 
-/** mulberry32: a tiny, fast, seedable 32-bit PRNG; returns floats in [0, 1). */
-export function mulberry32(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** A random number in [0, 1) that depends only on its integer arguments (for the pure ad model). */
 function hashRandom(...parts: number[]): number {
   let h = 0x811c9dc5;
@@ -71,7 +60,7 @@ function hashRandom(...parts: number[]): number {
     h = Math.imul(h ^ (h >>> 13), 0x5bd1e995);
     h ^= h >>> 15;
   }
-  return mulberry32(h)();
+  return seededRandom(h)();
 }
 
 function pick<T>(random: () => number, items: readonly T[]): T {
@@ -166,7 +155,7 @@ export interface DemoProduct extends IngestProduct {
 }
 
 export function demoProducts(seed: number, currency: string): DemoProduct[] {
-  const random = mulberry32(seed ^ 0x51f15e);
+  const random = seededRandom(seed ^ 0x51f15e);
   const products: DemoProduct[] = [];
   for (let index = 0; index < DEMO_PRODUCT_COUNT; index += 1) {
     const [kind, basePrice] = PRODUCT_KINDS[index % PRODUCT_KINDS.length]!;
@@ -405,7 +394,7 @@ function clickId(random: () => number, length: number): string {
  * in the order they were placed. Refunds come with their order's batch, dated days after it.
  */
 export function* demoOrderBatches(plan: DemoPlan): Generator<DemoBatch> {
-  const random = mulberry32(plan.seed ^ 0x0bde75);
+  const random = seededRandom(plan.seed ^ 0x0bde75);
   const { store, products, campaigns } = plan;
   const productCumulative = cumulativeOf(products.map((product) => product.weight));
   const formatter = new Intl.DateTimeFormat('en-US', { timeZone: store.timezone, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric' });

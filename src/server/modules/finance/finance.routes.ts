@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { csvAttachmentHeader } from '../../csv.ts';
+import { sendCsv } from '../../csv.ts';
 import { sendError } from '../../plugins/rest.ts';
 import type { Context } from '../../trpc/context.ts';
 import { createCaller } from '../../trpc/router.ts';
@@ -14,11 +14,7 @@ export const financeRoutes = fp(async (app: FastifyInstance, options: { createCo
     try {
       const context = await options.createContext({ req: request, res: reply });
       const statement = await createCaller(context).finance.statement(request.query as never);
-      return reply
-        .header('Cache-Control', 'no-store')
-        .header('Content-Type', 'text/csv; charset=utf-8')
-        .header('Content-Disposition', csvAttachmentHeader('profit-and-loss', `${statement.from}-to-${statement.to}`))
-        .send(statementCsv(statement));
+      return sendCsv(reply, 'profit-and-loss', `${statement.from}-to-${statement.to}`, statementCsv(statement));
     } catch (error) {
       return sendError(reply, error);
     }

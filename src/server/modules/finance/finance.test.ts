@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { readRollups, setFlatFxRates, signedInStoreOwner, testOrder, type StoreOwner } from '../../../../test/commerce-fixtures.ts';
 import { trpcMutation, trpcQuery, useTestApp } from '../../../../test/harness.ts';
-import { addDays } from '../commerce/days.ts';
+import { addDays } from '../../../shared/date-ranges.ts';
 import { ingestAdMetrics, ingestEmailMetrics, ingestOrders, ingestRefunds, upsertProducts } from '../commerce/ingest.ts';
 import { rebuildRollups } from '../commerce/rollups.ts';
 

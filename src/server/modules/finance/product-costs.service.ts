@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ProductCostRow } from '../../../shared/finance.ts';
 import { AppError } from '../../errors.ts';
-import { addDays, dayInZone } from '../commerce/days.ts';
+import { addDays, dayInZone } from '../../../shared/date-ranges.ts';
 import { loadFxRates, roundMinor } from '../commerce/fx.ts';
 import { num, sqlRunner } from '../commerce/raw-sql.ts';
 import { applyRollupDelta, lockStoreForIngest, orderContributions, RollupDelta } from '../commerce/rollups.ts';

@@ -3,9 +3,8 @@ import type { Comparison } from '../../../shared/commerce.ts';
 import type { AdPlatform, CampaignRow, CampaignsOutput, CampaignTotals } from '../../../shared/marketing.ts';
 import { attributedRoas, cpc, cpm, ctr, delta, platformRoas } from '../../../shared/metrics.ts';
 import type { StoreEntity } from '../stores/store.entity.ts';
-import { addDays } from '../commerce/days.ts';
+import { addDays, comparisonRange, type DayRange } from '../../../shared/date-ranges.ts';
 import { loadFxRates, roundMinor, type FxRates } from '../commerce/fx.ts';
-import { comparisonRange, type DayRange } from '../commerce/kpis.service.ts';
 import { num, sqlRunner } from '../commerce/raw-sql.ts';
 
 // One advertising platform's campaigns: what the platform reports (ad_metrics_daily) beside what we

@@ -4,11 +4,11 @@ import fp from 'fastify-plugin';
 import type { Readable } from 'node:stream';
 import { formatMinorUnits } from '../../../shared/metrics.ts';
 import type { OrderRow, OrdersFilter } from '../../../shared/orders.ts';
-import { csvAttachmentHeader, csvStream, type CsvCell } from '../../csv.ts';
+import { csvStream, sendCsv, type CsvCell } from '../../csv.ts';
 import { sendError } from '../../plugins/rest.ts';
 import type { Context } from '../../trpc/context.ts';
 import { createCaller } from '../../trpc/router.ts';
-import { dayInZone } from '../commerce/days.ts';
+import { dayInZone } from '../../../shared/date-ranges.ts';
 import { orderBatches } from './orders.service.ts';
 
 // GET /api/orders/export.csv?<the table's filters>: every order of the filtered set as CSV, streamed
@@ -103,9 +103,6 @@ export const ordersExportPlugin = fp(async (app: FastifyInstance, options: { cre
     }
     const stream = ordersCsv(context.em, { id: scope.storeId, currency: scope.currency }, scope.filter);
     stream.on('error', (error) => request.log.error({ err: error }, 'Orders CSV export failed'));
-    return reply
-      .header('Content-Type', 'text/csv; charset=utf-8')
-      .header('Content-Disposition', csvAttachmentHeader('orders', dayInZone(new Date(), scope.timezone)))
-      .send(stream);
+    return sendCsv(reply, 'orders', dayInZone(new Date(), scope.timezone), stream);
   });
 });

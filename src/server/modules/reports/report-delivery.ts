@@ -1,7 +1,7 @@
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ReportSchedule } from '../../../shared/reports.ts';
-import { addDays, dayInZone } from '../commerce/days.ts';
+import { addDays, dayInZone } from '../../../shared/date-ranges.ts';
 import { sendEmail } from '../email/email.service.ts';
 import { Store } from '../stores/store.entity.ts';
 import { runReport } from './report-engine.ts';

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AD_CHANNELS, EMAIL_CHANNELS, isMarketingChannel } from '../../../shared/commerce.ts';
-import { comparisonRange, dayInZone, presetRange, type DayRange } from '../../../shared/date-ranges.ts';
+import { addDays, comparisonRange, dayInZone, presetRange, type DayRange } from '../../../shared/date-ranges.ts';
 import { platformDisplayName } from '../../../shared/platforms.ts';
 import {
   emptySums,
@@ -13,7 +13,6 @@ import {
   type ReportResult,
   type ReportSums,
 } from '../../../shared/reports.ts';
-import { addDays } from '../commerce/days.ts';
 import { loadFxRates, type FxRates } from '../commerce/fx.ts';
 import { num, sqlRunner } from '../commerce/raw-sql.ts';
 import type { StoreEntity } from '../stores/store.entity.ts';

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { csvAttachmentHeader } from '../../csv.ts';
+import { sendCsv } from '../../csv.ts';
 import { AppError } from '../../errors.ts';
 import { sendError } from '../../plugins/rest.ts';
 import type { Context } from '../../trpc/context.ts';
@@ -40,11 +40,7 @@ export const reportsRoutes = fp(async (app: FastifyInstance, options: { createCo
         throw new AppError('BAD_REQUEST', DEFINITION_REQUIRED_MESSAGE);
       }
       const result = await caller.reports.run({ ...(definition as object), currency: query.currency } as never);
-      return reply
-        .header('Cache-Control', 'no-store')
-        .header('Content-Type', 'text/csv; charset=utf-8')
-        .header('Content-Disposition', csvAttachmentHeader(name, `${result.range.from}-to-${result.range.to}`))
-        .send(reportCsv(result));
+      return sendCsv(reply, name, `${result.range.from}-to-${result.range.to}`, reportCsv(result));
     } catch (error) {
       return sendError(reply, error);
     }

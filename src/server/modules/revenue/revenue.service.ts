@@ -2,9 +2,8 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Comparison } from '../../../shared/commerce.ts';
 import { aov, delta, netSales, ratio } from '../../../shared/metrics.ts';
 import { TOP_PRODUCTS, type RevenueBreakdownOutput } from '../../../shared/revenue.ts';
-import { addDays } from '../commerce/days.ts';
+import { addDays, comparisonRange, type DayRange } from '../../../shared/date-ranges.ts';
 import { loadFxRates, roundMinor, type FxRates } from '../commerce/fx.ts';
-import { comparisonRange, type DayRange } from '../commerce/kpis.service.ts';
 import { num, sqlRunner } from '../commerce/raw-sql.ts';
 import type { StoreEntity } from '../stores/store.entity.ts';
 

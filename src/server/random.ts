@@ -1,0 +1,14 @@
+/**
+ * A deterministic pseudo-random generator (mulberry32): tiny, fast, seedable 32-bit; returns floats
+ * in [0, 1). The demo generator and the test fakes use it so a data set is the same on every run.
+ */
+export function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
