@@ -15,7 +15,7 @@ export type SyncRunKind = (typeof SYNC_RUN_KINDS)[number];
 export const SYNC_RUN_STATUSES = ['queued', 'running', 'succeeded', 'failed', 'cancelled'] as const;
 export type SyncRunStatus = (typeof SYNC_RUN_STATUSES)[number];
 
-export const RECONCILIATION_REASONS = [
+const RECONCILIATION_REASONS = [
   'edited_after_sync',
   'refunded_later',
   'test_order',
@@ -24,7 +24,6 @@ export const RECONCILIATION_REASONS = [
   'missing_here',
   'missing_at_source',
 ] as const;
-export type ReconciliationReason = (typeof RECONCILIATION_REASONS)[number];
 
 export const DEFAULT_BACKFILL_MONTHS = 12;
 export const MAX_BACKFILL_MONTHS = 36;
@@ -33,7 +32,7 @@ export const MAX_EMAIL_CSV_CHARACTERS = 5 * 1024 * 1024;
 
 const instant = z.string().nullable();
 
-export const syncRunSchema = z.object({
+const syncRunSchema = z.object({
   id: z.number(),
   kind: z.enum(SYNC_RUN_KINDS),
   status: z.enum(SYNC_RUN_STATUSES),
@@ -45,17 +44,19 @@ export const syncRunSchema = z.object({
 });
 export type SyncRunView = z.infer<typeof syncRunSchema>;
 
-export const reconciliationDaySchema = z.object({
-  day: z.string(),
+/** Our figures beside the platform's, for the whole period and for each day that differs. */
+const reconciliationFigures = {
   ourOrders: z.number(),
   sourceOrders: z.number().nullable(),
   ourNetSales: z.number(),
   sourceNetSales: z.number().nullable(),
   ourSpend: z.number().optional(),
   sourceSpend: z.number().nullable().optional(),
-});
+};
 
-export const reconciliationExplanationSchema = z.object({
+const reconciliationDaySchema = z.object({ day: z.string(), ...reconciliationFigures });
+
+const reconciliationExplanationSchema = z.object({
   orderExternalId: z.string(),
   orderNumber: z.string().nullable(),
   reason: z.enum(RECONCILIATION_REASONS),
@@ -64,25 +65,20 @@ export const reconciliationExplanationSchema = z.object({
 export type ReconciliationExplanation = z.infer<typeof reconciliationExplanationSchema>;
 
 /** Money in minor units of `currency`; a `source*` figure is null when the platform does not report it. */
-export const reconciliationSchema = z.object({
+const reconciliationSchema = z.object({
   checkedAt: z.string(),
   from: z.string(),
   to: z.string(),
   matches: z.boolean(),
   currency: z.string(),
-  ourOrders: z.number(),
-  sourceOrders: z.number().nullable(),
-  ourNetSales: z.number(),
-  sourceNetSales: z.number().nullable(),
-  ourSpend: z.number().optional(),
-  sourceSpend: z.number().nullable().optional(),
+  ...reconciliationFigures,
   /** Only the days that do not match. */
   days: z.array(reconciliationDaySchema),
   explanations: z.array(reconciliationExplanationSchema),
 });
 export type ReconciliationView = z.infer<typeof reconciliationSchema>;
 
-export const integrationSchema = z.object({
+const integrationSchema = z.object({
   platform: platformKeySchema,
   displayName: z.string(),
   kind: z.enum(['store', 'ads', 'email']),

@@ -1,14 +1,14 @@
 import { FileUpIcon, PlugZapIcon, UnplugIcon } from 'lucide-react';
 import { useId, useState, type FormEvent, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
-import type { Integration } from '../../../shared/integrations.ts';
+import { MAX_EMAIL_CSV_CHARACTERS, type Integration } from '../../../shared/integrations.ts';
 import { PasswordField, TextField } from '../../components/form-fields.tsx';
 import { FormAlert, useFormErrors } from '../../components/form-state.tsx';
 import { PlatformLogo } from '../../components/platform-logo.tsx';
 import { apiRequest } from '../../lib/api.ts';
 import { serverMessage } from '../../lib/session.ts';
 import { trpc } from '../../lib/trpc.ts';
-import { MAX_CSV_BYTES, shopDomainFrom, TRPC_CSV_LIMIT_CHARACTERS } from './integration-view.ts';
+import { shopDomainFrom, TRPC_CSV_LIMIT_CHARACTERS } from './integration-view.ts';
 import { Modal } from '../../components/modal.tsx';
 import { useIntegrationCache } from './use-integration-cache.ts';
 
@@ -192,7 +192,8 @@ export function EmailUploadDialog({ integration, title, onClose }: DialogProps) 
 
   async function submit(event: FormEvent) {
     event.preventDefault();
-    const problem = !file ? t('upload.choose') : file.size > MAX_CSV_BYTES ? t('upload.tooLarge') : null;
+    // The file's size in bytes against the server's limit in characters: 5 MB either way.
+    const problem = !file ? t('upload.choose') : file.size > MAX_EMAIL_CSV_CHARACTERS ? t('upload.tooLarge') : null;
     setFileError(problem);
     setRejection(null);
     if (problem || !file) return;

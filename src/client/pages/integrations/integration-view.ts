@@ -100,8 +100,6 @@ export function formatRelativeTime(iso: string, locale: string, now: number = Da
   return format.format(0, 'second');
 }
 
-/** A maximum size of an uploaded CSV in bytes (the server counts characters; 5 MB either way). */
-export const MAX_CSV_BYTES = 5 * 1024 * 1024;
 /**
  * Above this many characters the CSV goes to POST /api/integrations/email-csv instead of tRPC: the
  * JSON body of a tRPC call is limited to 1 MB.

@@ -1,3 +1,4 @@
+import { expect } from 'vitest';
 import type { IngestAdMetric } from '../../modules/commerce/ingest.ts';
 import type { Connector, ConnectorContext, ConnectorCredentials, OAuthSettings, SyncWindow } from '../connector.ts';
 import { testContext } from '../test-support.ts';
@@ -8,14 +9,19 @@ import { testContext } from '../test-support.ts';
 interface AdPlatformFake {
   url: string;
   auth: { clientId: string; clientSecret: string };
+  connectedCredentials(): ConnectorCredentials;
+  updateMetric(campaignId: string, day: string, changes: AdMetricChanges): void;
 }
+
+/** Figures a test changes at the platform after a first read (late conversions, corrected spend). */
+type AdMetricChanges = Partial<Pick<IngestAdMetric, 'spendMinor' | 'conversions' | 'conversionValueMinor'>>;
 
 /**
  * The helpers an ad connector's tests use against its fake; `fake` is a getter because the fake
  * starts in `beforeAll`, after the helpers are made.
  */
 export function adConnectorTestKit(connector: Connector, fake: () => AdPlatformFake) {
-  return {
+  const kit = {
     /** A sync context (UTC, USD) aimed at the fake; backoff delays go to `waits` instead of sleeping. */
     contextWith(credentials: ConnectorCredentials, waits: number[] = []): ConnectorContext {
       return testContext(connector.platform, fake().url, credentials, { waits });
@@ -46,7 +52,32 @@ export function adConnectorTestKit(connector: Connector, fake: () => AdPlatformF
         authorizeBaseUrl: fake().url,
       };
     },
+
+    /**
+     * Reads an incremental `window` (its reporting days must be exactly `days`), changes the row at
+     * `targetIndex` at the platform, and expects the next read of the window to carry the change.
+     */
+    async expectIncrementalReadsChange(window: SyncWindow, days: string[], targetIndex: number, changes: AdMetricChanges) {
+      const ctx = kit.contextWith(fake().connectedCredentials());
+      const before = await kit.readAll(ctx, window);
+      expect(new Set(before.rows.map((row) => row.day))).toEqual(new Set(days));
+      const target = before.rows[targetIndex]!;
+      fake().updateMetric(target.campaignId, target.day, changes);
+      const after = await kit.readAll(ctx, window);
+      expect(after.rows.find((row) => row.campaignId === target.campaignId && row.day === target.day)).toMatchObject(changes);
+    },
+
+    /** Fetches the first two batches of `window`, replays the second with the same cursor and expects the same answer. */
+    async expectReplayedBatchUnchanged(window: SyncWindow) {
+      const ctx = kit.contextWith(fake().connectedCredentials());
+      const first = await connector.fetchBatch(ctx, window, null);
+      const second = await connector.fetchBatch(ctx, window, first.nextCursor);
+      const replay = await connector.fetchBatch(ctx, window, first.nextCursor);
+      expect(replay).toEqual(second);
+      return { first, second };
+    },
   };
+  return kit;
 }
 
 /** Spend (minor units) per reporting day, summed over campaigns. */

@@ -19,7 +19,7 @@ beforeAll(async () => {
 });
 afterAll(() => fake.close());
 
-const { contextWith, readAll, settings } = adConnectorTestKit(connector, () => fake);
+const { contextWith, readAll, settings, expectIncrementalReadsChange, expectReplayedBatchUnchanged } = adConnectorTestKit(connector, () => fake);
 
 describe('bingads connector against the fake', () => {
   it('backfills the window with one report per 31 days: submit, poll while pending, download the ZIP', async () => {
@@ -40,22 +40,11 @@ describe('bingads connector against the fake', () => {
   });
 
   it('reads only the days of an incremental window, with changes made since', async () => {
-    const window = { since: new Date('2026-02-20T00:00:00Z'), until: new Date('2026-02-22T00:00:00Z') };
-    const ctx = contextWith(fake.connectedCredentials());
-    const before = await readAll(ctx, window);
-    expect(new Set(before.rows.map((row) => row.day))).toEqual(new Set(['2026-02-20', '2026-02-21']));
-    const target = before.rows[1]!;
-    fake.updateMetric(target.campaignId, target.day, { spendMinor: 123_456, conversions: 2.5 });
-    const after = await readAll(ctx, window);
-    expect(after.rows.find((row) => row.campaignId === target.campaignId && row.day === target.day)).toMatchObject({ spendMinor: 123_456, conversions: 2.5 });
+    await expectIncrementalReadsChange(utcWindow('2026-02-20', '2026-02-22'), ['2026-02-20', '2026-02-21'], 1, { spendMinor: 123_456, conversions: 2.5 });
   });
 
   it('returns the same rows when a batch is replayed with the same cursor', async () => {
-    const ctx = contextWith(fake.connectedCredentials());
-    const first = await connector.fetchBatch(ctx, BACKFILL, null);
-    const second = await connector.fetchBatch(ctx, BACKFILL, first.nextCursor);
-    const replay = await connector.fetchBatch(ctx, BACKFILL, first.nextCursor);
-    expect(replay).toEqual(second);
+    const { second } = await expectReplayedBatchUnchanged(BACKFILL);
     expect(second.nextCursor).toBeNull();
   });
 

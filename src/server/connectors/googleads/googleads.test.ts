@@ -17,7 +17,7 @@ beforeAll(async () => {
 });
 afterAll(() => fake.close());
 
-const { contextWith, readAll, settings } = adConnectorTestKit(connector, () => fake);
+const { contextWith, readAll, settings, expectIncrementalReadsChange, expectReplayedBatchUnchanged } = adConnectorTestKit(connector, () => fake);
 
 describe('googleads connector against the fake', () => {
   it('backfills every campaign-day of the window in 31-day slices, with the fake spend per day', async () => {
@@ -31,23 +31,12 @@ describe('googleads connector against the fake', () => {
   });
 
   it('reads only the days of an incremental window, with changes made since', async () => {
-    const window = { since: new Date('2026-02-10T00:00:00Z'), until: new Date('2026-02-13T00:00:00Z') };
-    const ctx = contextWith(fake.connectedCredentials());
-    const before = await readAll(ctx, window);
-    expect(new Set(before.rows.map((row) => row.day))).toEqual(new Set(['2026-02-10', '2026-02-11', '2026-02-12']));
-    const target = before.rows[0]!;
-    fake.updateMetric(target.campaignId, target.day, { conversions: 99.5, conversionValueMinor: 1234567 });
-    const after = await readAll(ctx, window);
-    expect(after.rows.find((row) => row.campaignId === target.campaignId && row.day === target.day)).toMatchObject({ conversions: 99.5, conversionValueMinor: 1234567 });
+    await expectIncrementalReadsChange(utcWindow('2026-02-10', '2026-02-13'), ['2026-02-10', '2026-02-11', '2026-02-12'], 0, { conversions: 99.5, conversionValueMinor: 1234567 });
   });
 
   it('returns the same rows when a page is replayed with the same cursor', async () => {
-    const ctx = contextWith(fake.connectedCredentials());
-    const first = await connector.fetchBatch(ctx, BACKFILL, null);
-    const again = await connector.fetchBatch(ctx, BACKFILL, first.nextCursor);
-    const replay = await connector.fetchBatch(ctx, BACKFILL, first.nextCursor);
-    expect(replay).toEqual(again);
-    expect(again.nextCursor).toBeNull();
+    const { second } = await expectReplayedBatchUnchanged(BACKFILL);
+    expect(second.nextCursor).toBeNull();
   });
 
   it('waits the retryDelay Google gives with RESOURCE_EXHAUSTED, and retries server errors', async () => {

@@ -1,4 +1,5 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac } from 'node:crypto';
+import { hmacMatches } from '../store-common.ts';
 
 // Klaviyo system webhooks (platform-apis.md 7.4). Headers Klaviyo-Webhook-Id, Klaviyo-Signature (hex
 // HMAC-SHA256 with the webhook's secret_key) and Klaviyo-Timestamp; body {data:[...], meta:{
@@ -45,9 +46,8 @@ export function verifyKlaviyoWebhook(delivery: KlaviyoWebhookDelivery): KlaviyoW
   if (!signature || !timestamp || !webhookId) return { ok: false, reason: 'missing Klaviyo-Signature, Klaviyo-Timestamp or Klaviyo-Webhook-Id header' };
   if (!delivery.secret) return { ok: false, reason: 'no webhook secret configured' };
 
-  const expected = Buffer.from(klaviyoSignature(delivery.secret, delivery.rawBody, timestamp), 'hex');
-  const given = /^[0-9a-fA-F]{64}$/.test(signature.trim()) ? Buffer.from(signature.trim(), 'hex') : Buffer.alloc(0);
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return { ok: false, reason: 'signature mismatch' };
+  const wellFormed = /^[0-9a-fA-F]{64}$/.test(signature.trim());
+  if (!wellFormed || !hmacMatches(delivery.rawBody + timestamp, delivery.secret, signature, 'hex')) return { ok: false, reason: 'signature mismatch' };
 
   const tolerance = delivery.toleranceSeconds ?? 300;
   if (tolerance > 0) {

@@ -17,7 +17,7 @@ beforeAll(async () => {
 });
 afterAll(() => fake.close());
 
-const { contextWith, readAll, settings } = adConnectorTestKit(connector, () => fake);
+const { contextWith, readAll, settings, expectIncrementalReadsChange, expectReplayedBatchUnchanged } = adConnectorTestKit(connector, () => fake);
 
 describe('metaads connector against the fake', () => {
   it('backfills every campaign-day by following the insights pages', async () => {
@@ -36,22 +36,11 @@ describe('metaads connector against the fake', () => {
   });
 
   it('reads only the days of an incremental window, with changes made since', async () => {
-    const window = { since: new Date('2026-02-10T00:00:00Z'), until: new Date('2026-02-12T00:00:00Z') };
-    const ctx = contextWith(fake.connectedCredentials());
-    const before = await readAll(ctx, window);
-    expect(new Set(before.rows.map((row) => row.day))).toEqual(new Set(['2026-02-10', '2026-02-11']));
-    const target = before.rows[3]!;
-    fake.updateMetric(target.campaignId, target.day, { conversions: 7, conversionValueMinor: 31_415 });
-    const after = await readAll(ctx, window);
-    expect(after.rows.find((row) => row.campaignId === target.campaignId && row.day === target.day)).toMatchObject({ conversions: 7, conversionValueMinor: 31_415 });
+    await expectIncrementalReadsChange(utcWindow('2026-02-10', '2026-02-12'), ['2026-02-10', '2026-02-11'], 3, { conversions: 7, conversionValueMinor: 31_415 });
   });
 
   it('returns the same rows when a page is replayed with the same cursor', async () => {
-    const ctx = contextWith(fake.connectedCredentials());
-    const first = await connector.fetchBatch(ctx, BACKFILL, null);
-    const second = await connector.fetchBatch(ctx, BACKFILL, first.nextCursor);
-    const replay = await connector.fetchBatch(ctx, BACKFILL, first.nextCursor);
-    expect(replay).toEqual(second);
+    const { first, second } = await expectReplayedBatchUnchanged(BACKFILL);
     expect(second.adMetrics![0]).not.toEqual(first.adMetrics![0]);
   });
 

@@ -2,7 +2,7 @@ import { MalformedResponseError, type Connector, type ConnectorContext, type Sou
 import { SHOPIFY, SHOPIFY_COUNTED_ORDERS, SHOPIFY_MAX_PAGE_SIZE, ShopifyClient, exchangeAuthorizationCode, normalizeShopDomain, refreshAccessToken, searchRange } from './client.ts';
 import { mapShopifyOrder, mapShopifyProduct, type MappedShopifyOrder } from './map.ts';
 import { shopifyAuthorizeUrl, verifyShopifyCallback } from './oauth.ts';
-import { storeDaysOf, type DayOrdersLookup } from './store-common.ts';
+import { storeDaysOf, type DayOrdersLookup } from '../store-common.ts';
 
 // Shopify as a Connector. A window reads, in order, the products then the orders updated in
 // [since, until), one GraphQL page per fetchBatch. Token refresh is the engine's job: it calls

@@ -1,6 +1,6 @@
 import { ConnectorAuthError, type OAuthSettings } from '../connector.ts';
 import { SHOPIFY, SHOPIFY_DEFAULT_SCOPES, normalizeShopDomain } from './client.ts';
-import { hmacMatches } from './store-common.ts';
+import { hmacMatches } from '../store-common.ts';
 
 // The consent page URL and the check of Shopify's signed callback (platform-apis.md 1.2).
 

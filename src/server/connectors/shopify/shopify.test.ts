@@ -6,7 +6,7 @@ import { shopifyOrderNode } from './client.ts';
 import { createShopifyConnector, shopifyConnector } from './index.ts';
 import { mapShopifyOrder, mapShopifyRestOrder } from './map.ts';
 import { verifyShopifyCallback } from './oauth.ts';
-import { storeDaysOf } from './store-common.ts';
+import { storeDaysOf } from '../store-common.ts';
 import { mapShopifyWebhook, shopifyWebhookDelivery, verifyShopifyWebhook } from './webhooks.ts';
 
 let fake: ShopifyFake;

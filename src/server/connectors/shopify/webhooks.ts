@@ -2,7 +2,7 @@ import type { IngestOrder, IngestRefund } from '../../modules/commerce/ingest.ts
 import { MalformedResponseError } from '../connector.ts';
 import { mapShopifyRestOrder, mapShopifyRestRefund, type ShopifyRestOrder, type ShopifyRestRefund } from './map.ts';
 import { SHOPIFY } from './client.ts';
-import { hmacMatches } from './store-common.ts';
+import { hmacMatches } from '../store-common.ts';
 
 // Shopify webhook deliveries (platform-apis.md 1.6): the signature over the raw body, the headers
 // that identify a delivery, and the topics we subscribe to mapped to ingest rows.

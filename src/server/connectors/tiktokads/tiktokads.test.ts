@@ -17,7 +17,7 @@ beforeAll(async () => {
 });
 afterAll(() => fake.close());
 
-const { contextWith, readAll, settings } = adConnectorTestKit(connector, () => fake);
+const { contextWith, readAll, settings, expectIncrementalReadsChange, expectReplayedBatchUnchanged } = adConnectorTestKit(connector, () => fake);
 
 describe('tiktokads connector against the fake', () => {
   it('backfills the window in 30-day slices, page by page', async () => {
@@ -42,22 +42,11 @@ describe('tiktokads connector against the fake', () => {
   });
 
   it('reads only the days of an incremental window, with changes made since', async () => {
-    const window = { since: new Date('2026-02-27T00:00:00Z'), until: new Date('2026-03-01T00:00:00Z') };
-    const ctx = contextWith(fake.connectedCredentials());
-    const before = await readAll(ctx, window);
-    expect(new Set(before.rows.map((row) => row.day))).toEqual(new Set(['2026-02-27', '2026-02-28']));
-    const target = before.rows[5]!;
-    fake.updateMetric(target.campaignId, target.day, { conversions: 4, conversionValueMinor: 8_800 });
-    const after = await readAll(ctx, window);
-    expect(after.rows.find((row) => row.campaignId === target.campaignId && row.day === target.day)).toMatchObject({ conversions: 4, conversionValueMinor: 8_800 });
+    await expectIncrementalReadsChange(utcWindow('2026-02-27', '2026-03-01'), ['2026-02-27', '2026-02-28'], 5, { conversions: 4, conversionValueMinor: 8_800 });
   });
 
   it('returns the same rows when a page is replayed with the same cursor', async () => {
-    const ctx = contextWith(fake.connectedCredentials());
-    const first = await connector.fetchBatch(ctx, BACKFILL, null);
-    const second = await connector.fetchBatch(ctx, BACKFILL, first.nextCursor);
-    const replay = await connector.fetchBatch(ctx, BACKFILL, first.nextCursor);
-    expect(replay).toEqual(second);
+    const { first, second } = await expectReplayedBatchUnchanged(BACKFILL);
     expect(JSON.parse(first.nextCursor!)).toMatchObject({ from: '2026-01-01', page: 2 });
     expect(JSON.parse(second.nextCursor!)).toMatchObject({ from: '2026-01-31', page: 1 });
   });

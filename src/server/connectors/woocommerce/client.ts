@@ -114,6 +114,12 @@ function wooBounds(since: Date, until: Date): { after: string; before: string } 
   return { after: wooGmt(new Date(ceilSecond(since) - 1000)), before: wooGmt(new Date(ceilSecond(until))) };
 }
 
+/** The query of a list of what was modified in the window, oldest id first, from `offset`. */
+function modifiedIn(window: { since: Date; until: Date }, offset: number, perPage: number) {
+  const bounds = wooBounds(window.since, window.until);
+  return { modified_after: bounds.after, modified_before: bounds.before, dates_are_gmt: true, orderby: 'id', order: 'asc', per_page: perPage, offset };
+}
+
 /** WooCommerce's *_gmt fields carry no zone ("2026-01-22T19:28:02"); they are UTC. */
 export function gmtInstant(value: string): string {
   return /[zZ]|[+-]\d\d:\d\d$/.test(value) ? value : `${value}Z`;
@@ -167,16 +173,7 @@ export class WooCommerceClient {
 
   /** Orders modified in [since, until), oldest id first, from `offset`. */
   orders(window: { since: Date; until: Date }, offset: number, perPage: number): Promise<WooPage<WooOrder>> {
-    return this.list('/orders', wooOrder, {
-      modified_after: wooBounds(window.since, window.until).after,
-      modified_before: wooBounds(window.since, window.until).before,
-      dates_are_gmt: true,
-      status: 'any',
-      orderby: 'id',
-      order: 'asc',
-      per_page: perPage,
-      offset,
-    });
+    return this.list('/orders', wooOrder, { ...modifiedIn(window, offset, perPage), status: 'any' });
   }
 
   async order(id: number | string): Promise<WooOrder> {
@@ -188,15 +185,7 @@ export class WooCommerceClient {
   }
 
   products(window: { since: Date; until: Date }, offset: number, perPage: number): Promise<WooPage<WooProduct>> {
-    return this.list('/products', wooProduct, {
-      modified_after: wooBounds(window.since, window.until).after,
-      modified_before: wooBounds(window.since, window.until).before,
-      dates_are_gmt: true,
-      orderby: 'id',
-      order: 'asc',
-      per_page: perPage,
-      offset,
-    });
+    return this.list('/products', wooProduct, modifiedIn(window, offset, perPage));
   }
 
   /** How many orders with these statuses were created in [after, before) (X-WP-Total of a one-row page). */

@@ -1,6 +1,6 @@
 import type { IngestOrder, IngestRefund } from '../../modules/commerce/ingest.ts';
 import { MalformedResponseError, type Connector, type ConnectorContext, type SourceDayTotal, type SyncBatch, type SyncWindow } from '../connector.ts';
-import { storeDaysOf, type DayOrdersLookup } from '../shopify/store-common.ts';
+import { storeDaysOf, type DayOrdersLookup } from '../store-common.ts';
 import { WOOCOMMERCE, WOOCOMMERCE_MAX_PAGE_SIZE, WooCommerceClient, gmtInstant, type WooOrder, type WooPage } from './client.ts';
 import { WOO_COUNTED_STATUSES, mapWooOrder, mapWooProduct, mapWooRefund } from './map.ts';
 

@@ -1,6 +1,6 @@
 import type { IngestOrder } from '../../modules/commerce/ingest.ts';
 import { MalformedResponseError } from '../connector.ts';
-import { hmacMatches } from '../shopify/store-common.ts';
+import { hmacMatches } from '../store-common.ts';
 import { WOOCOMMERCE, wooOrder } from './client.ts';
 import { mapWooOrder } from './map.ts';
 

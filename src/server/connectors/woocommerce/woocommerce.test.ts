@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWooCommerceFake, type WooCommerceFake } from '../../../../test/fakes/woocommerce.ts';
 import { ConnectorAuthError, MalformedResponseError, type ConnectorContext, type SyncBatch, type SyncWindow } from '../connector.ts';
 import { PlatformHttp } from '../http.ts';
-import { storeDaysOf } from '../shopify/store-common.ts';
+import { storeDaysOf } from '../store-common.ts';
 import { wooOrder, wooRefund } from './client.ts';
 import { createWooCommerceConnector, fetchWooCommerceOrder, woocommerceConnector } from './index.ts';
 import { WOO_COUNTED_STATUSES, mapWooOrder, mapWooRefund, wooStatus } from './map.ts';

@@ -6,10 +6,9 @@ import { connectorFor } from '../../connectors/registry.ts';
 import type { JobContext, JobDefinition } from '../../jobs/queues.ts';
 import { sqlRunner } from '../commerce/raw-sql.ts';
 import { PlatformConnection } from '../connections/platform-connection.entity.ts';
-import { Store } from '../stores/store.entity.ts';
 import { SyncRun } from './integration.entities.ts';
 import { integrationsSettings, type IntegrationsSettings } from './integrations-runtime.ts';
-import { CONNECTION_DISCONNECTED_STORED_CREDENTIALS, SYNC_QUEUE, activeRunOf, connectorContext, disconnectConnection, openCredentials, queueSync, runSync } from './sync-runner.ts';
+import { CONNECTION_DISCONNECTED_STORED_CREDENTIALS, SYNC_QUEUE, activeRunOf, connectorContext, disconnectConnection, openCredentials, queueNewSync, runSync } from './sync-runner.ts';
 import { WEBHOOK_QUEUE, processWebhookDelivery } from './webhooks.ts';
 
 // The sync engine's background jobs: running syncs and webhook deliveries, the 15-minute incremental
@@ -41,15 +40,20 @@ async function pruneHistory(em: EntityManager, now: Date): Promise<void> {
   await q.run(`delete from oauth_states where expires_at < $1`, [now]);
 }
 
+/** The connections with credentials, each with its store loaded (its zone and currency are needed). */
+function liveConnections(em: EntityManager) {
+  return em.find(PlatformConnection, { status: { $in: [...LIVE_STATUSES] }, sealedCredentials: { $ne: null } }, { populate: ['store'] });
+}
+
 /** Queues an incremental sync for every connected connection without one queued or running; returns how many. */
 export async function scheduleIncrementalSyncs(em: EntityManager, now: Date = new Date()): Promise<number> {
   await failStaleRuns(em, now);
   await pruneHistory(em, now);
-  const connections = await em.find(PlatformConnection, { status: { $in: [...LIVE_STATUSES] }, sealedCredentials: { $ne: null } });
+  const connections = await liveConnections(em);
   let queued = 0;
   for (const connection of connections) {
     if (await activeRunOf(em, connection)) continue;
-    await queueSync(em, connection, { now });
+    await queueNewSync(em, connection, { now });
     queued++;
   }
   return queued;
@@ -74,11 +78,11 @@ async function failStaleRuns(em: EntityManager, now: Date): Promise<void> {
  */
 export async function checkConnectionHealth(em: EntityManager, options: { settings?: IntegrationsSettings; now?: Date; log?: (message: string) => void } = {}): Promise<{ checked: number; disconnected: number }> {
   const settings = options.settings ?? integrationsSettings();
-  const connections = await em.find(PlatformConnection, { status: { $in: [...LIVE_STATUSES] }, sealedCredentials: { $ne: null } });
+  const connections = await liveConnections(em);
   let checked = 0;
   let disconnected = 0;
   for (const connection of connections) {
-    const store = await em.findOneOrFail(Store, { id: connection.store.id });
+    const store = connection.store;
     try {
       const credentials = openCredentials(settings, connection)!;
       await connectorFor(connection.platform).verify(connectorContext(settings, connection.platform, credentials, store, { maxAttempts: 2 }));

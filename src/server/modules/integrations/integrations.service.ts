@@ -132,24 +132,22 @@ function verifyFailure(platform: PlatformKey, error: unknown): AppError {
 }
 
 /**
- * Stores working credentials on the connection (created when missing), marks it connected with the
- * account's name and queues its first sync (a backfill unless it synced before).
+ * Stores working credentials on the connection, marks it connected with the account's name and
+ * queues its first sync (a backfill unless it synced before).
  */
 async function markConnected(
   em: EntityManager,
-  store: StoreEntity,
-  platform: PlatformKey,
+  connection: PlatformConnectionEntity,
   credentials: ConnectorCredentials,
   account: { accountId: string; accountName: string; currency?: string },
   settings: IntegrationsSettings,
   kind?: SyncRunKind,
-): Promise<PlatformConnectionEntity> {
-  const connection = await connectionOrNew(em, store, platform);
+): Promise<void> {
   sealCredentials(settings, connection, credentials);
   connection.status = 'connected';
   connection.connected = true;
   // Shopify webhooks name the shop in lower case: the connection is found by it.
-  connection.accountId = (platform === 'shopify' ? account.accountId.toLowerCase() : account.accountId).slice(0, 255);
+  connection.accountId = (connection.platform === 'shopify' ? account.accountId.toLowerCase() : account.accountId).slice(0, 255);
   connection.accountName = account.accountName.slice(0, 255);
   connection.accountCurrency = account.currency && /^[A-Z]{3}$/.test(account.currency) ? account.currency : null;
   connection.connectedAt = new Date();
@@ -158,7 +156,6 @@ async function markConnected(
   connection.disconnectReason = null;
   await em.flush();
   await queueSync(em, connection, { kind });
-  return connection;
 }
 
 function requireAuthKind(connector: Connector, wanted: Connector['authKind']): void {
@@ -198,12 +195,10 @@ export async function connectWithCredentials(em: EntityManager, store: StoreEnti
   const account = await connector.verify(connectorContext(settings, platform, credentials, store)).catch((error: unknown) => {
     throw verifyFailure(platform, error);
   });
+  const connection = await connectionOrNew(em, store, platform);
   // WooCommerce signs its webhooks with a secret the merchant pastes into its webhook settings.
-  if (platform === 'woocommerce') {
-    const previous = await connectionOf(em, store, platform);
-    credentials.webhookSecret = (previous && openCredentials(settings, previous)?.webhookSecret) || randomBytes(24).toString('base64url');
-  }
-  await markConnected(em, store, platform, credentials, account, settings);
+  if (platform === 'woocommerce') credentials.webhookSecret = openCredentials(settings, connection)?.webhookSecret || randomBytes(24).toString('base64url');
+  await markConnected(em, connection, credentials, account, settings);
 }
 
 export async function uploadEmailCsv(em: EntityManager, store: StoreEntity, fileName: string, csvText: string, settings: IntegrationsSettings = integrationsSettings()): Promise<void> {
@@ -214,10 +209,10 @@ export async function uploadEmailCsv(em: EntityManager, store: StoreEntity, file
     throw error;
   });
   // A new file replaces the old one: a sync of the old file stops and all of the new one is read.
-  const connection = await connectionOf(em, store, 'email');
-  const active = connection ? await activeRunOf(em, connection) : null;
+  const connection = await connectionOrNew(em, store, 'email');
+  const active = await activeRunOf(em, connection);
   if (active) await requestCancel(em, active);
-  await markConnected(em, store, 'email', credentials, account, settings, 'backfill');
+  await markConnected(em, connection, credentials, account, settings, 'backfill');
 }
 
 export async function startOAuth(
@@ -290,7 +285,7 @@ export async function completeOAuth(
     const exchanged = await connector.oauth.exchangeCode(connectorContext(settings, platform, seed, store), oauthSettings, code, { ...query, ...(developerToken ? { developerToken } : {}) });
     const credentials = { ...seed, ...exchanged };
     const account = await connector.verify(connectorContext(settings, platform, credentials, store));
-    await markConnected(em, store, platform, credentials, account, settings);
+    await markConnected(em, await connectionOrNew(em, store, platform), credentials, account, settings);
   } catch (error) {
     if (error instanceof ConnectorAuthError) throw new OAuthCallbackError(refusalMessage(platform, error.reason, 'Start connecting again.'));
     if (error instanceof ConnectorRequestError || error instanceof MalformedResponseError) {

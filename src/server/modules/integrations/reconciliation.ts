@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ReconciliationExplanation, ReconciliationView } from '../../../shared/integrations.ts';
 import type { Connector, ConnectorContext, SourceDayTotal, SyncWindow } from '../../connectors/connector.ts';
-import { DAY_ORDERS_LIMIT, canListDayOrders, storeDaysOf, type DayOrdersLookup, type SourceDayOrder } from '../../connectors/shopify/store-common.ts';
+import { DAY_ORDERS_LIMIT, canListDayOrders, storeDaysOf, type DayOrdersLookup, type SourceDayOrder } from '../../connectors/store-common.ts';
 import { num, sqlRunner } from '../commerce/raw-sql.ts';
 import type { PlatformConnectionEntity } from '../connections/platform-connection.entity.ts';
 import type { StoreEntity } from '../stores/store.entity.ts';

@@ -5,7 +5,7 @@ import { ConnectorAuthError, ConnectorRequestError, MalformedResponseError, type
 import { CredentialDecryptionError } from '../../connectors/credential-vault.ts';
 import { PlatformHttp, type PlatformHttpOptions } from '../../connectors/http.ts';
 import { connectorFor } from '../../connectors/registry.ts';
-import { dayStartInZone } from '../../connectors/shopify/store-common.ts';
+import { dayStartInZone } from '../../connectors/store-common.ts';
 import { AppError } from '../../errors.ts';
 import { addDays, dayInZone } from '../commerce/days.ts';
 import { ingestAdMetrics, ingestEmailMetrics, ingestOrders, ingestRefunds, upsertProducts } from '../commerce/ingest.ts';
@@ -77,9 +77,17 @@ export async function activeRunOf(em: EntityManager, connection: PlatformConnect
  * Queues a sync of the connection (a backfill when it never synced, else incremental), unless one is
  * already queued or running: that one is returned instead.
  */
-export async function queueSync(em: EntityManager, connection: PlatformConnectionEntity, options: { kind?: SyncRunKind; now?: Date } = {}): Promise<SyncRunEntity> {
-  const existing = await activeRunOf(em, connection);
-  if (existing) return existing;
+export async function queueSync(em: EntityManager, connection: PlatformConnectionEntity, options: QueueOptions = {}): Promise<SyncRunEntity> {
+  return (await activeRunOf(em, connection)) ?? queueNewSync(em, connection, options);
+}
+
+interface QueueOptions {
+  kind?: SyncRunKind;
+  now?: Date;
+}
+
+/** Queues a sync of a connection the caller knows has none queued or running. */
+export async function queueNewSync(em: EntityManager, connection: PlatformConnectionEntity, options: QueueOptions = {}): Promise<SyncRunEntity> {
   const now = options.now ?? new Date();
   const kind: SyncRunKind = options.kind ?? (connection.syncedUntil ? 'incremental' : 'backfill');
   const store = await em.findOneOrFail(Store, { id: connection.store.id });

@@ -1,8 +1,8 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { addDays, dayInZone } from '../../modules/commerce/days.ts';
-import type { ConnectorContext } from '../connector.ts';
+import { addDays, dayInZone } from '../modules/commerce/days.ts';
+import type { ConnectorContext } from './connector.ts';
 
-// Small helpers both store connectors use (Shopify and WooCommerce import them from here).
+// Small helpers both store connectors (Shopify and WooCommerce) and the sync engine use.
 
 /**
  * Whether `signature` is HMAC-SHA256(key, message) in `encoding`, compared in constant time.
@@ -13,10 +13,6 @@ export function hmacMatches(message: string | Buffer, key: string, signature: st
   const expected = createHmac('sha256', key).update(message).digest();
   const given = Buffer.from(signature.trim(), encoding);
   return given.length === expected.length && timingSafeEqual(given, expected);
-}
-
-export function hmacOf(message: string | Buffer, key: string, encoding: 'base64' | 'hex'): string {
-  return createHmac('sha256', key).update(message).digest(encoding);
 }
 
 /** Milliseconds the zone is ahead of UTC at `instant`. */
