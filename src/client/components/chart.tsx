@@ -83,7 +83,7 @@ function isPlainObject(value: unknown): value is PlainObject {
 }
 
 /** `override` over `base`, objects merged key by key; arrays and other values replace. */
-export function mergeOptions<T extends PlainObject>(base: T, override: PlainObject | undefined): T {
+function mergeOptions<T extends PlainObject>(base: T, override: PlainObject | undefined): T {
   if (!override) return base;
   const merged: PlainObject = { ...base };
   for (const [key, value] of Object.entries(override)) {
@@ -93,7 +93,7 @@ export function mergeOptions<T extends PlainObject>(base: T, override: PlainObje
 }
 
 /** Axis numbers in the user's language, compact above 10,000 ("12K", "1,2 M"). */
-export function axisNumberFormatter(locale: string): (value: number) => string {
+function axisNumberFormatter(locale: string): (value: number) => string {
   const compact = new Intl.NumberFormat(locale, { notation: 'compact', maximumFractionDigits: 1 });
   const plain = new Intl.NumberFormat(locale, { maximumFractionDigits: 2 });
   return (value: number) => {

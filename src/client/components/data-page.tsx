@@ -6,7 +6,7 @@ import { serverMessage } from '../lib/session.ts';
 import { trpc } from '../lib/trpc.ts';
 import { useGuestStatus, useStores } from '../lib/use-access.ts';
 import { DateRangePicker } from './date-range-picker.tsx';
-import { PageHeader } from './empty-state.tsx';
+import { EmptyState, PageHeader } from './empty-state.tsx';
 import { toast } from './toast.tsx';
 
 export interface DataPageProps {
@@ -95,20 +95,12 @@ function NoStoreData() {
   });
 
   return (
-    <section
-      className="bg-base-100 rounded-box border-base-content/15 relative overflow-hidden border border-dashed px-5 py-12 text-center sm:px-10 sm:py-16"
-      data-testid="empty-state"
-    >
-      <div aria-hidden="true" className="bg-primary/5 pointer-events-none absolute -top-24 left-1/2 size-64 -translate-x-1/2 rounded-full blur-3xl" />
-      <div className="relative">
-        <div className="bg-primary/10 text-primary ring-primary/15 mx-auto grid size-16 place-items-center rounded-2xl text-3xl ring-1">
-          <DatabaseIcon aria-hidden="true" />
-        </div>
-        <h2 className="mt-5 text-lg font-semibold text-balance sm:text-xl">{t('gate.title')}</h2>
-        <p className="text-base-content/75 mx-auto mt-2 max-w-xl text-sm leading-relaxed text-pretty sm:text-base">
-          {viewOnly ? t('gate.bodyViewOnly') : t('gate.body')}
-        </p>
-        {!viewOnly && (
+    <EmptyState
+      icon={DatabaseIcon}
+      title={t('gate.title')}
+      body={viewOnly ? t('gate.bodyViewOnly') : t('gate.body')}
+      actions={
+        !viewOnly && (
           <div className="mt-7 flex flex-col items-stretch justify-center gap-3 sm:flex-row sm:items-center">
             <button type="button" className="btn btn-primary gap-2" onClick={() => load.mutate()} disabled={load.isPending}>
               {load.isPending ? <span className="loading loading-spinner loading-sm" aria-hidden="true" /> : <DatabaseIcon aria-hidden="true" />}
@@ -120,9 +112,9 @@ function NoStoreData() {
               <ArrowRightIcon aria-hidden="true" />
             </Link>
           </div>
-        )}
-      </div>
-    </section>
+        )
+      }
+    />
   );
 }
 

@@ -6,7 +6,9 @@ export interface EmptyStateProps {
   icon?: typeof PlugIcon;
   title: string;
   body: string;
-  action: { href: string; label: string };
+  /** The one thing to do next, a link; or `actions`: the screen's own buttons in its place. */
+  action?: { href: string; label: string };
+  actions?: ReactNode;
   /** A small mark above the title ("Coming Soon"). */
   badge?: ReactNode;
   /** Heading level of the title: h2 under a page's h1. */
@@ -14,7 +16,7 @@ export interface EmptyStateProps {
 }
 
 /** The one empty state of the data screens: icon, title, what the screen will show, and what to do next. */
-export function EmptyState({ icon: Icon = PlugIcon, title, body, action, badge, headingLevel = 2 }: EmptyStateProps) {
+export function EmptyState({ icon: Icon = PlugIcon, title, body, action, actions, badge, headingLevel = 2 }: EmptyStateProps) {
   const Heading = headingLevel === 2 ? 'h2' : 'h3';
   return (
     <section
@@ -29,10 +31,13 @@ export function EmptyState({ icon: Icon = PlugIcon, title, body, action, badge, 
         {badge && <div className="mt-5">{badge}</div>}
         <Heading className="mt-5 text-lg font-semibold text-balance sm:text-xl">{title}</Heading>
         <p className="text-base-content/75 mx-auto mt-2 max-w-xl text-sm leading-relaxed text-pretty sm:text-base">{body}</p>
-        <Link href={action.href} className="btn btn-primary mt-7 gap-2">
-          {action.label}
-          <ArrowRightIcon />
-        </Link>
+        {action && (
+          <Link href={action.href} className="btn btn-primary mt-7 gap-2">
+            {action.label}
+            <ArrowRightIcon />
+          </Link>
+        )}
+        {actions}
       </div>
     </section>
   );

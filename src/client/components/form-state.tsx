@@ -6,11 +6,20 @@ export type FieldErrors = Record<string, string>;
 /** Per-field messages of one form; a field's message goes as soon as the user edits it. */
 export function useFieldErrors() {
   const [fieldErrors, setFieldErrors] = useState<FieldErrors>({});
+  const clear = (field: string) => setFieldErrors(({ [field]: _removed, ...rest }) => rest);
   return {
     fieldErrors,
     setFieldErrors,
-    clear(field: string) {
-      setFieldErrors(({ [field]: _removed, ...rest }) => rest);
+    clear,
+    /** A field's `error` and `onValueChange`: the edited value is kept and the field's message goes. */
+    bind(field: string, setValue: (value: string) => void) {
+      return {
+        error: fieldErrors[field],
+        onValueChange: (value: string) => {
+          setValue(value);
+          clear(field);
+        },
+      };
     },
   };
 }

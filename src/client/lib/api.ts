@@ -31,7 +31,7 @@ export function resolveApiUrl(url: string, origin: string | undefined = pageOrig
 }
 
 /** The error for a non-success answer: the JSON body's string `message`, else "status: body or status text". */
-export async function errorFromResponse(response: Response): Promise<Error> {
+async function errorFromResponse(response: Response): Promise<Error> {
   const text = await response.text().catch(() => '');
   try {
     const body: unknown = JSON.parse(text);

@@ -5,7 +5,7 @@ import { STORES_QUERY } from './query-settings.ts';
 import { trpc } from './trpc.ts';
 
 export const NO_ACTIVE_STORE_MESSAGE = 'No active store selected';
-export const UNSUPPORTED_CURRENCY_MESSAGE = 'Unsupported currency';
+const UNSUPPORTED_CURRENCY_MESSAGE = 'Unsupported currency';
 
 export interface CurrencyContextValue {
   /** The active store's currency when supported, else GBP. */
@@ -19,7 +19,7 @@ export interface CurrencyContextValue {
 const CurrencyContext = createContext<CurrencyContextValue | null>(null);
 
 /** The display currency: default GBP, following the active store's currency. */
-export function currencyOfStore(store: { currency: string } | null | undefined): CurrencyCode {
+function currencyOfStore(store: { currency: string } | null | undefined): CurrencyCode {
   return isSupportedCurrency(store?.currency) ? store.currency : DEFAULT_CURRENCY;
 }
 

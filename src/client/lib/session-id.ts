@@ -1,5 +1,5 @@
 /** Name of the analytics session cookie (spec section 9). */
-export const ANALYTICS_SESSION_COOKIE = 'analytics.sid';
+const ANALYTICS_SESSION_COOKIE = 'analytics.sid';
 
 /**
  * The analytics session id: the `analytics.sid` cookie up to its first dot (what follows is the

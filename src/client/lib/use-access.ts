@@ -4,7 +4,7 @@ import { GUEST_STATUS_QUERY, STORES_QUERY, SUBSCRIPTION_QUERY } from './query-se
 import { trpc } from './trpc.ts';
 
 /** GET /api/subscription/current; only for a signed-in user. */
-export function useSubscription() {
+function useSubscription() {
   const { user } = useAuth();
   return trpc.subscription.current.useQuery(undefined, { ...SUBSCRIPTION_QUERY, enabled: user !== null });
 }

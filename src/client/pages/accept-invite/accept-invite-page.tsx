@@ -282,22 +282,14 @@ function RegisterAndAccept({ token, invitation, onAccepted }: { token: string; i
           autoCapitalize="none"
           spellCheck={false}
           value={username}
-          onValueChange={(value) => {
-            setUsername(value);
-            errors.clear('username');
-          }}
-          error={errors.fieldErrors.username}
+          {...errors.bind('username', setUsername)}
         />
         <PasswordField
           id="invite-password"
           label={t('accept.register.password')}
           autoComplete="new-password"
           value={password}
-          onValueChange={(value) => {
-            setPassword(value);
-            errors.clear('password');
-          }}
-          error={errors.fieldErrors.password}
+          {...errors.bind('password', setPassword)}
           hint={t('accept.register.passwordHint', { count: PASSWORD_MIN_LENGTH })}
         />
         <SubmitButton pending={pending} label={t('accept.register.submit')} pendingLabel={t('accept.register.submitting')} className="" />

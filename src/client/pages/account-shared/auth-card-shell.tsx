@@ -26,6 +26,35 @@ export function AuthCardShell({ children }: { children: ReactNode }) {
   );
 }
 
+interface AuthOutcomeProps {
+  tone: 'warning' | 'success';
+  icon: ReactNode;
+  title: string;
+  body: string;
+  /** `alert` for a failure, `status` for a success. */
+  role: 'alert' | 'status';
+  testId?: string;
+  bodyTestId?: string;
+  /** Under the text: what to do next. */
+  children: ReactNode;
+}
+
+/** How a signed-out account page ended (e-mail sent, password changed, link invalid): icon, title, text, next step. */
+export function AuthOutcome({ tone, icon, title, body, role, testId, bodyTestId, children }: AuthOutcomeProps) {
+  return (
+    <div className="flex flex-col items-center gap-3 text-center" data-testid={testId}>
+      <span className={`grid size-12 place-items-center rounded-full text-2xl ${tone === 'warning' ? 'bg-warning/15 text-warning' : 'bg-success/15 text-success'}`} aria-hidden="true">
+        {icon}
+      </span>
+      <h1 className="text-xl font-semibold">{title}</h1>
+      <p role={role} className="text-base-content/80 text-sm" data-testid={bodyTestId}>
+        {body}
+      </p>
+      {children}
+    </div>
+  );
+}
+
 export function BackToSignIn() {
   const { t } = useTranslation('account');
   return (

@@ -37,7 +37,7 @@ const FALLBACK_COLOUR = '#64748b';
 /** Costs: a rise is bad news. */
 const LOWER_IS_BETTER: ReadonlySet<KpiKey> = new Set(['spend', 'cac']);
 
-export function kpiValueText(kpi: KpiKey, value: number | null, currency: string, format: FigureFormat): string {
+function kpiValueText(kpi: KpiKey, value: number | null, currency: string, format: FigureFormat): string {
   if (MONEY_KPIS.has(kpi)) return format.money(value, currency);
   if (RATIO_KPIS.has(kpi)) return format.multiple(value);
   return format.integer(value);

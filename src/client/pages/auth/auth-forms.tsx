@@ -51,22 +51,14 @@ export function SignInForm({ onSignedIn }: { onSignedIn: () => void }) {
         autoCapitalize="none"
         spellCheck={false}
         value={username}
-        onValueChange={(value) => {
-          setUsername(value);
-          errors.clear('username');
-        }}
-        error={errors.fieldErrors.username}
+        {...errors.bind('username', setUsername)}
       />
       <PasswordField
         id="password"
         label={t('auth.fields.password')}
         autoComplete="current-password"
         value={password}
-        onValueChange={(value) => {
-          setPassword(value);
-          errors.clear('password');
-        }}
-        error={errors.fieldErrors.password}
+        {...errors.bind('password', setPassword)}
       />
       <Link href="/forgot-password" className="link link-hover text-base-content/80 -mt-2 self-end text-sm">
         {t('account:forgot.link')}
@@ -113,11 +105,7 @@ export function RegisterForm({ onRegistered }: { onRegistered: () => void }) {
         autoCapitalize="none"
         spellCheck={false}
         value={username}
-        onValueChange={(value) => {
-          setUsername(value);
-          errors.clear('username');
-        }}
-        error={errors.fieldErrors.username}
+        {...errors.bind('username', setUsername)}
         hint={t('auth.hints.username')}
       />
       <TextField
@@ -127,22 +115,14 @@ export function RegisterForm({ onRegistered }: { onRegistered: () => void }) {
         autoComplete="email"
         inputMode="email"
         value={email}
-        onValueChange={(value) => {
-          setEmail(value);
-          errors.clear('email');
-        }}
-        error={errors.fieldErrors.email}
+        {...errors.bind('email', setEmail)}
       />
       <PasswordField
         id="register-password"
         label={t('auth.fields.password')}
         autoComplete="new-password"
         value={password}
-        onValueChange={(value) => {
-          setPassword(value);
-          errors.clear('password');
-        }}
-        error={errors.fieldErrors.password}
+        {...errors.bind('password', setPassword)}
         hint={t('auth.hints.password', { count: PASSWORD_MIN_LENGTH })}
       />
       <SubmitButton pending={register.isPending} label={t('auth.actions.register')} pendingLabel={t('auth.actions.registering')} />

@@ -2,6 +2,7 @@ import { keepPreviousData } from '@tanstack/react-query';
 import type { ApexOptions } from 'apexcharts';
 import { useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
+import { FigureTableHead } from '../../components/figure-table-head.tsx';
 import { KPI_KEYS, type KpiKey, type KpisOutput } from '../../../shared/commerce.ts';
 import { formatMultiple, formatPercentChange, NO_VALUE, roi } from '../../../shared/metrics.ts';
 import { Chart } from '../../components/chart.tsx';
@@ -50,7 +51,7 @@ const SPARKLINE_SERIES: Partial<Record<KpiKey, keyof KpisOutput['series'][number
   aov: 'aov',
 };
 
-export function formatKpiValue(key: KpiKey, value: number | null, currency: string, locale: string): string | null {
+function formatKpiValue(key: KpiKey, value: number | null, currency: string, locale: string): string | null {
   if (value === null) return null;
   const format = KPI_FORMATS[key];
   if (format === 'money') return formatKpiMoney(value, currency, locale);
@@ -151,26 +152,10 @@ function MarketingPerformance({ data }: { data: KpisOutput }) {
           <Chart type="bar" series={series} options={options} height={260} ariaLabel={t('marketing.chartLabel')} className="lg:col-span-2" />
           <div className="overflow-x-auto lg:col-span-3">
             <table className="table-sm table">
-              <thead>
-                <tr>
-                  <th scope="col">{t('marketing.channel')}</th>
-                  <th scope="col" className="text-right">
-                    {t('marketing.spend')}
-                  </th>
-                  <th scope="col" className="text-right">
-                    {t('marketing.netSales')}
-                  </th>
-                  <th scope="col" className="text-right">
-                    {t('marketing.roas')}
-                  </th>
-                  <th scope="col" className="text-right" title={t('marketing.platformHint')}>
-                    {t('marketing.platformRoas')}
-                  </th>
-                  <th scope="col" className="text-right">
-                    {t('marketing.roi')}
-                  </th>
-                </tr>
-              </thead>
+              <FigureTableHead
+                first={t('marketing.channel')}
+                figures={[t('marketing.spend'), t('marketing.netSales'), t('marketing.roas'), { label: t('marketing.platformRoas'), title: t('marketing.platformHint') }, t('marketing.roi')]}
+              />
               <tbody>
                 {channels.map((channel) => {
                   const channelRoi = roi({ attributedNetSalesMinor: channel.netSales, spendMinor: channel.spend });

@@ -3,6 +3,7 @@ import type { ApexOptions } from 'apexcharts';
 import { ArrowRightIcon, StoreIcon } from 'lucide-react';
 import { useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
+import { FigureTableHead } from '../../components/figure-table-head.tsx';
 import { useLocation, useSearch } from 'wouter';
 import { CURRENCY_CODES, isSupportedCurrency } from '../../../shared/currencies.ts';
 import type { AllStoresOutput } from '../../../shared/dashboard.ts';
@@ -82,16 +83,7 @@ function StoresTable({ data, onOpen, opening }: { data: AllStoresOutput; onOpen:
     <SectionCard titleId="stores-table-title" title={t('stores.tableTitle')}>
       <div className="-mx-4 overflow-x-auto sm:mx-0">
         <table className="table-sm table min-w-[44rem]" data-testid="stores-table">
-          <thead>
-            <tr>
-              <th scope="col">{t('stores.store')}</th>
-              {headers.map((header) => (
-                <th key={header} scope="col" className="text-right">
-                  {t(`stores.${header}`)}
-                </th>
-              ))}
-            </tr>
-          </thead>
+          <FigureTableHead first={t('stores.store')} figures={headers.map((header) => t(`stores.${header}`))} />
           <tbody>
             {data.stores.map((store) => (
               <tr key={store.storeId} className="hover:bg-base-200/60" data-testid="store-row">

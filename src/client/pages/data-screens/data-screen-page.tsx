@@ -10,7 +10,7 @@ interface ScreenDefinition {
 }
 
 /** The screens that later work fills; until then each explains what it will show. */
-export const DATA_SCREENS = {
+const DATA_SCREENS = {
   touchpoints: { icon: RouteIcon },
   metaComments: { icon: MessageCircleIcon, adminOnly: true },
   pageReviewer: { icon: ScanSearchIcon },

@@ -3,9 +3,10 @@ import { useTranslation } from 'react-i18next';
 import { MailIcon } from 'lucide-react';
 import { fieldErrorsOf } from '../../lib/session.ts';
 import { trpc } from '../../lib/trpc.ts';
-import { AuthCardShell, BackToSignIn } from '../account-shared/auth-card-shell.tsx';
+import { AuthCardShell, AuthOutcome, BackToSignIn } from '../account-shared/auth-card-shell.tsx';
 import { errorText, localizeServerText } from '../account-shared/messages.ts';
 import { TextField } from '../../components/form-fields.tsx';
+import { FormAlert, SubmitButton } from '../../components/form-state.tsx';
 
 /** /forgot-password: asks for the account's e-mail; the answer never says whether the account exists. */
 export function ForgotPasswordPage() {
@@ -34,19 +35,12 @@ export function ForgotPasswordPage() {
   if (request.isSuccess) {
     return (
       <AuthCardShell>
-        <div className="flex flex-col items-center gap-3 text-center">
-          <span className="bg-success/15 text-success grid size-12 place-items-center rounded-full text-2xl" aria-hidden="true">
-            <MailIcon />
-          </span>
-          <h1 className="text-xl font-semibold">{t('forgot.sentTitle')}</h1>
-          <p role="status" className="text-base-content/80 text-sm" data-testid="reset-requested">
-            {t('forgot.sent')}
-          </p>
+        <AuthOutcome tone="success" icon={<MailIcon />} title={t('forgot.sentTitle')} body={t('forgot.sent')} role="status" bodyTestId="reset-requested">
           <p className="text-base-content/70 text-xs">{t('forgot.sentHint')}</p>
           <button type="button" className="btn btn-ghost btn-sm" onClick={() => request.reset()}>
             {t('forgot.again')}
           </button>
-        </div>
+        </AuthOutcome>
         <BackToSignIn />
       </AuthCardShell>
     );
@@ -59,11 +53,7 @@ export function ForgotPasswordPage() {
         <p className="text-base-content/70 mt-1 text-sm">{t('forgot.description')}</p>
       </div>
       <form className="flex flex-col gap-4" onSubmit={submit} noValidate>
-        {formError && (
-          <div role="alert" className="alert alert-error alert-soft text-sm">
-            <span>{formError}</span>
-          </div>
-        )}
+        <FormAlert message={formError} />
         <TextField
           id="forgot-email"
           type="email"
@@ -77,10 +67,7 @@ export function ForgotPasswordPage() {
           }}
           error={fieldError}
         />
-        <button type="submit" className="btn btn-primary w-full" disabled={request.isPending} aria-busy={request.isPending}>
-          {request.isPending && <span className="loading loading-spinner loading-sm" aria-hidden="true" />}
-          {request.isPending ? t('forgot.sending') : t('forgot.submit')}
-        </button>
+        <SubmitButton pending={request.isPending} label={t('forgot.submit')} pendingLabel={t('forgot.sending')} className="" />
       </form>
       <BackToSignIn />
     </AuthCardShell>

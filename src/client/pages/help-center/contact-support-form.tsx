@@ -7,9 +7,7 @@ import { trpc } from '../../lib/trpc.ts';
 import { CONTACT_MESSAGE_MAX_LENGTH, CONTACT_MESSAGE_MIN_LENGTH, CONTACT_NAME_MAX_LENGTH } from '../../../shared/support.ts';
 import { formattingLocale } from '../legal/date-locale.ts';
 import { TextAreaField, TextField } from '../../components/form-fields.tsx';
-
-type Field = 'name' | 'email' | 'message';
-type FieldErrors = Partial<Record<Field, string>>;
+import { SubmitButton, useFieldErrors, type FieldErrors } from '../../components/form-state.tsx';
 
 const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
@@ -20,7 +18,7 @@ export function ContactSupportForm({ defaultName, defaultEmail }: { defaultName:
   const [name, setName] = useState(defaultName);
   const [email, setEmail] = useState(defaultEmail);
   const [message, setMessage] = useState('');
-  const [errors, setErrors] = useState<FieldErrors>({});
+  const { setFieldErrors: setErrors, bind } = useFieldErrors();
   const form = useRef<HTMLFormElement>(null);
   const contact = trpc.support.contact.useMutation();
 
@@ -62,7 +60,7 @@ export function ContactSupportForm({ defaultName, defaultEmail }: { defaultName:
           toast({ title: t('contact.sent'), description: t('contact.sentDescription'), variant: 'success' });
         },
         onError: (error) => {
-          const byField = fieldErrorsOf(error) as FieldErrors;
+          const byField = fieldErrorsOf(error);
           if (Object.keys(byField).length > 0) {
             setErrors(byField);
             focusFirstInvalid(byField);
@@ -78,10 +76,6 @@ export function ContactSupportForm({ defaultName, defaultEmail }: { defaultName:
         },
       },
     );
-  }
-
-  function clearError(field: Field) {
-    if (errors[field]) setErrors((current) => ({ ...current, [field]: undefined }));
   }
 
   const sending = contact.isPending;
@@ -104,11 +98,7 @@ export function ContactSupportForm({ defaultName, defaultEmail }: { defaultName:
             id="contact-name"
             label={t('contact.name')}
             value={name}
-            onValueChange={(value) => {
-              setName(value);
-              clearError('name');
-            }}
-            error={errors.name}
+            {...bind('name', setName)}
             autoComplete="name"
             maxLength={CONTACT_NAME_MAX_LENGTH}
             disabled={sending}
@@ -119,11 +109,7 @@ export function ContactSupportForm({ defaultName, defaultEmail }: { defaultName:
             type="email"
             label={t('contact.email')}
             value={email}
-            onValueChange={(value) => {
-              setEmail(value);
-              clearError('email');
-            }}
-            error={errors.email}
+            {...bind('email', setEmail)}
             autoComplete="email"
             inputMode="email"
             disabled={sending}
@@ -133,11 +119,7 @@ export function ContactSupportForm({ defaultName, defaultEmail }: { defaultName:
             id="contact-message"
             label={t('contact.message')}
             value={message}
-            onValueChange={(value) => {
-              setMessage(value);
-              clearError('message');
-            }}
-            error={errors.message}
+            {...bind('message', setMessage)}
             hint={t('contact.messageHint', { min: CONTACT_MESSAGE_MIN_LENGTH })}
             aside={t('contact.counter', { length: message.trim().length, max: maxMessage })}
             placeholder={t('contact.messagePlaceholder')}
@@ -146,10 +128,7 @@ export function ContactSupportForm({ defaultName, defaultEmail }: { defaultName:
             disabled={sending}
             required
           />
-          <button type="submit" className="btn btn-primary mt-1 w-full" disabled={sending}>
-            {sending && <span className="loading loading-spinner loading-sm" aria-hidden="true" />}
-            {sending ? t('contact.sending') : t('contact.send')}
-          </button>
+          <SubmitButton pending={sending} label={t('contact.send')} pendingLabel={t('contact.sending')} className="mt-1" />
         </form>
       </div>
     </section>

@@ -29,7 +29,7 @@ export function isTopic(value: string | null): value is Topic {
   return (TOPICS as readonly string[]).includes(value ?? '');
 }
 
-export function topicOf(slug: string): Topic | null {
+function topicOf(slug: string): Topic | null {
   return TOPICS.find((topic) => GUIDES_BY_TOPIC[topic].includes(slug)) ?? null;
 }
 
@@ -52,7 +52,7 @@ export function allGuides(t: TFunction<'help'>): Guide[] {
 }
 
 /** Lower case without accents, so "Fenêtre" matches "fenetre" and "ROAS" matches "roas". */
-export function normalize(text: string): string {
+function normalize(text: string): string {
   return text.normalize('NFD').replace(/\p{Diacritic}/gu, '').toLowerCase();
 }
 

@@ -137,7 +137,7 @@ export function OrdersTable({ data, view, onSort, onOpen }: TableProps) {
 }
 
 /** How many pages the filtered set has, within the paging cap. */
-export function pageCount(total: number, pageSize: number): number {
+function pageCount(total: number, pageSize: number): number {
   return Math.max(1, Math.min(Math.ceil(total / pageSize), Math.ceil(MAX_ORDERS_OFFSET / pageSize)));
 }
 

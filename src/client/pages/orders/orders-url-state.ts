@@ -72,7 +72,7 @@ function positiveInteger(raw: string | null): number | null {
   return raw && Number.isSafeInteger(value) && value > 0 ? value : null;
 }
 
-export function viewFromSearch(search: string): OrdersView {
+function viewFromSearch(search: string): OrdersView {
   const params = new URLSearchParams(search);
   const get = (key: keyof OrdersView) => params.get(PARAMS[key]);
   const size = Number(get('pageSize'));
@@ -91,7 +91,7 @@ export function viewFromSearch(search: string): OrdersView {
 }
 
 /** The query string of a view (defaults left out), keeping the other parameters of `search`. */
-export function searchOfView(view: OrdersView, search: string): string {
+function searchOfView(view: OrdersView, search: string): string {
   const params = new URLSearchParams(search);
   for (const key of Object.keys(PARAMS) as (keyof OrdersView)[]) {
     const value = view[key];

@@ -17,7 +17,7 @@ import { InlineLoading } from '../account-shared/page-header.tsx';
 const SHARED_FEATURES = ['analytics', 'reports', 'advertising', 'loyalty', 'integrations'] as const;
 const HIGHLIGHTED_TIER: PlanTier = 'professional';
 
-export function planTier(plan: Pick<Plan, 'name' | 'tier'>): PlanTier {
+function planTier(plan: Pick<Plan, 'name' | 'tier'>): PlanTier {
   return tierFromPlanName(plan.name) ?? tierFromPlanName(plan.tier) ?? 'basic';
 }
 
@@ -141,9 +141,9 @@ export function PlanCards({ onTrialStarted }: PlanCardsProps) {
             aria-current={isCurrent ? 'true' : undefined}
           >
             <div className="card-body gap-4">
-              {/* Fixed-height rows, so prices and feature lists line up across the cards. */}
+              {/* Fixed-height rows, so prices and feature lists line up across the cards (side by side only: a stacked card drops an empty badge row). */}
               <div>
-                <div className="flex h-6 flex-wrap items-center gap-2">
+                <div className="flex h-6 flex-wrap items-center gap-2 empty:hidden sm:empty:flex">
                   {isCurrent && (
                     <span className="badge badge-primary badge-sm" data-testid="current-plan-badge">
                       {onTrial ? t('pricing.currentTrial') : t('pricing.current')}

@@ -2,6 +2,7 @@ import { keepPreviousData } from '@tanstack/react-query';
 import { PackageIcon, SearchIcon } from 'lucide-react';
 import { useEffect, useId, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
+import { FigureTableHead } from '../../components/figure-table-head.tsx';
 import type { ProductCostRow } from '../../../shared/finance.ts';
 import { DataError } from '../../components/data-page.tsx';
 import { SectionCard } from '../../components/section-card.tsx';
@@ -11,6 +12,8 @@ import { trpc } from '../../lib/trpc.ts';
 import { formatStatementMoney, inputToMinor, minorToInput } from './pnl-format.ts';
 
 const PAGE_SIZE = 10;
+/** A figure column (header and cells) shown from the small breakpoint up. */
+const WIDE_SCREEN_FIGURE = 'hidden text-right sm:table-cell';
 
 /** The catalogue's unit costs (COGS), best sellers first, each editable in place. */
 export function ProductCostsCard({ viewOnly }: { viewOnly: boolean }) {
@@ -63,23 +66,15 @@ export function ProductCostsCard({ viewOnly }: { viewOnly: boolean }) {
       ) : (
         <div className={`overflow-x-auto ${query.isPlaceholderData ? 'opacity-60' : ''}`}>
           <table className="table-sm table tabular-nums">
-            <thead>
-              <tr>
-                <th scope="col">{t('products.product')}</th>
-                <th scope="col" className="hidden text-right sm:table-cell">
-                  {t('products.price')}
-                </th>
-                <th scope="col" className="hidden text-right sm:table-cell">
-                  {t('products.units30d')}
-                </th>
-                <th scope="col" className="hidden text-right sm:table-cell">
-                  {t('products.sales30d')}
-                </th>
-                <th scope="col" className="sm:min-w-40">
-                  {t('products.unitCost')}
-                </th>
-              </tr>
-            </thead>
+            <FigureTableHead
+              first={t('products.product')}
+              figures={[
+                { label: t('products.price'), className: WIDE_SCREEN_FIGURE },
+                { label: t('products.units30d'), className: WIDE_SCREEN_FIGURE },
+                { label: t('products.sales30d'), className: WIDE_SCREEN_FIGURE },
+                { label: t('products.unitCost'), className: 'sm:min-w-40' },
+              ]}
+            />
             <tbody>
               {query.data.items.map((product) => (
                 <ProductRow key={product.id} product={product} storeCurrency={query.data.currency} viewOnly={viewOnly} applyToPastOrders={applyToPastOrders} />
@@ -146,9 +141,9 @@ function ProductRow({ product, storeCurrency, viewOnly, applyToPastOrders }: { p
         {product.sku && <div className="text-base-content/60 truncate text-xs">{product.sku}</div>}
         <div className="text-base-content/60 text-xs sm:hidden">{t('products.soldLately', { units: new Intl.NumberFormat(locale).format(product.unitsSold30d), price: formatStatementMoney(product.priceMinor, product.currency, locale) })}</div>
       </td>
-      <td className="hidden text-right sm:table-cell">{formatStatementMoney(product.priceMinor, product.currency, locale)}</td>
-      <td className="hidden text-right sm:table-cell">{new Intl.NumberFormat(locale).format(product.unitsSold30d)}</td>
-      <td className="hidden text-right sm:table-cell">{formatStatementMoney(product.netSales30d, storeCurrency, locale)}</td>
+      <td className={WIDE_SCREEN_FIGURE}>{formatStatementMoney(product.priceMinor, product.currency, locale)}</td>
+      <td className={WIDE_SCREEN_FIGURE}>{new Intl.NumberFormat(locale).format(product.unitsSold30d)}</td>
+      <td className={WIDE_SCREEN_FIGURE}>{formatStatementMoney(product.netSales30d, storeCurrency, locale)}</td>
       <td>
         {viewOnly ? (
           <span>{product.unitCostMinor === null ? t('products.noCost') : formatStatementMoney(product.unitCostMinor, product.currency, locale)}</span>

@@ -143,7 +143,7 @@ function ReportSettingsDialog({ report, onClose }: { report: SavedReport | null;
       </h2>
       <form className="mt-4 space-y-3" onSubmit={submit} noValidate data-testid="report-settings-form">
         <FormAlert message={errors.formError} />
-        <TextField id="report-settings-name" label={t('saved.nameLabel')} value={name} onValueChange={(value) => { setName(value); errors.clear('name'); }} error={errors.fieldErrors.name} maxLength={120} />
+        <TextField id="report-settings-name" label={t('saved.nameLabel')} value={name} {...errors.bind('name', setName)} maxLength={120} />
         <div className="fieldset py-0">
           <label htmlFor="report-schedule" className="fieldset-legend pt-0 pb-1 text-sm">
             {t('schedule.label')}
@@ -161,8 +161,7 @@ function ReportSettingsDialog({ report, onClose }: { report: SavedReport | null;
           id="report-recipients"
           label={t('schedule.recipients', { max: MAX_REPORT_RECIPIENTS })}
           value={recipients}
-          onValueChange={(value) => { setRecipients(value); errors.clear('recipients'); }}
-          error={errors.fieldErrors.recipients}
+          {...errors.bind('recipients', setRecipients)}
           hint={t('schedule.recipientsHint')}
           placeholder="name@example.com"
           data-testid="report-recipients"

@@ -18,6 +18,7 @@ import {
   type FeatureRequestStatus,
 } from '../../../shared/feature-requests.ts';
 import { TextAreaField, TextField } from '../../components/form-fields.tsx';
+import { SubmitButton, useFieldErrors, type FieldErrors } from '../../components/form-state.tsx';
 import { formattingLocale } from '../legal/date-locale.ts';
 
 const STATUS_BADGE: Record<FeatureRequestStatus, string> = {
@@ -40,22 +41,20 @@ function ArrowUpIcon() {
   );
 }
 
-type FormField = 'title' | 'description';
-
 function SuggestFeatureForm() {
   const { t, i18n } = useTranslation('features');
   const maxDescription = FEATURE_DESCRIPTION_MAX_LENGTH.toLocaleString(formattingLocale(i18n.resolvedLanguage));
   const utils = trpc.useUtils();
   const [title, setTitle] = useState('');
   const [description, setDescription] = useState('');
-  const [errors, setErrors] = useState<Partial<Record<FormField, string>>>({});
+  const { setFieldErrors: setErrors, bind } = useFieldErrors();
   const form = useRef<HTMLFormElement>(null);
   const create = trpc.featureRequests.create.useMutation({
     onSuccess: () => utils.featureRequests.list.invalidate(),
   });
 
   function validate() {
-    const found: Partial<Record<FormField, string>> = {};
+    const found: FieldErrors = {};
     const trimmedTitle = title.trim();
     const trimmedDescription = description.trim();
     if (trimmedTitle.length < FEATURE_TITLE_MIN_LENGTH) found.title = t('form.validation.titleTooShort', { min: FEATURE_TITLE_MIN_LENGTH });
@@ -68,7 +67,7 @@ function SuggestFeatureForm() {
     return found;
   }
 
-  function focusFirst(found: Partial<Record<FormField, string>>) {
+  function focusFirst(found: FieldErrors) {
     const first = (['title', 'description'] as const).find((field) => found[field]);
     if (first) form.current?.querySelector<HTMLElement>(`#feature-${first}`)?.focus();
   }
@@ -91,7 +90,7 @@ function SuggestFeatureForm() {
           toast({ title: t('form.successTitle'), description: t('form.successDescription'), variant: 'success' });
         },
         onError: (error) => {
-          const byField = fieldErrorsOf(error) as Partial<Record<FormField, string>>;
+          const byField = fieldErrorsOf(error);
           if (Object.keys(byField).length > 0) {
             setErrors(byField);
             focusFirst(byField);
@@ -123,11 +122,7 @@ function SuggestFeatureForm() {
             id="feature-title"
             label={t('form.titleLabel')}
             value={title}
-            onValueChange={(value) => {
-              setTitle(value);
-              if (errors.title) setErrors((current) => ({ ...current, title: undefined }));
-            }}
-            error={errors.title}
+            {...bind('title', setTitle)}
             placeholder={t('form.titlePlaceholder')}
             aside={t('form.counter', { length: title.trim().length, max: FEATURE_TITLE_MAX_LENGTH })}
             maxLength={FEATURE_TITLE_MAX_LENGTH + 20}
@@ -138,11 +133,7 @@ function SuggestFeatureForm() {
             id="feature-description"
             label={t('form.descriptionLabel')}
             value={description}
-            onValueChange={(value) => {
-              setDescription(value);
-              if (errors.description) setErrors((current) => ({ ...current, description: undefined }));
-            }}
-            error={errors.description}
+            {...bind('description', setDescription)}
             placeholder={t('form.descriptionPlaceholder')}
             aside={t('form.counter', { length: description.trim().length, max: maxDescription })}
             rows={5}
@@ -150,10 +141,7 @@ function SuggestFeatureForm() {
             disabled={pending}
             required
           />
-          <button type="submit" className="btn btn-primary mt-1 w-full" disabled={pending}>
-            {pending && <span className="loading loading-spinner loading-sm" aria-hidden="true" />}
-            {pending ? t('form.submitting') : t('form.submit')}
-          </button>
+          <SubmitButton pending={pending} label={t('form.submit')} pendingLabel={t('form.submitting')} className="mt-1" />
         </form>
       </div>
     </section>

@@ -2,6 +2,7 @@ import { keepPreviousData } from '@tanstack/react-query';
 import type { ApexOptions } from 'apexcharts';
 import { useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
+import { FigureTableHead } from '../../components/figure-table-head.tsx';
 import { NO_VALUE } from '../../../shared/metrics.ts';
 import type { RevenueBreakdownOutput } from '../../../shared/revenue.ts';
 import { Chart } from '../../components/chart.tsx';
@@ -166,20 +167,7 @@ function ChannelBreakdown({ data }: { data: RevenueBreakdownOutput }) {
           <Chart type="donut" series={slices.map((slice) => slice.netSales / 100)} options={options} height={260} ariaLabel={t('channels.chartLabel')} className="md:col-span-2" testId="revenue-channels-chart" />
           <div className="overflow-x-auto md:col-span-3">
             <table className="table table-sm">
-              <thead>
-                <tr>
-                  <th scope="col">{t('channels.channel')}</th>
-                  <th scope="col" className="text-right">
-                    {t('channels.orders')}
-                  </th>
-                  <th scope="col" className="text-right">
-                    {t('kpis.netSales')}
-                  </th>
-                  <th scope="col" className="text-right">
-                    {t('channels.share')}
-                  </th>
-                </tr>
-              </thead>
+              <FigureTableHead first={t('channels.channel')} figures={[t('channels.orders'), t('kpis.netSales'), t('channels.share')]} />
               <tbody>
                 {data.channels.map((channel) => (
                   <tr key={channel.channel} data-testid="revenue-channel-row">
@@ -256,23 +244,7 @@ function TopProducts({ data }: { data: RevenueBreakdownOutput }) {
       ) : (
         <div className="max-h-[28rem] overflow-auto">
           <table className="table table-sm table-pin-rows">
-            <thead>
-              <tr>
-                <th scope="col">{t('products.product')}</th>
-                <th scope="col" className="text-right">
-                  {t('products.units')}
-                </th>
-                <th scope="col" className="text-right">
-                  {t('kpis.netSales')}
-                </th>
-                <th scope="col" className="text-right">
-                  {t('products.cogs')}
-                </th>
-                <th scope="col" className="text-right">
-                  {t('products.margin')}
-                </th>
-              </tr>
-            </thead>
+            <FigureTableHead first={t('products.product')} figures={[t('products.units'), t('kpis.netSales'), t('products.cogs'), t('products.margin')]} />
             <tbody>
               {top.map((product, index) => (
                 <tr key={product.productId ?? `line-${index}`} data-testid="revenue-product-row">

@@ -16,7 +16,7 @@ export function AccountSection({ settings }: { settings: AccountSettings }) {
   const utils = trpc.useUtils();
   const [username, setUsername] = useState(settings.username);
   const [email, setEmail] = useState(settings.email);
-  const { fieldErrors: errors, setFieldErrors: setErrors, clear } = useFieldErrors();
+  const errors = useFieldErrors();
 
   const update = trpc.settings.updateAccount.useMutation({
     onSuccess: (saved) => {
@@ -27,7 +27,7 @@ export function AccountSection({ settings }: { settings: AccountSettings }) {
       void utils.auth.me.invalidate();
     },
     onError: (error) => {
-      setErrors(localizeFieldErrors(t, fieldErrorsOf(error)));
+      errors.setFieldErrors(localizeFieldErrors(t, fieldErrorsOf(error)));
       toast({ title: t('settings.failed.title'), description: t('settings.failed.description'), variant: 'destructive' });
     },
   });
@@ -38,10 +38,10 @@ export function AccountSection({ settings }: { settings: AccountSettings }) {
     if (!parsed.success) {
       const found: Record<string, string> = {};
       for (const issue of parsed.error.issues) found[String(issue.path[0])] ??= localizeServerText(t, issue.message);
-      setErrors(found);
+      errors.setFieldErrors(found);
       return;
     }
-    setErrors({});
+    errors.setFieldErrors({});
     update.mutate(parsed.data);
   }
 
@@ -57,11 +57,7 @@ export function AccountSection({ settings }: { settings: AccountSettings }) {
           autoCapitalize="none"
           spellCheck={false}
           value={username}
-          onValueChange={(value) => {
-            setUsername(value);
-            clear('username');
-          }}
-          error={errors.username}
+          {...errors.bind('username', setUsername)}
           hint={t('settings.account.usernameHint')}
         />
         <TextField
@@ -71,11 +67,7 @@ export function AccountSection({ settings }: { settings: AccountSettings }) {
           autoComplete="email"
           inputMode="email"
           value={email}
-          onValueChange={(value) => {
-            setEmail(value);
-            clear('email');
-          }}
-          error={errors.email}
+          {...errors.bind('email', setEmail)}
         />
         <div className="flex justify-end sm:col-span-2">
           <button type="submit" className="btn btn-primary" disabled={update.isPending || unchanged} aria-busy={update.isPending}>

@@ -7,6 +7,7 @@ import { fieldErrorsOf } from '../../lib/session.ts';
 import { trpc } from '../../lib/trpc.ts';
 import { localizeFieldErrors } from '../account-shared/messages.ts';
 import { PasswordField } from '../../components/form-fields.tsx';
+import { useFieldErrors, type FieldErrors } from '../../components/form-state.tsx';
 import { SettingsCard } from './settings-card.tsx';
 
 const EMPTY = { currentPassword: '', newPassword: '', confirmPassword: '' };
@@ -16,7 +17,7 @@ type PasswordFields = typeof EMPTY;
 export function PasswordSection() {
   const { t } = useTranslation('account');
   const [fields, setFields] = useState<PasswordFields>(EMPTY);
-  const [errors, setErrors] = useState<Partial<PasswordFields>>({});
+  const { fieldErrors: errors, setFieldErrors: setErrors, clear } = useFieldErrors();
 
   const change = trpc.settings.changePassword.useMutation({
     onSuccess: () => {
@@ -32,12 +33,12 @@ export function PasswordSection() {
 
   function set(field: keyof PasswordFields, value: string) {
     setFields((current) => ({ ...current, [field]: value }));
-    setErrors(({ [field]: _gone, ...rest }) => rest);
+    clear(field);
   }
 
   function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
-    const found: Partial<PasswordFields> = {};
+    const found: FieldErrors = {};
     if (!fields.currentPassword) found.currentPassword = t('serverMessages.currentPasswordRequired');
     if (fields.newPassword.length < PASSWORD_MIN_LENGTH) found.newPassword = t('serverMessages.passwordTooShort');
     if (fields.confirmPassword !== fields.newPassword) found.confirmPassword = t('serverMessages.passwordsDoNotMatch');
