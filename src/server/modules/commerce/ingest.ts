@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash } from 'node:crypto';
 import { ORDER_STATUSES, type OrderStatus } from '../../../shared/commerce.ts';
 import { AppError } from '../../errors.ts';
@@ -9,12 +10,15 @@ import { num, sqlRunner, type SqlRunner } from './raw-sql.ts';
 import {
   adKeyArrays,
   adMetricContributions,
+  analyzeCommerceTables,
   analyzeGrownTables,
   emailKeyArrays,
   applyRollupDelta,
+  COUNTING_ORDER,
   emailMetricContributions,
   lockStoreForIngest,
   orderContributions,
+  recomputeRollups,
   RollupDelta,
   type AdMetricKey,
   type ContributionRow,
@@ -27,6 +31,8 @@ import {
 // to date (see rollups.ts). Writes are set-based: one statement per table per batch.
 
 export const INGEST_BATCH_SIZE = 2000;
+/** A bulk load has no per-batch upkeep to keep short: fewer, larger statements. */
+const BULK_LOAD_BATCH_SIZE = 5000;
 
 /**
  * INGEST_PROFILE=1 logs the time of each phase of every batch to stderr (bench/demo.ts, profiling).
@@ -55,6 +61,50 @@ export type StoreRef = number | { id: number };
 
 function storeIdOf(store: StoreRef): number {
   return typeof store === 'number' ? store : store.id;
+}
+
+/** The store whose bulk load (see bulkLoad) the current async context is inside, if any. */
+const bulkLoadStore = new AsyncLocalStorage<number>();
+
+function inBulkLoad(storeId: number): boolean {
+  return bulkLoadStore.getStore() === storeId;
+}
+
+/**
+ * Runs `load` (which calls the ingest functions below with the EntityManager it is given) as ONE
+ * transaction in which the per-batch upkeep is left out: rollup deltas, new-vs-returning flags and
+ * customers' aggregates are computed once for the whole store at the end, from its raw rows, before
+ * the commit. Readers see the store as it was, then with everything loaded and every number settled.
+ * For first loads of a lot of data (the demo generator): the upkeep per batch is most of the cost of
+ * a batch. Connectors do not use it: a backfill commits batch by batch so that it shows its progress
+ * and resumes after a crash.
+ */
+export async function bulkLoad<T>(em: EntityManager, store: StoreRef, load: (tx: EntityManager) => Promise<T>): Promise<T> {
+  const storeId = storeIdOf(store);
+  return em.transactional(async (tx) => {
+    const q = sqlRunner(tx);
+    const { currency } = await lockStoreForIngest(q, storeId);
+    const result = await bulkLoadStore.run(storeId, () => load(tx));
+    const clock = phaseClock('settle', 0);
+    await analyzeCommerceTables(q);
+    clock.lap('analyze');
+    await settleNewCustomerFlags(q, storeId);
+    clock.lap('flags');
+    await settleCustomerAggregates(q, storeId, currency);
+    clock.lap('aggregates');
+    await recomputeRollups(q, storeId);
+    clock.lap('rollups');
+    clock.done();
+    return result;
+  });
+}
+
+/**
+ * One batch's transaction. Inside a bulk load the batch joins the load's transaction as it is (a
+ * savepoint per batch would only cost: the load stands or falls as a whole).
+ */
+function batchTransaction<T>(em: EntityManager, storeId: number, work: (tx: EntityManager) => Promise<T>): Promise<T> {
+  return inBulkLoad(storeId) ? work(em) : em.transactional(work);
 }
 
 export interface IngestOrderLine {
@@ -355,7 +405,7 @@ const UPSERT_ORDERS_SQL = `
     x.gross_minor, x.discounts_minor, x.shipping_minor, x.taxes_minor, 0, x.gross_minor - x.discounts_minor,
     x.customer_id, x.is_new_customer, x.landing_site, x.referrer, x.utm_source, x.utm_medium, x.utm_campaign, x.utm_content,
     x.utm_term, x.gclid, x.fbclid, x.msclkid, x.ttclid, x.channel, x.status, x.is_test, x.updated_at
-  from jsonb_to_recordset($3::jsonb) as x(${ORDER_RECORD})
+  from json_to_recordset($3::json) as x(${ORDER_RECORD})
   order by x.platform, x.external_id
   on conflict (store_id, platform, external_id) do update set
     ${ORDER_COPIED_COLUMNS.map((column) => `${column} = excluded.${column}`).join(', ')},
@@ -372,7 +422,7 @@ const INSERT_NEW_LINES_SQL = `
   insert into order_lines (store_id, order_id, product_id, external_id, title, sku, quantity, unit_price_minor, discount_minor, unit_cost_minor)
   select $1, x.order_id, p.id, x.external_id, x.title, x.sku, x.quantity, x.unit_price_minor, x.discount_minor,
          coalesce(x.unit_cost_minor, case when p.currency = x.order_currency then p.unit_cost_minor end)
-  from jsonb_to_recordset($2::jsonb) as x(order_id bigint, order_currency text, product_platform text, product_external_id text, external_id text,
+  from json_to_recordset($2::json) as x(order_id bigint, order_currency text, product_platform text, product_external_id text, external_id text,
     title text, sku text, quantity int, unit_price_minor bigint, discount_minor bigint, unit_cost_minor bigint)
   left join products p on p.store_id = $1 and p.platform = x.product_platform and p.external_id = x.product_external_id
   order by x.order_id, x.external_id`;
@@ -381,7 +431,7 @@ const INSERT_NEW_LINES_SQL = `
 const UPSERT_LINES_SQL = `
   insert into order_lines (store_id, order_id, product_id, external_id, title, sku, quantity, unit_price_minor, discount_minor, unit_cost_minor)
   select $1, x.order_id, p.id, x.external_id, x.title, x.sku, x.quantity, x.unit_price_minor, x.discount_minor, x.unit_cost_minor
-  from jsonb_to_recordset($2::jsonb) as x(order_id bigint, product_platform text, product_external_id text, external_id text,
+  from json_to_recordset($2::json) as x(order_id bigint, product_platform text, product_external_id text, external_id text,
     title text, sku text, quantity int, unit_price_minor bigint, discount_minor bigint, unit_cost_minor bigint)
   left join products p on p.store_id = $1 and p.platform = x.product_platform and p.external_id = x.product_external_id
   order by x.order_id, x.external_id
@@ -477,6 +527,13 @@ async function refreshNewCustomerFlags(q: SqlRunner, storeId: number, customerId
   }
 }
 
+/** The sum of orders `o`'s net sales in the store's currency (the parameter), each at its day's rate. */
+function totalSpentSql(storeCurrencyParameter: string): string {
+  return `coalesce(sum(case when o.currency = ${storeCurrencyParameter} then o.net_sales_minor
+                            else round(o.net_sales_minor * ${rateSql(`${storeCurrencyParameter}::text`, 'o.placed_day')} / ${rateSql('o.currency', 'o.placed_day')})
+                       end), 0)::bigint`;
+}
+
 /** first_order_at, orders_count and total_spent_minor (in the store's currency) of these customers. */
 async function refreshCustomerAggregates(q: SqlRunner, storeId: number, storeCurrency: string, customerIds: number[]): Promise<void> {
   if (customerIds.length === 0) return;
@@ -487,9 +544,7 @@ async function refreshCustomerAggregates(q: SqlRunner, storeId: number, storeCur
                       where c.store_id = $1 and c.id = k.id limit 1) c on true
        cross join lateral (
          select min(o.placed_at) as first_order_at, count(*)::int as orders_count,
-                coalesce(sum(case when o.currency = $3 then o.net_sales_minor
-                                  else round(o.net_sales_minor * ${rateSql('$3::text', 'o.placed_day')} / ${rateSql('o.currency', 'o.placed_day')})
-                             end), 0)::bigint as total_spent
+                ${totalSpentSql('$3')} as total_spent
            from orders o
           where o.store_id = $1 and o.customer_id = k.id and o.status <> 'cancelled' and not o.is_test
        ) a
@@ -504,6 +559,37 @@ async function refreshCustomerAggregates(q: SqlRunner, storeId: number, storeCur
        from unnest($2::bigint[], $3::timestamptz[], $4::int[], $5::bigint[]) as a(id, first_order_at, orders_count, total_spent)
       where c.store_id = $1 and c.id = any($2::bigint[]) and c.id = a.id`,
     [storeId, changed.map((row) => row.id), changed.map((row) => row.first_order_at), changed.map((row) => row.orders_count), changed.map((row) => row.total_spent)],
+  );
+}
+
+/** is_new_customer of every order of the store, by the rule of refreshNewCustomerFlags. */
+async function settleNewCustomerFlags(q: SqlRunner, storeId: number): Promise<void> {
+  await q.run(
+    `update orders o set is_new_customer = w.is_new
+       from (select o.id,
+                    ${COUNTING_ORDER}
+                    and (o.customer_id is null
+                         or row_number() over (partition by o.customer_id order by (${COUNTING_ORDER}) desc, o.placed_at, o.id) = 1) as is_new
+               from orders o where o.store_id = $1) w
+      where o.store_id = $1 and o.id = w.id and o.is_new_customer <> w.is_new`,
+    [storeId],
+  );
+}
+
+/** first_order_at, orders_count and total_spent_minor of every customer of the store, as refreshCustomerAggregates computes them. */
+async function settleCustomerAggregates(q: SqlRunner, storeId: number, storeCurrency: string): Promise<void> {
+  await q.run(
+    `update customers c
+        set first_order_at = a.first_order_at, orders_count = a.orders_count, total_spent_minor = a.total_spent, updated_at = now()
+       from (select c.id, min(o.placed_at) as first_order_at, count(o.id)::int as orders_count,
+                    ${totalSpentSql('$2')} as total_spent
+               from customers c
+               left join orders o on o.store_id = c.store_id and o.customer_id = c.id and ${COUNTING_ORDER}
+              where c.store_id = $1
+              group by c.id) a
+      where c.store_id = $1 and c.id = a.id
+        and (c.first_order_at is distinct from a.first_order_at or c.orders_count <> a.orders_count or c.total_spent_minor <> a.total_spent)`,
+    [storeId, storeCurrency],
   );
 }
 
@@ -554,7 +640,7 @@ interface NewCustomerRow {
 }
 
 async function ingestOrderBatch(em: EntityManager, storeId: number, orders: NormalizedOrder[]): Promise<IngestResult> {
-  return em.transactional(async (tx) => {
+  return batchTransaction(em, storeId, async (tx) => {
     const clock = phaseClock('orders', orders.length);
     const q = sqlRunner(tx);
     const store = await lockStoreForIngest(q, storeId);
@@ -585,18 +671,32 @@ async function ingestOrderBatch(em: EntityManager, storeId: number, orders: Norm
     const customerIds = new Map<string, number>();
     const newCustomerIds = new Set<number>();
     if (customers.length > 0) {
+      // A known customer is only written when its e-mail changes (a write makes a new row version
+      // and index entries); the others are locked by the conflict all the same, and looked up after.
       const rows = await q.rows<{ id: string; platform: string; external_id: string; inserted: boolean }>(
         `insert into customers (store_id, platform, external_id, email_hash, first_order_at, orders_count, total_spent_minor, updated_at)
          select $1, x.platform, x.external_id, x.email_hash, x.first_order_at, x.orders_count, x.total_spent_minor, now()
-           from jsonb_to_recordset($2::jsonb) as x(platform text, external_id text, email_hash text, first_order_at timestamptz, orders_count int, total_spent_minor bigint)
+           from json_to_recordset($2::json) as x(platform text, external_id text, email_hash text, first_order_at timestamptz, orders_count int, total_spent_minor bigint)
           order by x.platform, x.external_id
-         on conflict (store_id, platform, external_id) do update set email_hash = coalesce(excluded.email_hash, customers.email_hash)
+         on conflict (store_id, platform, external_id) do update set email_hash = excluded.email_hash
+          where excluded.email_hash is not null and customers.email_hash is distinct from excluded.email_hash
          returning id::text as id, platform, external_id, (xmax = 0) as inserted`,
         [storeId, JSON.stringify(customers)],
       );
       for (const row of rows) {
         customerIds.set(`${row.platform}\u0000${row.external_id}`, num(row.id));
         if (row.inserted) newCustomerIds.add(num(row.id));
+      }
+      const unchanged = customers.filter((customer) => !customerIds.has(`${customer.platform}\u0000${customer.external_id}`));
+      if (unchanged.length > 0) {
+        const known = await q.rows<{ id: string; platform: string; external_id: string }>(
+          `select c.id::text as id, c.platform, c.external_id
+             from unnest($2::text[], $3::text[]) as k(platform, external_id)
+             join lateral (select c.id, c.platform, c.external_id from customers c
+                            where c.store_id = $1 and c.platform = k.platform and c.external_id = k.external_id offset 0) c on true`,
+          [storeId, unchanged.map((customer) => customer.platform), unchanged.map((customer) => customer.external_id)],
+        );
+        for (const row of known) customerIds.set(`${row.platform}\u0000${row.external_id}`, num(row.id));
       }
       // The orders' foreign keys probe customers next.
       await analyzeGrownTables(q, { customers: rows.filter((row) => row.inserted).length });
@@ -607,9 +707,11 @@ async function ingestOrderBatch(em: EntityManager, storeId: number, orders: Norm
     guessNewCustomerOrders(orders, newCustomerIds);
     clock.lap('customers');
 
-    // 2. The batch's stored orders, locked, and every order whose contribution the batch can change.
+    // 2. The batch's stored orders, locked, and every order whose contribution the batch can change
+    // (a bulk load settles the whole store at its end instead).
+    const upkeep = !inBulkLoad(storeId);
     const keys = [...orders].sort((a, b) => (a.platform + '\u0000' + a.external_id < b.platform + '\u0000' + b.external_id ? -1 : 1));
-    const existing = await q.rows<{ id: string; customer_id: string | null }>(
+    const existing = !upkeep ? [] : await q.rows<{ id: string; customer_id: string | null }>(
       `select o.id::text as id, o.customer_id::text as customer_id
          from unnest($2::text[], $3::text[]) as k(platform, external_id)
          join lateral (select o.id, o.customer_id from orders o
@@ -620,10 +722,13 @@ async function ingestOrderBatch(em: EntityManager, storeId: number, orders: Norm
     const affectedCustomers = new Set<number>(customerIds.values());
     for (const row of existing) if (row.customer_id !== null) affectedCustomers.add(num(row.customer_id));
     const affectedOrders = new Set<number>(existing.map((row) => num(row.id)));
-    for (const id of await ordersOfCustomers(q, storeId, [...affectedCustomers])) affectedOrders.add(id);
-    clock.lap(`affected(${affectedOrders.size})`);
-    const delta = new RollupDelta().add(await orderContributions(q, storeId, [...affectedOrders]), -1);
-    clock.lap('before');
+    const delta = new RollupDelta();
+    if (upkeep) {
+      for (const id of await ordersOfCustomers(q, storeId, [...affectedCustomers])) affectedOrders.add(id);
+      clock.lap(`affected(${affectedOrders.size})`);
+      delta.add(await orderContributions(q, storeId, [...affectedOrders]), -1);
+      clock.lap('before');
+    }
 
     // 3. The orders themselves; an older version than the stored one is skipped.
     const upserted = await q.rows<{ id: string; platform: string; external_id: string; inserted: boolean }>(UPSERT_ORDERS_SQL, [
@@ -642,6 +747,12 @@ async function ingestOrderBatch(em: EntityManager, storeId: number, orders: Norm
 
     await analyzeGrownTables(q, { orders: upserted.filter((row) => row.inserted).length, order_lines: lineCount });
     clock.lap('analyze');
+    const inserted = upserted.filter((row) => row.inserted).length;
+    const result = { inserted, updated: upserted.length - inserted, skipped: orders.length - upserted.length };
+    if (!upkeep) {
+      clock.done();
+      return result;
+    }
 
     // 5. New vs returning and the customers' aggregates. The insert-time guesses are exact for a
     // customer first seen in this batch whose orders were all inserted by it (it has no others), and
@@ -672,9 +783,7 @@ async function ingestOrderBatch(em: EntityManager, storeId: number, orders: Norm
     await applyRollupDelta(q, storeId, delta);
     clock.lap('apply');
     clock.done();
-
-    const inserted = upserted.filter((row) => row.inserted).length;
-    return { inserted, updated: upserted.length - inserted, skipped: orders.length - upserted.length };
+    return result;
   });
 }
 
@@ -686,8 +795,9 @@ export async function ingestOrders(em: EntityManager, store: StoreRef, orders: I
     (order) => order.updated_at,
   );
   const total: IngestResult = { inserted: 0, updated: 0, skipped: orders.length - normalized.length };
-  for (const batch of chunks(normalized)) {
-    const result = await ingestOrderBatch(em, storeIdOf(store), batch);
+  const storeId = storeIdOf(store);
+  for (const batch of chunks(normalized, inBulkLoad(storeId) ? BULK_LOAD_BATCH_SIZE : INGEST_BATCH_SIZE)) {
+    const result = await ingestOrderBatch(em, storeId, batch);
     total.inserted += result.inserted;
     total.updated += result.updated;
     total.skipped += result.skipped;
@@ -725,7 +835,7 @@ function normalizeRefund(refund: IngestRefund): NormalizedRefund {
 }
 
 async function ingestRefundBatch(em: EntityManager, storeId: number, refunds: NormalizedRefund[]): Promise<IngestResult> {
-  return em.transactional(async (tx) => {
+  return batchTransaction(em, storeId, async (tx) => {
     const clock = phaseClock('refunds', refunds.length);
     const q = sqlRunner(tx);
     const store = await lockStoreForIngest(q, storeId);
@@ -762,20 +872,25 @@ async function ingestRefundBatch(em: EntityManager, storeId: number, refunds: No
       [storeId, refundKeys.map((row) => row.platform), refundKeys.map((row) => row.external_id)],
     );
     const changedOrders = new Set<number>([...rows.map((row) => row.order_id), ...previous.map((row) => num(row.order_id))]);
-    const customerRows = await q.rows<{ customer_id: string }>(
+    // Their customers' orders change too (LTV, totals), unless a bulk load settles the store at its end.
+    const upkeep = !inBulkLoad(storeId);
+    const customerRows = !upkeep ? [] : await q.rows<{ customer_id: string }>(
       `select distinct customer_id::text as customer_id from orders
         where store_id = $1 and id = any($2::bigint[]) and customer_id is not null`,
       [storeId, [...changedOrders]],
     );
     const customers = customerRows.map((row) => num(row.customer_id));
     const affectedOrders = new Set(changedOrders);
-    for (const id of await ordersOfCustomers(q, storeId, customers)) affectedOrders.add(id);
-    const delta = new RollupDelta().add(await orderContributions(q, storeId, [...affectedOrders]), -1);
+    const delta = new RollupDelta();
+    if (upkeep) {
+      for (const id of await ordersOfCustomers(q, storeId, customers)) affectedOrders.add(id);
+      delta.add(await orderContributions(q, storeId, [...affectedOrders]), -1);
+    }
 
     const upserted = await q.rows<{ inserted: boolean }>(
       `insert into refunds (store_id, order_id, platform, external_id, refunded_at, refunded_day, amount_minor, currency, reason)
        select $1, x.order_id, x.platform, x.external_id, x.refunded_at, (x.refunded_at at time zone $2)::date, x.amount_minor, x.currency, x.reason
-         from jsonb_to_recordset($3::jsonb) as x(order_id bigint, platform text, external_id text, refunded_at timestamptz, amount_minor bigint, currency text, reason text)
+         from json_to_recordset($3::json) as x(order_id bigint, platform text, external_id text, refunded_at timestamptz, amount_minor bigint, currency text, reason text)
         order by x.platform, x.external_id
        on conflict (store_id, platform, external_id) do update set
          order_id = excluded.order_id, refunded_at = excluded.refunded_at, refunded_day = excluded.refunded_day,
@@ -800,10 +915,11 @@ async function ingestRefundBatch(em: EntityManager, storeId: number, refunds: No
           and (o.refunds_minor <> t.total or o.status <> ${derivedStatusSql('o.status', 't.total', 'o.gross_minor', 'o.discounts_minor')})`,
       [storeId, totals.map((row) => row.id), totals.map((row) => row.total)],
     );
-    await refreshCustomerAggregates(q, storeId, store.currency, customers);
-
-    delta.add(await orderContributions(q, storeId, [...affectedOrders]), 1);
-    await applyRollupDelta(q, storeId, delta);
+    if (upkeep) {
+      await refreshCustomerAggregates(q, storeId, store.currency, customers);
+      delta.add(await orderContributions(q, storeId, [...affectedOrders]), 1);
+      await applyRollupDelta(q, storeId, delta);
+    }
     clock.lap('all');
     clock.done();
     const inserted = upserted.filter((row) => row.inserted).length;
@@ -869,15 +985,19 @@ async function ingestMetricRows<Row, Key>(em: EntityManager, store: StoreRef, ro
   const normalized = latestPerKey(rows, feed.keyOf).sort((a, b) => (feed.keyOf(a) < feed.keyOf(b) ? -1 : 1));
   const total: IngestResult = { inserted: 0, updated: 0, skipped: rows.length - normalized.length };
   for (const batch of chunks(normalized)) {
-    await em.transactional(async (tx) => {
+    await batchTransaction(em, storeId, async (tx) => {
       const q = sqlRunner(tx);
       await lockStoreForIngest(q, storeId);
       const keys = batch.map(feed.key);
       await q.run(feed.lockSql, [storeId, ...feed.keyArrays(keys)]);
-      const delta = new RollupDelta().add(await feed.contributions(q, storeId, keys), -1);
+      const upkeep = !inBulkLoad(storeId);
+      const delta = new RollupDelta();
+      if (upkeep) delta.add(await feed.contributions(q, storeId, keys), -1);
       const upserted = await q.rows<{ inserted: boolean }>(feed.upsertSql, [storeId, JSON.stringify(batch)]);
-      delta.add(await feed.contributions(q, storeId, keys), 1);
-      await applyRollupDelta(q, storeId, delta);
+      if (upkeep) {
+        delta.add(await feed.contributions(q, storeId, keys), 1);
+        await applyRollupDelta(q, storeId, delta);
+      }
       const inserted = upserted.filter((row) => row.inserted).length;
       total.inserted += inserted;
       total.updated += upserted.length - inserted;
@@ -900,7 +1020,7 @@ const AD_METRIC_FEED: MetricFeed<NormalizedAdMetric, AdMetricKey> = {
                             for update) a on true`,
   upsertSql: `insert into ad_metrics_daily (store_id, platform, account_id, campaign_id, day, campaign_name, currency, impressions, clicks, spend_minor, conversions, conversion_value_minor)
          select $1, x.platform, x.account_id, x.campaign_id, x.day, x.campaign_name, x.currency, x.impressions, x.clicks, x.spend_minor, x.conversions, x.conversion_value_minor
-           from jsonb_to_recordset($2::jsonb) as x(platform text, account_id text, campaign_id text, day date, campaign_name text, currency text,
+           from json_to_recordset($2::json) as x(platform text, account_id text, campaign_id text, day date, campaign_name text, currency text,
                                                    impressions bigint, clicks bigint, spend_minor bigint, conversions float8, conversion_value_minor bigint)
           order by x.platform, x.account_id, x.campaign_id, x.day
          on conflict (store_id, platform, account_id, campaign_id, day) do update set
@@ -946,7 +1066,7 @@ const EMAIL_METRIC_FEED: MetricFeed<NormalizedEmailMetric, EmailMetricKey> = {
                             for update) e on true`,
   upsertSql: `insert into email_metrics_daily (store_id, platform, campaign_id, day, campaign_name, currency, sends, opens, clicks, attributed_orders, attributed_revenue_minor, spend_minor)
          select $1, x.platform, x.campaign_id, x.day, x.campaign_name, x.currency, x.sends, x.opens, x.clicks, x.attributed_orders, x.attributed_revenue_minor, x.spend_minor
-           from jsonb_to_recordset($2::jsonb) as x(platform text, campaign_id text, day date, campaign_name text, currency text, sends bigint,
+           from json_to_recordset($2::json) as x(platform text, campaign_id text, day date, campaign_name text, currency text, sends bigint,
                                                    opens bigint, clicks bigint, attributed_orders int, attributed_revenue_minor bigint, spend_minor bigint)
           order by x.platform, x.campaign_id, x.day
          on conflict (store_id, platform, campaign_id, day) do update set
@@ -990,7 +1110,7 @@ export async function upsertProducts(em: EntityManager, store: StoreRef, product
     const rows = await sqlRunner(em).rows<{ inserted: boolean }>(
       `insert into products (store_id, platform, external_id, title, sku, price_minor, currency, unit_cost_minor, image_url, active, updated_at)
        select $1, x.platform, x.external_id, x.title, x.sku, x.price_minor, x.currency, x.unit_cost_minor, x.image_url, x.active, now()
-         from jsonb_to_recordset($2::jsonb) as x(platform text, external_id text, title text, sku text, price_minor bigint, currency text,
+         from json_to_recordset($2::json) as x(platform text, external_id text, title text, sku text, price_minor bigint, currency text,
                                                  unit_cost_minor bigint, image_url text, active boolean)
         order by x.platform, x.external_id
        on conflict (store_id, platform, external_id) do update set

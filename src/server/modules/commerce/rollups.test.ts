@@ -6,6 +6,7 @@ import { runAdminCommand } from '../../../scripts/admin-commands.ts';
 import { addDays } from '../../../shared/date-ranges.ts';
 import { seededRandom } from '../../random.ts';
 import {
+  bulkLoad,
   INGEST_BATCH_SIZE,
   ingestAdMetrics,
   ingestEmailMetrics,
@@ -17,7 +18,7 @@ import {
   type IngestRefund,
 } from './ingest.ts';
 import { sqlRunner } from './raw-sql.ts';
-import { formatMillionths, lockStoreForIngest, parseMillionths, rebuildRollups, withCommitsWithoutFlush } from './rollups.ts';
+import { formatMillionths, parseMillionths, rebuildRollups } from './rollups.ts';
 
 let database: Awaited<ReturnType<typeof createTestDatabase>>;
 
@@ -94,69 +95,80 @@ async function expectDerivedFieldsConsistent(em: EntityManager, storeId: number,
   expect(orders).toEqual([]);
 }
 
+/**
+ * A messy data set of a GBP store: 320 orders over 60 days across the change to BST, same customers
+ * out of order, three currencies, guests, cancellations, test orders, lines with and without costs,
+ * every channel; and the FX rates they need.
+ */
+function messyDataset(rng: ReturnType<typeof random>) {
+  const firstDay = '2026-03-10'; // spans the change to BST on 29 March
+  const days = 60;
+  // Rates for every day of the sequence, so customers' totals convert whatever the date.
+  const fxRows = [];
+  for (let i = -5; i < days + 40; i += 1) {
+    const day = addDays(firstDay, i);
+    fxRows.push({ day, currency: 'USD', rate: 1.05 + i / 1000 }, { day, currency: 'GBP', rate: 0.85 - i / 2000 });
+  }
+
+  const products = Array.from({ length: 12 }, (_, i) => ({
+    platform: 'shopify',
+    externalId: `prod-${i}`,
+    title: `Product ${i}`,
+    priceMinor: 500 + i * 250,
+    currency: i === 11 ? 'USD' : 'GBP',
+    unitCostMinor: i % 3 === 0 ? null : 200 + i * 50,
+  }));
+
+  const attribution: Partial<IngestOrder>[] = [
+    { gclid: 'g' },
+    { fbclid: 'f' },
+    { msclkid: 'm' },
+    { utmSource: 'klaviyo', utmMedium: 'email' },
+    { referrer: 'https://www.google.com/' },
+    { referrer: 'https://www.instagram.com/' },
+    { referrer: 'https://blog.example/' },
+    {},
+  ];
+  const currencies = ['GBP', 'GBP', 'GBP', 'USD', 'EUR'];
+  const orders: IngestOrder[] = [];
+  for (let i = 0; i < 320; i += 1) {
+    const day = addDays(firstDay, rng.int(0, days - 1));
+    const hour = rng.pick([0, 7, 12, 22, 23]);
+    const lines = Array.from({ length: rng.int(0, 3) }, (_, l) => {
+      const product = rng.pick(products);
+      return { externalId: `l${l}`, productExternalId: product.externalId, title: product.title, quantity: rng.int(1, 3), unitPriceMinor: product.priceMinor, discountMinor: rng.chance(0.2) ? 100 : 0 };
+    });
+    const gross = lines.reduce((sum, line) => sum + line.quantity * line.unitPriceMinor, 0) || rng.int(500, 20_000);
+    orders.push(
+      testOrder({
+        externalId: `m-${i}`,
+        placedAt: `${day}T${String(hour).padStart(2, '0')}:${String(rng.int(0, 59)).padStart(2, '0')}:00Z`,
+        updatedAt: `${day}T23:59:59Z`,
+        currency: rng.pick(currencies),
+        grossMinor: gross,
+        discountsMinor: rng.chance(0.3) ? Math.floor(gross / 10) : 0,
+        shippingMinor: rng.pick([0, 399, 499]),
+        taxesMinor: Math.floor(gross / 6),
+        status: rng.chance(0.05) ? 'cancelled' : rng.chance(0.1) ? 'pending' : 'paid',
+        isTest: rng.chance(0.02),
+        customer: rng.chance(0.15) ? null : { externalId: `cust-${rng.int(0, 59)}`, email: rng.chance(0.5) ? `c${i}@example.com` : null },
+        lines,
+        ...rng.pick(attribution),
+      }),
+    );
+  }
+
+  return { firstDay, days, fxRows, products, orders };
+}
+
 describe('incremental rollups equal a rebuild from raw rows', () => {
   it('after a messy sequence: out-of-order orders of the same customers, edits, late refunds, cancellations, replays, three currencies, metrics', async () => {
     const store = await createCommerceStore(database.orm, { timezone: 'Europe/London', currency: 'GBP' });
     const em = database.orm.em.fork();
     const rng = random(20261121);
-    const firstDay = '2026-03-10'; // spans the change to BST on 29 March
-    const days = 60;
-    // Rates for every day of the sequence, so customers' totals convert whatever the date.
-    const fxRows = [];
-    for (let i = -5; i < days + 40; i += 1) {
-      const day = addDays(firstDay, i);
-      fxRows.push({ day, currency: 'USD', rate: 1.05 + i / 1000 }, { day, currency: 'GBP', rate: 0.85 - i / 2000 });
-    }
+    const { firstDay, days, fxRows, products, orders } = messyDataset(rng);
     await setFxRates(em, fxRows);
-
-    const products = Array.from({ length: 12 }, (_, i) => ({
-      platform: 'shopify',
-      externalId: `prod-${i}`,
-      title: `Product ${i}`,
-      priceMinor: 500 + i * 250,
-      currency: i === 11 ? 'USD' : 'GBP',
-      unitCostMinor: i % 3 === 0 ? null : 200 + i * 50,
-    }));
     await upsertProducts(em, store, products);
-
-    const attribution: Partial<IngestOrder>[] = [
-      { gclid: 'g' },
-      { fbclid: 'f' },
-      { msclkid: 'm' },
-      { utmSource: 'klaviyo', utmMedium: 'email' },
-      { referrer: 'https://www.google.com/' },
-      { referrer: 'https://www.instagram.com/' },
-      { referrer: 'https://blog.example/' },
-      {},
-    ];
-    const currencies = ['GBP', 'GBP', 'GBP', 'USD', 'EUR'];
-    const orders: IngestOrder[] = [];
-    for (let i = 0; i < 320; i += 1) {
-      const day = addDays(firstDay, rng.int(0, days - 1));
-      const hour = rng.pick([0, 7, 12, 22, 23]);
-      const lines = Array.from({ length: rng.int(0, 3) }, (_, l) => {
-        const product = rng.pick(products);
-        return { externalId: `l${l}`, productExternalId: product.externalId, title: product.title, quantity: rng.int(1, 3), unitPriceMinor: product.priceMinor, discountMinor: rng.chance(0.2) ? 100 : 0 };
-      });
-      const gross = lines.reduce((sum, line) => sum + line.quantity * line.unitPriceMinor, 0) || rng.int(500, 20_000);
-      orders.push(
-        testOrder({
-          externalId: `m-${i}`,
-          placedAt: `${day}T${String(hour).padStart(2, '0')}:${String(rng.int(0, 59)).padStart(2, '0')}:00Z`,
-          updatedAt: `${day}T23:59:59Z`,
-          currency: rng.pick(currencies),
-          grossMinor: gross,
-          discountsMinor: rng.chance(0.3) ? Math.floor(gross / 10) : 0,
-          shippingMinor: rng.pick([0, 399, 499]),
-          taxesMinor: Math.floor(gross / 6),
-          status: rng.chance(0.05) ? 'cancelled' : rng.chance(0.1) ? 'pending' : 'paid',
-          isTest: rng.chance(0.02),
-          customer: rng.chance(0.15) ? null : { externalId: `cust-${rng.int(0, 59)}`, email: rng.chance(0.5) ? `c${i}@example.com` : null },
-          lines,
-          ...rng.pick(attribution),
-        }),
-      );
-    }
 
     // Orders arrive shuffled, in uneven batches, and some batches twice.
     const shuffled = rng.shuffle(orders);
@@ -291,20 +303,78 @@ describe('exact fractional conversions', () => {
   });
 });
 
-describe('withCommitsWithoutFlush', () => {
-  it('lets ingest batches inside it commit without waiting for the disk; other batches keep the server setting', async () => {
-    const store = await createCommerceStore(database.orm);
-    // The test cluster runs with synchronous_commit off: each batch here starts from 'on' instead.
-    const settingInBatch = (em: EntityManager) =>
-      em.transactional(async (tx) => {
-        const q = sqlRunner(tx);
-        await q.run(`set local synchronous_commit = on`);
-        await lockStoreForIngest(q, store.id);
-        const [row] = await q.rows<{ value: string }>(`select current_setting('synchronous_commit') as value`);
-        return row!.value;
-      });
+describe('bulkLoad', () => {
+  it('stores the same orders, flags, customer totals and rollups as batch-by-batch ingest', async () => {
+    const { fxRows, products, orders } = messyDataset(random(7));
+    const refunds: IngestRefund[] = orders.filter((_, i) => i % 9 === 0).map((order, i) => ({
+      platform: 'shopify',
+      externalId: `ref-${order.externalId}`,
+      orderExternalId: order.externalId,
+      refundedAt: `${addDays(String(order.placedAt).slice(0, 10), 3 + (i % 10))}T09:00:00Z`,
+      amountMinor: Math.floor(order.grossMinor / 2),
+      currency: order.currency,
+    }));
+    const adRows: IngestAdMetric[] = Array.from({ length: 40 }, (_, i) => ({
+      platform: 'metaads', accountId: 'acct', campaignId: `c${i % 4}`, day: addDays('2026-03-10', i), campaignName: 'Spring', currency: 'USD',
+      spendMinor: 1_000 + i, impressions: 5_000, clicks: 40 + i, conversions: 1.5, conversionValueMinor: 9_000,
+    }));
     const em = database.orm.em.fork();
-    expect(await withCommitsWithoutFlush(() => settingInBatch(em))).toBe('off');
-    expect(await settingInBatch(em)).toBe('on');
+    await setFxRates(em, fxRows);
+
+    const stores = [];
+    for (const bulk of [false, true]) {
+      const store = await createCommerceStore(database.orm, { timezone: 'Europe/London', currency: 'GBP' });
+      const load = async (tx: EntityManager) => {
+        await upsertProducts(tx, store, products);
+        // The customers' later orders first: the flags and totals must still come out right.
+        for (let start = orders.length; start > 0; start -= 50) await ingestOrders(tx, store, orders.slice(Math.max(0, start - 50), start));
+        await ingestRefunds(tx, store, refunds);
+        await ingestAdMetrics(tx, store, adRows);
+      };
+      if (bulk) await bulkLoad(em, store, load);
+      else await load(em);
+      stores.push(store.id);
+    }
+
+    const q = sqlRunner(em);
+    const snapshot = async (storeId: number) => ({
+      rollups: await readRollups(em, storeId),
+      orders: await q.rows(`select external_id, is_new_customer, status, net_sales_minor::text from orders where store_id = $1 order by external_id`, [storeId]),
+      customers: await q.rows(`select external_id, first_order_at, orders_count, total_spent_minor::text from customers where store_id = $1 order by external_id`, [storeId]),
+    });
+    const [batchByBatch, bulk] = [await snapshot(stores[0]!), await snapshot(stores[1]!)];
+    expect(bulk.orders).toHaveLength(orders.length);
+    expect(bulk.orders.filter((order) => (order as { is_new_customer: boolean }).is_new_customer).length).toBeGreaterThan(0);
+    expect(bulk).toEqual(batchByBatch);
+    await expectDerivedFieldsConsistent(em, stores[1]!, 'GBP');
+  });
+
+  it('writes nothing when the load fails, and a store being loaded cannot be deleted until the load ends', async () => {
+    const store = await createCommerceStore(database.orm);
+    const em = database.orm.em.fork();
+    const other = database.orm.em.fork();
+    const deleteStoreQuickly = () =>
+      other.transactional(async (tx) => {
+        await sqlRunner(tx).run(`set local lock_timeout = '200ms'`);
+        await sqlRunner(tx).run(`delete from stores where id = $1`, [store.id]);
+      });
+
+    await expect(
+      bulkLoad(em, store, async (tx) => {
+        await ingestOrders(tx, store, [testOrder({ externalId: 'kept-out', placedAt: '2026-05-01T10:00:00Z', customer: { externalId: 'c1' } })]);
+        // The load holds its store as a foreign-key check would: a delete waits (here: gives up).
+        await expect(deleteStoreQuickly()).rejects.toThrow(/lock timeout/);
+        throw new Error('the platform went away');
+      }),
+    ).rejects.toThrow('the platform went away');
+    const q = sqlRunner(em);
+    expect(await q.rows(`select 1 from orders where store_id = $1`, [store.id])).toEqual([]);
+    expect(await q.rows(`select 1 from customers where store_id = $1`, [store.id])).toEqual([]);
+
+    await bulkLoad(em, store, (tx) => ingestOrders(tx, store, [testOrder({ externalId: 'in', placedAt: '2026-05-01T10:00:00Z', lines: [{ title: 'Mug', quantity: 1, unitPriceMinor: 900 }] })]));
+    await deleteStoreQuickly();
+    for (const table of ['orders', 'order_lines', 'customers', 'daily_rollups']) {
+      expect(await q.rows(`select 1 from ${table} where store_id = $1`, [store.id]), table).toEqual([]);
+    }
   });
 });

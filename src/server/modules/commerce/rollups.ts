@@ -1,5 +1,4 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { AppError } from '../../errors.ts';
 import { num, sqlRunner, type SqlRunner } from './raw-sql.ts';
 
@@ -25,29 +24,27 @@ import { num, sqlRunner, type SqlRunner } from './raw-sql.ts';
 
 const INGEST_LOCK = 'storepulse.commerce.ingest';
 
-const commitsWithoutFlush = new AsyncLocalStorage<true>();
-
-/**
- * Runs `load` with ingest batches that commit without waiting for their WAL flush
- * (synchronous_commit = off, per transaction): for data that can be generated again, i.e. the demo
- * generator and the benchmarks. A crash can lose the last batches acknowledged, never corrupt them.
- * Connectors never use it.
- */
-export function withCommitsWithoutFlush<T>(load: () => Promise<T>): Promise<T> {
-  return commitsWithoutFlush.run(true, load);
-}
-
 /**
  * Serialises every writer of one store's commerce rows (ingest batches, rebuilds) until the end of
  * the transaction, so a batch reads rows no concurrent batch is changing. Different stores never wait.
+ *
+ * It also lets the transaction skip PostgreSQL's per-row foreign-key checks when the connected role
+ * may (a superuser, as with the embedded server): they were half of the time of writing orders and
+ * lines. What those checks would guarantee holds by construction: every id an ingest statement writes
+ * comes from a row this transaction has just written or read under a lock (orders and customers by
+ * their upserts, products by the join of the same statement), and the store row is held FOR KEY SHARE
+ * here, exactly the lock a check takes, so the store cannot be deleted (cascading to its rows) until
+ * the batch commits. Products are only ever deleted with their store. Ingest never deletes a parent
+ * row, so no cascade is skipped. Every other writer keeps the checks (the setting is transaction-local).
  */
 export async function lockStoreForIngest(q: SqlRunner, storeId: number): Promise<{ timezone: string; currency: string }> {
   await q.run(`select pg_advisory_xact_lock(hashtext($1), $2::int)`, [INGEST_LOCK, storeId]);
   // Batches are many short statements: compiling them to machine code costs more than it saves.
-  await q.run(`select set_config('jit', 'off', true), set_config('synchronous_commit', coalesce($1, current_setting('synchronous_commit')), true)`, [
-    commitsWithoutFlush.getStore() ? 'off' : null,
-  ]);
-  const [store] = await q.rows<{ timezone: string; currency: string }>(`select timezone, currency from stores where id = $1`, [storeId]);
+  await q.run(
+    `select set_config('jit', 'off', true),
+            set_config('session_replication_role', case when current_setting('is_superuser') = 'on' then 'replica' else current_setting('session_replication_role') end, true)`,
+  );
+  const [store] = await q.rows<{ timezone: string; currency: string }>(`select timezone, currency from stores where id = $1 for key share`, [storeId]);
   if (!store) throw new AppError('NOT_FOUND', 'Store not found');
   return store;
 }
@@ -177,7 +174,8 @@ function nonZero(values: Record<string, number>): boolean {
   return Object.values(values).some((value) => value !== 0);
 }
 
-const COUNTING = `o.status <> 'cancelled' and not o.is_test`;
+/** The orders that count (in every figure): not cancelled, not a test. SQL over an `orders` alias `o`. */
+export const COUNTING_ORDER = `o.status <> 'cancelled' and not o.is_test`;
 
 const LINE_SUMS = `sum(l.quantity)::bigint as units,
               coalesce(sum(l.quantity::bigint * l.unit_cost_minor) filter (where l.unit_cost_minor is not null), 0) as cogs,
@@ -198,7 +196,7 @@ const SCOPED_ORDERS = `
               coalesce(l.units, 0) as units, coalesce(l.cogs, 0) as cogs, coalesce(l.uncosted, 0) as uncosted,
               coalesce(rt.total, 0) as refunds_total
          from unnest($2::bigint[]) as k(id)
-         join lateral (select ${ORDER_COLUMNS} from orders o where o.store_id = $1 and o.id = k.id and ${COUNTING} limit 1) o on true
+         join lateral (select ${ORDER_COLUMNS} from orders o where o.store_id = $1 and o.id = k.id and ${COUNTING_ORDER} limit 1) o on true
          left join lateral (select ${LINE_SUMS} from order_lines l where l.store_id = $1 and l.order_id = o.id) l on true
          left join lateral (select sum(r.amount_minor) as total from refunds r where r.store_id = $1 and r.order_id = o.id) rt on true
      ),
@@ -216,7 +214,7 @@ const ALL_ORDERS = `
          from orders o
          left join (select l.order_id, ${LINE_SUMS} from order_lines l where l.store_id = $1 group by l.order_id) l on l.order_id = o.id
          left join (select r.order_id, sum(r.amount_minor) as total from refunds r where r.store_id = $1 group by r.order_id) rt on rt.order_id = o.id
-        where o.store_id = $1 and ${COUNTING}
+        where o.store_id = $1 and ${COUNTING_ORDER}
      ),
      refund_rows as (
        select r.refunded_day, p.channel, p.currency, r.amount_minor
@@ -385,7 +383,7 @@ function upsertAddingSql(table: string, keyColumns: { name: string; type: string
   const keys = keyColumns.map((key) => key.name);
   return `insert into ${table} (store_id, ${[...keys, ...valueColumns].join(', ')})
           select $1, ${[...keys, ...valueColumns].map((column) => `x.${column}`).join(', ')}
-            from jsonb_to_recordset($2::jsonb) as x(${recordType})
+            from json_to_recordset($2::json) as x(${recordType})
            order by ${keys.map((key) => `x.${key}`).join(', ')}
           on conflict (store_id, ${keys.join(', ')}) do update set
           ${valueColumns.map((column) => `${column} = ${table}.${column} + excluded.${column}`).join(',\n          ')}`;
@@ -393,7 +391,7 @@ function upsertAddingSql(table: string, keyColumns: { name: string; type: string
 
 function deleteEmptySql(table: string, keyColumns: { name: string; type: string }[], valueColumns: string[]): string {
   return `delete from ${table} t
-           using jsonb_to_recordset($2::jsonb) as x(${keyColumns.map((key) => `${key.name} ${key.type}`).join(', ')})
+           using json_to_recordset($2::json) as x(${keyColumns.map((key) => `${key.name} ${key.type}`).join(', ')})
            where t.store_id = $1 and ${keyColumns.map((key) => `t.${key.name} = x.${key.name}`).join(' and ')}
              and ${valueColumns.map((column) => `t.${column} = 0`).join(' and ')}`;
 }
@@ -455,20 +453,29 @@ export async function rebuildRollups(em: EntityManager, storeId: number): Promis
   return em.transactional(async (tx) => {
     const q = sqlRunner(tx);
     await lockStoreForIngest(q, storeId);
-    // A rebuild reads every row of the store: fresh statistics make the planner pick hash joins.
-    await q.run(`analyze orders, order_lines, refunds, ad_metrics_daily, email_metrics_daily`);
-    await q.run(`delete from daily_rollups where store_id = $1`, [storeId]);
-    await q.run(`delete from channel_daily_rollups where store_id = $1`, [storeId]);
-    const delta = new RollupDelta()
-      .add(await orderContributions(q, storeId, 'all'), 1)
-      .add(await adMetricContributions(q, storeId, 'all'), 1)
-      .add(await emailMetricContributions(q, storeId, 'all'), 1);
-    await applyRollupDelta(q, storeId, delta);
-    const [counts] = await q.rows<{ daily: number; channel: number }>(
-      `select (select count(*) from daily_rollups where store_id = $1)::int as daily,
-              (select count(*) from channel_daily_rollups where store_id = $1)::int as channel`,
-      [storeId],
-    );
-    return { dailyRows: counts!.daily, channelRows: counts!.channel };
+    await analyzeCommerceTables(q);
+    return recomputeRollups(q, storeId);
   });
+}
+
+/** Statements that read every row of a store need fresh statistics, or the planner probes an index once per row instead of joining by hash. */
+export async function analyzeCommerceTables(q: SqlRunner): Promise<void> {
+  await q.run(`analyze orders, order_lines, refunds, customers, ad_metrics_daily, email_metrics_daily`);
+}
+
+/** The rebuild itself, inside a transaction that holds the store's ingest lock. */
+export async function recomputeRollups(q: SqlRunner, storeId: number): Promise<{ dailyRows: number; channelRows: number }> {
+  await q.run(`delete from daily_rollups where store_id = $1`, [storeId]);
+  await q.run(`delete from channel_daily_rollups where store_id = $1`, [storeId]);
+  const delta = new RollupDelta()
+    .add(await orderContributions(q, storeId, 'all'), 1)
+    .add(await adMetricContributions(q, storeId, 'all'), 1)
+    .add(await emailMetricContributions(q, storeId, 'all'), 1);
+  await applyRollupDelta(q, storeId, delta);
+  const [counts] = await q.rows<{ daily: number; channel: number }>(
+    `select (select count(*) from daily_rollups where store_id = $1)::int as daily,
+            (select count(*) from channel_daily_rollups where store_id = $1)::int as channel`,
+    [storeId],
+  );
+  return { dailyRows: counts!.daily, channelRows: counts!.channel };
 }

@@ -8,12 +8,12 @@ import { emptyTotals, kpisWithComparison, kpiTotalsByStore, type KpiTotals } fro
 import { num, sqlRunner } from '../commerce/raw-sql.ts';
 import type { StoreEntity } from '../stores/store.entity.ts';
 import { storeRoleOf } from '../stores/stores.service.ts';
+import { COUNTING_ORDER } from '../commerce/rollups.ts';
 import type { UserEntity } from '../users/user.entity.ts';
 
 // --- Today so far against yesterday up to the same local time ---
 
 /** An order counts unless cancelled or a test (as in the rollups). */
-const COUNTING_ORDER = `o.status <> 'cancelled' and not o.is_test`;
 
 interface Window {
   period: 'today' | 'yesterday';

@@ -4,14 +4,13 @@ import { AppError } from '../../errors.ts';
 import { addDays, dayInZone } from '../../../shared/date-ranges.ts';
 import { loadFxRates, roundMinor } from '../commerce/fx.ts';
 import { num, sqlRunner } from '../commerce/raw-sql.ts';
-import { applyRollupDelta, lockStoreForIngest, orderContributions, RollupDelta } from '../commerce/rollups.ts';
+import { applyRollupDelta, lockStoreForIngest, orderContributions, RollupDelta, COUNTING_ORDER } from '../commerce/rollups.ts';
 import type { StoreEntity } from '../stores/store.entity.ts';
 
 export const PRODUCT_NOT_FOUND_MESSAGE = 'Product not found';
 
 type StoreRef = Pick<StoreEntity, 'id' | 'currency' | 'timezone'>;
 
-const COUNTING = `o.status <> 'cancelled' and not o.is_test`;
 
 /** The window of "sold lately" beside each product. */
 export const RECENT_SALES_DAYS = 30;
@@ -34,7 +33,7 @@ export async function listProductCosts(
     `with sales as (
        select l.product_id, sum(l.quantity)::bigint as units
          from orders o join order_lines l on l.store_id = o.store_id and l.order_id = o.id
-        where o.store_id = $1 and o.placed_day >= $2::date and ${COUNTING} and l.product_id is not null
+        where o.store_id = $1 and o.placed_day >= $2::date and ${COUNTING_ORDER} and l.product_id is not null
         group by l.product_id
      )
      select p.id::text as id, p.title, p.sku, p.price_minor::text as price, p.currency, p.unit_cost_minor::text as cost, p.image_url,
@@ -51,7 +50,7 @@ export async function listProductCosts(
         `select l.product_id::text as product_id, to_char(o.placed_day, 'YYYY-MM-DD') as day, o.currency,
                 sum(l.quantity::bigint * l.unit_price_minor - l.discount_minor)::text as net
            from order_lines l join orders o on o.store_id = l.store_id and o.id = l.order_id
-          where l.store_id = $1 and l.product_id = any($2::bigint[]) and o.placed_day >= $3::date and ${COUNTING}
+          where l.store_id = $1 and l.product_id = any($2::bigint[]) and o.placed_day >= $3::date and ${COUNTING_ORDER}
           group by l.product_id, o.placed_day, o.currency`,
         [store.id, ids, since],
       )
@@ -129,7 +128,7 @@ export async function updateProductCost(
              update order_lines set unit_cost_minor = $4
               where store_id = $1 and product_id = $2 and order_id = any($3::bigint[]) and unit_cost_minor is distinct from $4::bigint
              returning order_id, quantity)
-           select count(*)::text as lines, coalesce(sum(c.quantity) filter (where ${COUNTING}), 0)::text as units
+           select count(*)::text as lines, coalesce(sum(c.quantity) filter (where ${COUNTING_ORDER}), 0)::text as units
              from changed c join orders o on o.store_id = $1 and o.id = c.order_id`,
           [store.id, input.productId, chunk, input.unitCostMinor],
         );

@@ -15,6 +15,7 @@ import {
 } from '../../../shared/reports.ts';
 import { loadFxRates, type FxRates } from '../commerce/fx.ts';
 import { num, sqlRunner } from '../commerce/raw-sql.ts';
+import { COUNTING_ORDER } from '../commerce/rollups.ts';
 import type { StoreEntity } from '../stores/store.entity.ts';
 
 // Reports read the rollup tables for time, channel and platform dimensions (O(days)); products,
@@ -23,7 +24,6 @@ import type { StoreEntity } from '../stores/store.entity.ts';
 
 type StoreRef = Pick<StoreEntity, 'id' | 'currency' | 'timezone'>;
 
-const COUNTING = `o.status <> 'cancelled' and not o.is_test`;
 const AD = new Set<string>(AD_CHANNELS);
 const PLATFORM_CHANNELS = new Set<string>([...AD_CHANNELS, ...EMAIL_CHANNELS]);
 
@@ -136,7 +136,7 @@ async function readFacts(em: EntityManager, storeId: number, dimension: ReportDi
          from orders o
          join order_lines l on l.store_id = o.store_id and l.order_id = o.id
          left join products p on p.store_id = l.store_id and p.id = l.product_id
-        where o.store_id = $1 and o.placed_day between $2::date and $3::date and ${COUNTING}
+        where o.store_id = $1 and o.placed_day between $2::date and $3::date and ${COUNTING_ORDER}
         group by o.placed_day, o.currency, l.product_id, case when l.product_id is null then l.title end`,
       params,
     );
@@ -167,13 +167,13 @@ async function readFacts(em: EntityManager, storeId: number, dimension: ReportDi
     em,
     `select to_char(o.placed_day, 'YYYY-MM-DD') as day, o.currency, case when o.is_new_customer then 'new' else 'returning' end as key,
             count(*)::text as orders, sum(o.gross_minor - o.discounts_minor)::text as net, '0' as refunds
-       from orders o where o.store_id = $1 and o.placed_day between $2::date and $3::date and ${COUNTING}
+       from orders o where o.store_id = $1 and o.placed_day between $2::date and $3::date and ${COUNTING_ORDER}
       group by o.placed_day, o.currency, o.is_new_customer
      union all
      select to_char(r.refunded_day, 'YYYY-MM-DD'), o.currency, case when o.is_new_customer then 'new' else 'returning' end,
             '0', (-sum(r.amount_minor))::text, sum(r.amount_minor)::text
        from refunds r join orders o on o.store_id = r.store_id and o.id = r.order_id
-      where r.store_id = $1 and r.refunded_day between $2::date and $3::date and ${COUNTING}
+      where r.store_id = $1 and r.refunded_day between $2::date and $3::date and ${COUNTING_ORDER}
       group by r.refunded_day, o.currency, o.is_new_customer`,
     params,
   );

@@ -5,6 +5,7 @@ import { TOP_PRODUCTS, type RevenueBreakdownOutput } from '../../../shared/reven
 import { addDays, comparisonRange, type DayRange } from '../../../shared/date-ranges.ts';
 import { loadFxRates, roundMinor, type FxRates } from '../commerce/fx.ts';
 import { num, sqlRunner } from '../commerce/raw-sql.ts';
+import { COUNTING_ORDER } from '../commerce/rollups.ts';
 import type { StoreEntity } from '../stores/store.entity.ts';
 
 // Revenue breakdown. Totals, the daily series and channels come from the rollup tables (their cost
@@ -12,7 +13,6 @@ import type { StoreEntity } from '../stores/store.entity.ts';
 // the raw rows of the range. Every (day, currency) group is converted at that day's rate and money is
 // rounded to minor units once, at the end. Cancelled and test orders, and their refunds, count nowhere.
 
-const COUNTING_ORDER = `o.status <> 'cancelled' and not o.is_test`;
 
 interface Converted {
   day: string;
