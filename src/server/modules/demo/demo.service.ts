@@ -1,13 +1,13 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { DEMO_ALREADY_LOADING_MESSAGE, STORE_HAS_DATA_MESSAGE, type DemoLoadOutput } from '../../../shared/demo.ts';
 import { AppError } from '../../errors.ts';
-import { ingestAdMetrics, ingestEmailMetrics, ingestOrders, ingestRefunds, upsertProducts } from '../commerce/ingest.ts';
+import { bulkLoad, ingestAdMetrics, ingestEmailMetrics, ingestOrders, ingestRefunds, upsertProducts } from '../commerce/ingest.ts';
 import { sqlRunner } from '../commerce/raw-sql.ts';
-import { withCommitsWithoutFlush } from '../commerce/rollups.ts';
-import { demoAdMetricBatches, demoEmailMetrics, demoOrderBatches, demoPlan, type DemoOptions } from './generator.ts';
+import { demoAdMetricBatches, demoEmailMetrics, demoPlan, type DemoOptions } from './generator.ts';
+import { demoOrderBatchesAhead } from './order-batches-ahead.ts';
 
 export interface DemoProgress {
-  phase: 'products' | 'orders' | 'ad metrics' | 'e-mail metrics' | 'done';
+  phase: 'products' | 'orders' | 'ad metrics' | 'e-mail metrics' | 'totals' | 'done';
   orders: number;
   refunds: number;
   adMetricRows: number;
@@ -37,7 +37,6 @@ export async function loadDemoData(
   if (loading.has(store.id)) throw new AppError('CONFLICT', DEMO_ALREADY_LOADING_MESSAGE);
   loading.add(store.id);
   try {
-    if (await storeHasOrders(em, store.id)) throw new AppError('CONFLICT', STORE_HAS_DATA_MESSAGE);
     const started = performance.now();
     const plan = demoPlan(store, options);
     const progress: DemoProgress = { phase: 'products', orders: 0, refunds: 0, adMetricRows: 0, emailMetricRows: 0, milliseconds: 0 };
@@ -47,26 +46,30 @@ export async function loadDemoData(
       onProgress?.({ ...progress });
     };
 
-    // Demo data can be generated again: its batches need not wait for the disk (see withCommitsWithoutFlush).
-    const products = await withCommitsWithoutFlush(async () => {
-      const written = await upsertProducts(em, store.id, plan.products.map(({ weight, ...product }) => product));
+    // One transaction (see bulkLoad): the store shows nothing of the demo until all of it is in and
+    // its numbers are settled, and a failed load leaves it empty. Another process loading the same
+    // store waits for the lock, then finds the orders.
+    const products = await bulkLoad(em, store.id, async (tx) => {
+      if (await storeHasOrders(tx, store.id)) throw new AppError('CONFLICT', STORE_HAS_DATA_MESSAGE);
+      const written = await upsertProducts(tx, store.id, plan.products.map(({ weight, ...product }) => product));
       report('orders');
-      for (const batch of demoOrderBatches(plan)) {
-        const orders = await ingestOrders(em, store.id, batch.orders);
+      for await (const batch of demoOrderBatchesAhead(plan)) {
+        const orders = await ingestOrders(tx, store.id, batch.orders);
         progress.orders += orders.inserted + orders.updated;
         if (batch.refunds.length > 0) {
-          const refunds = await ingestRefunds(em, store.id, batch.refunds);
+          const refunds = await ingestRefunds(tx, store.id, batch.refunds);
           progress.refunds += refunds.inserted + refunds.updated;
         }
         report('orders');
       }
       for (const rows of demoAdMetricBatches(plan)) {
-        const result = await ingestAdMetrics(em, store.id, rows);
+        const result = await ingestAdMetrics(tx, store.id, rows);
         progress.adMetricRows += result.inserted + result.updated;
         report('ad metrics');
       }
-      const email = await ingestEmailMetrics(em, store.id, demoEmailMetrics(plan));
+      const email = await ingestEmailMetrics(tx, store.id, demoEmailMetrics(plan));
       progress.emailMetricRows = email.inserted + email.updated;
+      report('totals');
       return written;
     });
     report('done');

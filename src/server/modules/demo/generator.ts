@@ -257,6 +257,8 @@ interface DayPlan {
 // The plan: days, expected orders and the ad model, shared by every generator below
 
 export interface DemoPlan {
+  /** What the plan was made from (with `now`, they make it again: see order-batches-ahead.ts). */
+  options: DemoOptions;
   seed: number;
   store: DemoStore;
   now: Date;
@@ -336,6 +338,7 @@ export function demoPlan(store: DemoStore, options: DemoOptions = {}): DemoPlan 
 
   const foreignCurrency = store.currency === 'EUR' ? 'GBP' : 'EUR';
   return {
+    options,
     seed,
     store,
     now,
