@@ -114,6 +114,13 @@ export interface RunSyncOptions {
 
 class SyncCancelled extends Error {}
 
+/** Consecutive pages read from the platform, merged, and the cursor after them (null: the source has no more). */
+interface PagesRead {
+  batch: SyncBatch;
+  rows: number;
+  cursor: string | null;
+}
+
 /** The connector context of a connection (base URL from the configuration, the store's zone and currency). */
 export function connectorContext(
   settings: IntegrationsSettings,
@@ -250,6 +257,7 @@ export async function runSync(em: EntityManager, runId: number, options: RunSync
   const ctx = connectorContext(settings, connection.platform, credentials, store, { ...options.http, signal: controller.signal });
   const window: SyncWindow = { since: run.windowSince, until: run.windowUntil };
   let refreshed = false;
+  let reading: Promise<PagesRead> | undefined;
   try {
     if (canRefresh(connector, credentials) && expiresSoon(credentials, now())) {
       await refreshCredentials(em, settings, connector, connection, ctx);
@@ -259,41 +267,57 @@ export async function runSync(em: EntityManager, runId: number, options: RunSync
     // rollup deltas, customer aggregates) dwarfs a 100-order page. The cursor stored is the one after
     // the last page ingested, so a crash re-reads at most one ingest batch, which changes nothing.
     const ingestBatchRows = options.ingestBatchRows ?? DEFAULT_INGEST_BATCH_ROWS;
-    let fetchCursor = run.cursor ?? null;
-    for (let batchNumber = 1; ; batchNumber++) {
+    const readBatch = async (from: string | null): Promise<PagesRead> => {
       const pages: SyncBatch[] = [];
       let rows = 0;
+      let cursor = from;
       do {
         if (await cancelRequested(em, run.id)) throw new SyncCancelled();
-        let page: SyncBatch;
-        try {
-          page = await connector.fetchBatch(ctx, window, fetchCursor);
-        } catch (error) {
-          // An expired access token looks like any refused credential: one refresh, then the page again.
-          if (!(error instanceof ConnectorAuthError) || refreshed || !canRefresh(connector, ctx.credentials)) throw error;
-          refreshed = true;
-          await refreshCredentials(em, settings, connector, connection, ctx);
-          page = await connector.fetchBatch(ctx, window, fetchCursor);
-        }
+        const page = await connector.fetchBatch(ctx, window, cursor);
         pages.push(page);
         rows += progressRows(page);
-        fetchCursor = page.nextCursor;
-      } while (fetchCursor !== null && rows < ingestBatchRows);
-      const batch = mergePages(pages);
-      await ingestBatch(em, store.id, batch);
+        cursor = page.nextCursor;
+      } while (cursor !== null && rows < ingestBatchRows);
+      return { batch: mergePages(pages), rows, cursor };
+    };
+    let batchCursor = run.cursor ?? null;
+    reading = readBatch(batchCursor);
+    for (let batchNumber = 1; ; batchNumber++) {
+      let read: PagesRead;
+      try {
+        read = await reading!;
+      } catch (error) {
+        // An expired access token looks like any refused credential: one refresh, then the batch again.
+        if (!(error instanceof ConnectorAuthError) || refreshed || !canRefresh(connector, ctx.credentials)) throw error;
+        refreshed = true;
+        await refreshCredentials(em, settings, connector, connection, ctx);
+        read = await readBatch(batchCursor);
+      }
+      // The platform's next pages are read while this batch is written.
+      if (read.cursor !== null) {
+        reading = readBatch(read.cursor);
+        reading.catch(() => undefined); // awaited (and its error handled) at the next turn
+      }
+      // Pages read ahead may predate a cancel: nothing more is written after one.
+      if (controller.signal.aborted || (await cancelRequested(em, run.id))) throw new SyncCancelled();
+      await ingestBatch(em, store.id, read.batch);
       await options.afterIngest?.(batchNumber);
-      run.cursor = fetchCursor;
-      run.rowsDone += rows;
-      if (batch.estimatedTotal !== undefined) run.estimatedTotal = batch.estimatedTotal;
+      run.cursor = batchCursor = read.cursor;
+      run.rowsDone += read.rows;
+      if (read.batch.estimatedTotal !== undefined) run.estimatedTotal = read.batch.estimatedTotal;
       run.heartbeatAt = now();
       await em.flush();
-      if (fetchCursor === null) break;
+      if (read.cursor === null) break;
     }
   } catch (error) {
     runningSyncs.delete(run.id);
+    const cancelled = error instanceof SyncCancelled || controller.signal.aborted;
+    // Pages being read ahead are of no use now: stopped, and waited for, before anything else.
+    controller.abort(new SyncCancelled('stopped'));
+    await reading?.catch(() => undefined);
     // The user may have disconnected meanwhile: work on the connection as it is now.
     await em.findOne(PlatformConnection, { id: connection.id }, { refresh: true });
-    if (error instanceof SyncCancelled || controller.signal.aborted) {
+    if (cancelled) {
       if (connection.status === 'syncing') connection.status = 'connected';
       await finish('cancelled');
       return 'cancelled';
