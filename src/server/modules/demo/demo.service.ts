@@ -72,6 +72,10 @@ export async function loadDemoData(
       report('totals');
       return written;
     });
+    // Rows written in one transaction have no visibility map until they are vacuumed: until then,
+    // index reads of the rollups visit the table (a 365-day dashboard read took 500 ms instead of 67
+    // on 1M orders). Autovacuum would get there; the first dashboard view should not wait for it.
+    await sqlRunner(em).run(`vacuum (analyze) orders, order_lines, refunds, customers, daily_rollups, channel_daily_rollups`);
     report('done');
     return {
       orders: progress.orders,
