@@ -63,11 +63,13 @@ function storeIdOf(store: StoreRef): number {
   return typeof store === 'number' ? store : store.id;
 }
 
-/** The store whose bulk load (see bulkLoad) the current async context is inside, if any. */
-const bulkLoadStore = new AsyncLocalStorage<number>();
+type LockedStore = Awaited<ReturnType<typeof lockStoreForIngest>>;
+
+/** The bulk load (see bulkLoad) the current async context is inside, if any, and its locked store. */
+const bulkLoadContext = new AsyncLocalStorage<{ storeId: number; store: LockedStore }>();
 
 function inBulkLoad(storeId: number): boolean {
-  return bulkLoadStore.getStore() === storeId;
+  return bulkLoadContext.getStore()?.storeId === storeId;
 }
 
 /**
@@ -83,14 +85,14 @@ export async function bulkLoad<T>(em: EntityManager, store: StoreRef, load: (tx:
   const storeId = storeIdOf(store);
   return em.transactional(async (tx) => {
     const q = sqlRunner(tx);
-    const { currency } = await lockStoreForIngest(q, storeId);
-    const result = await bulkLoadStore.run(storeId, () => load(tx));
+    const locked = await lockStoreForIngest(q, storeId);
+    const result = await bulkLoadContext.run({ storeId, store: locked }, () => load(tx));
     const clock = phaseClock('settle', 0);
     await analyzeCommerceTables(q);
     clock.lap('analyze');
     await settleNewCustomerFlags(q, storeId);
     clock.lap('flags');
-    await settleCustomerAggregates(q, storeId, currency);
+    await settleCustomerAggregates(q, storeId, locked.currency);
     clock.lap('aggregates');
     await recomputeRollups(q, storeId);
     clock.lap('rollups');
@@ -100,11 +102,14 @@ export async function bulkLoad<T>(em: EntityManager, store: StoreRef, load: (tx:
 }
 
 /**
- * One batch's transaction. Inside a bulk load the batch joins the load's transaction as it is (a
- * savepoint per batch would only cost: the load stands or falls as a whole).
+ * One batch's transaction, holding the store's ingest lock. Inside a bulk load the batch joins the
+ * load's transaction, which holds the lock already (a savepoint per batch would only cost: the load
+ * stands or falls as a whole).
  */
-function batchTransaction<T>(em: EntityManager, storeId: number, work: (tx: EntityManager) => Promise<T>): Promise<T> {
-  return inBulkLoad(storeId) ? work(em) : em.transactional(work);
+function batchTransaction<T>(em: EntityManager, storeId: number, work: (tx: EntityManager, store: LockedStore) => Promise<T>): Promise<T> {
+  const bulk = bulkLoadContext.getStore();
+  if (bulk?.storeId === storeId) return work(em, bulk.store);
+  return em.transactional(async (tx) => work(tx, await lockStoreForIngest(sqlRunner(tx), storeId)));
 }
 
 export interface IngestOrderLine {
@@ -497,15 +502,16 @@ async function ordersOfCustomers(q: SqlRunner, storeId: number, customerIds: num
  * is_new_customer of every order of these customers (only the earliest counting order is new) and
  * of the batch's guest orders (new unless cancelled or test). Reads, then flips the ones that differ.
  */
+/** True for the first counting order of its customer (by placed_at, then id), over orders `o` of whole customers. */
+const FIRST_COUNTING_ORDER_OF_CUSTOMER = `row_number() over (partition by o.customer_id order by (${COUNTING_ORDER}) desc, o.placed_at, o.id) = 1`;
+
 async function refreshNewCustomerFlags(q: SqlRunner, storeId: number, customerIds: number[], guestOrderIds: number[]): Promise<void> {
   const flip: number[] = [];
   if (customerIds.length > 0) {
     const rows = await q.rows<{ id: string }>(
       `select w.id::text as id from (
          select o.id, o.is_new_customer,
-                (o.status <> 'cancelled' and not o.is_test)
-                and row_number() over (partition by o.customer_id
-                                       order by (o.status <> 'cancelled' and not o.is_test) desc, o.placed_at, o.id) = 1 as is_new
+                ${COUNTING_ORDER} and ${FIRST_COUNTING_ORDER_OF_CUSTOMER} as is_new
            from ${ORDERS_OF_CUSTOMERS}
        ) w
        where w.is_new_customer <> w.is_new`,
@@ -517,7 +523,7 @@ async function refreshNewCustomerFlags(q: SqlRunner, storeId: number, customerId
     const rows = await q.rows<{ id: string }>(
       `select o.id::text as id from orders o
         where o.store_id = $1 and o.id = any($2::bigint[]) and o.customer_id is null
-          and o.is_new_customer <> (o.status <> 'cancelled' and not o.is_test)`,
+          and o.is_new_customer <> (${COUNTING_ORDER})`,
       [storeId, guestOrderIds],
     );
     for (const row of rows) flip.push(num(row.id));
@@ -546,7 +552,7 @@ async function refreshCustomerAggregates(q: SqlRunner, storeId: number, storeCur
          select min(o.placed_at) as first_order_at, count(*)::int as orders_count,
                 ${totalSpentSql('$3')} as total_spent
            from orders o
-          where o.store_id = $1 and o.customer_id = k.id and o.status <> 'cancelled' and not o.is_test
+          where o.store_id = $1 and o.customer_id = k.id and ${COUNTING_ORDER}
        ) a
       where c.first_order_at is distinct from a.first_order_at or c.orders_count <> a.orders_count
          or c.total_spent_minor <> a.total_spent`,
@@ -568,8 +574,7 @@ async function settleNewCustomerFlags(q: SqlRunner, storeId: number): Promise<vo
     `update orders o set is_new_customer = w.is_new
        from (select o.id,
                     ${COUNTING_ORDER}
-                    and (o.customer_id is null
-                         or row_number() over (partition by o.customer_id order by (${COUNTING_ORDER}) desc, o.placed_at, o.id) = 1) as is_new
+                    and (o.customer_id is null or ${FIRST_COUNTING_ORDER_OF_CUSTOMER}) as is_new
                from orders o where o.store_id = $1) w
       where o.store_id = $1 and o.id = w.id and o.is_new_customer <> w.is_new`,
     [storeId],
@@ -640,10 +645,9 @@ interface NewCustomerRow {
 }
 
 async function ingestOrderBatch(em: EntityManager, storeId: number, orders: NormalizedOrder[]): Promise<IngestResult> {
-  return batchTransaction(em, storeId, async (tx) => {
+  return batchTransaction(em, storeId, async (tx, store) => {
     const clock = phaseClock('orders', orders.length);
     const q = sqlRunner(tx);
-    const store = await lockStoreForIngest(q, storeId);
     await assertBatchFxCoverage(tx, store, orders.map((order) => ({ currency: order.currency, at: order.placed_at })));
     clock.lap('lock+fx');
 
@@ -835,10 +839,9 @@ function normalizeRefund(refund: IngestRefund): NormalizedRefund {
 }
 
 async function ingestRefundBatch(em: EntityManager, storeId: number, refunds: NormalizedRefund[]): Promise<IngestResult> {
-  return batchTransaction(em, storeId, async (tx) => {
+  return batchTransaction(em, storeId, async (tx, store) => {
     const clock = phaseClock('refunds', refunds.length);
     const q = sqlRunner(tx);
-    const store = await lockStoreForIngest(q, storeId);
 
     const orderKeys = [...new Set(refunds.map((refund) => `${refund.order_platform}\u0000${refund.order_external_id}`))].sort().map((key) => key.split('\u0000'));
     const orders = await q.rows<{ id: string; platform: string; external_id: string; customer_id: string | null; currency: string }>(
@@ -987,7 +990,6 @@ async function ingestMetricRows<Row, Key>(em: EntityManager, store: StoreRef, ro
   for (const batch of chunks(normalized)) {
     await batchTransaction(em, storeId, async (tx) => {
       const q = sqlRunner(tx);
-      await lockStoreForIngest(q, storeId);
       const keys = batch.map(feed.key);
       await q.run(feed.lockSql, [storeId, ...feed.keyArrays(keys)]);
       const upkeep = !inBulkLoad(storeId);
