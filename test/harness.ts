@@ -32,6 +32,37 @@ export async function createTestDatabase(): Promise<{ orm: MikroORM; url: string
   return { orm, url, close: () => orm.close(true) };
 }
 
+export interface TestDatabase {
+  readonly orm: MikroORM;
+  /** The connection string of this file's database (for pg-boss and other direct connections). */
+  readonly url: string;
+}
+
+/**
+ * This test file's own database: registers the `beforeAll` that creates it and the `afterAll` that closes it,
+ * and returns getters to use inside tests and hooks.
+ */
+export function useTestDatabase(): TestDatabase {
+  let database: Awaited<ReturnType<typeof createTestDatabase>> | undefined;
+  beforeAll(async () => {
+    database = await createTestDatabase();
+  });
+  afterAll(async () => {
+    await database?.close();
+  });
+  const notReady = () => new Error('useTestDatabase(): the database exists only inside tests and hooks');
+  return {
+    get orm() {
+      if (!database) throw notReady();
+      return database.orm;
+    },
+    get url() {
+      if (!database) throw notReady();
+      return database.url;
+    },
+  };
+}
+
 export function testServices(limits: AuthRateLimits = GENEROUS_AUTH_LIMITS): AppServices {
   return createServices({ authLimiters: createAuthLimiters(limits) });
 }
@@ -60,28 +91,23 @@ export interface TestApp {
  * that closes them, and returns getters to use inside tests and hooks.
  */
 export function useTestApp(): TestApp {
-  let database: Awaited<ReturnType<typeof createTestDatabase>> | undefined;
+  const database = useTestDatabase();
   let app: FastifyInstance | undefined;
   beforeAll(async () => {
-    database = await createTestDatabase();
     app = await createTestApp(database.orm);
   });
   afterAll(async () => {
     await app?.close();
-    await database?.close();
-  });
-  const notReady = () => new Error('useTestApp(): the database and app exist only inside tests and hooks');
+  }); // vitest runs afterAll hooks in reverse order: the app closes before its database.
   return {
     get orm() {
-      if (!database) throw notReady();
       return database.orm;
     },
     get app() {
-      if (!app) throw notReady();
+      if (!app) throw new Error('useTestApp(): the app exists only inside tests and hooks');
       return app;
     },
     get databaseUrl() {
-      if (!database) throw notReady();
       return database.url;
     },
   };

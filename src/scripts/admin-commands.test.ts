@@ -1,20 +1,12 @@
-import type { MikroORM } from '@mikro-orm/postgresql';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, uniqueUser } from '../../test/harness.ts';
+import { describe, expect, it } from 'vitest';
+import { uniqueUser, useTestDatabase } from '../../test/harness.ts';
 import { verifyPassword } from '../server/modules/auth/passwords.ts';
 import { User } from '../server/modules/users/user.entity.ts';
 import { describeCommandError, runAdminCommand } from './admin-commands.ts';
 
-let database: Awaited<ReturnType<typeof createTestDatabase>>;
-let orm: MikroORM;
+const database = useTestDatabase();
 
-beforeAll(async () => {
-  database = await createTestDatabase();
-  orm = database.orm;
-});
-afterAll(() => database.close());
-
-const run = (...argv: string[]) => runAdminCommand(argv, orm.em.fork());
+const run = (...argv: string[]) => runAdminCommand(argv, database.orm.em.fork());
 
 describe('admin CLI', () => {
   it('create-user makes an account that can sign in, admin when asked', async () => {
@@ -22,7 +14,7 @@ describe('admin CLI', () => {
     expect(await run('create-user', '--username', username, '--email', email, '--password', password, '--admin')).toMatch(
       new RegExp(`^Created administrator ${username} \\(id \\d+, ${email}\\)$`),
     );
-    const user = await orm.em.fork().findOneOrFail(User, { username }, { populate: ['passwordHash'] });
+    const user = await database.orm.em.fork().findOneOrFail(User, { username }, { populate: ['passwordHash'] });
     expect(user.isAdmin).toBe(true);
     expect(await verifyPassword(user.passwordHash, password)).toBe(true);
   });

@@ -1,7 +1,6 @@
-import type { MikroORM } from '@mikro-orm/postgresql';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createTestDatabase, grantTestPlan, testServices, uniqueUser } from '../../../test/harness.ts';
+import { grantTestPlan, testServices, uniqueUser, useTestDatabase } from '../../../test/harness.ts';
 import { createAccount } from '../modules/auth/auth.service.ts';
 import { memorySession } from '../modules/sessions/session-control.ts';
 import { StoreGuest } from '../modules/guests/guest-invitation.entity.ts';
@@ -30,20 +29,13 @@ const probes = router({
 });
 const createProbeCaller = createCallerFactory(probes);
 
-let database: Awaited<ReturnType<typeof createTestDatabase>>;
-let orm: MikroORM;
-
-beforeAll(async () => {
-  database = await createTestDatabase();
-  orm = database.orm;
-});
-afterAll(() => database.close());
+const database = useTestDatabase();
 
 async function userWith(options: { tier?: 'basic' | 'professional'; admin?: boolean; store?: string } = {}) {
-  const em = orm.em.fork();
+  const em = database.orm.em.fork();
   const credentials = uniqueUser('probe');
   const user = await createAccount(em, { ...credentials, isAdmin: options.admin ?? false });
-  if (options.tier) await grantTestPlan(orm, credentials.username, options.tier);
+  if (options.tier) await grantTestPlan(database.orm, credentials.username, options.tier);
   if (options.store) {
     const store = em.create(Store, { owner: user, name: options.store });
     user.activeStore = store;
@@ -54,7 +46,7 @@ async function userWith(options: { tier?: 'basic' | 'professional'; admin?: bool
 
 async function callerFor(userId: number | null, guestUserId?: number) {
   const session = memorySession(userId === null ? {} : { userId, ...(guestUserId ? { guestUserId } : {}) });
-  return createProbeCaller(await createContextInner({ em: orm.em.fork(), session, services: testServices() }));
+  return createProbeCaller(await createContextInner({ em: database.orm.em.fork(), session, services: testServices() }));
 }
 
 describe('procedure builders', () => {
@@ -103,7 +95,7 @@ describe('procedure builders', () => {
   it('lets an invited viewer read a shared store but not change it', async () => {
     const owner = await userWith({ tier: 'professional', store: 'Owned Store' });
     const viewer = await userWith({ tier: 'basic' });
-    const em = orm.em.fork();
+    const em = database.orm.em.fork();
     em.create(StoreGuest, { store: owner.activeStore!.id, user: viewer.id, invitedBy: owner.id });
     await em.flush();
     const asViewer = await callerFor(viewer.id);

@@ -1,21 +1,13 @@
-import type { MikroORM } from '@mikro-orm/postgresql';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiClient, createTestDatabase, signedInClient, testServices } from '../../../../test/harness.ts';
+import { describe, expect, it } from 'vitest';
+import { ApiClient, signedInClient, testServices, useTestDatabase } from '../../../../test/harness.ts';
 import { buildApp } from '../../app.ts';
 import { loadConfig } from '../../config.ts';
 import { OutboundEmail } from '../email/outbound-email.entity.ts';
 
-let database: Awaited<ReturnType<typeof createTestDatabase>>;
-let orm: MikroORM;
-
-beforeAll(async () => {
-  database = await createTestDatabase();
-  orm = database.orm;
-});
-afterAll(() => database.close());
+const database = useTestDatabase();
 
 async function resetLinkFor(email: string): Promise<string> {
-  const sent = await orm.em.fork().findOneOrFail(OutboundEmail, { toAddress: email, template: 'password_reset' }, { orderBy: { id: 'desc' } });
+  const sent = await database.orm.em.fork().findOneOrFail(OutboundEmail, { toAddress: email, template: 'password_reset' }, { orderBy: { id: 'desc' } });
   return /(\S*\/reset-password\?token=\S+)/.exec(sent.textBody)![1]!;
 }
 
@@ -23,7 +15,7 @@ describe('links in e-mails', () => {
   it('use PUBLIC_URL, whatever Host header the request carried', async () => {
     const app = await buildApp({
       config: { ...loadConfig({ LOG_LEVEL: 'silent', PUBLIC_URL: 'https://app.storepulse.example/' }), sessionSecret: 's'.repeat(40) },
-      orm,
+      orm: database.orm,
       services: testServices(),
       logger: false,
     });
@@ -40,7 +32,7 @@ describe('links in e-mails', () => {
   it('fall back to the request origin without PUBLIC_URL', async () => {
     const app = await buildApp({
       config: { ...loadConfig({ LOG_LEVEL: 'silent' }), sessionSecret: 's'.repeat(40) },
-      orm,
+      orm: database.orm,
       services: testServices(),
       logger: false,
     });

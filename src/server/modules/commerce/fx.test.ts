@@ -1,18 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { clearFxRates, setFxRates } from '../../../../test/commerce-fixtures.ts';
-import { createTestDatabase } from '../../../../test/harness.ts';
+import { useTestDatabase } from '../../../../test/harness.ts';
 import { addDays } from '../../../shared/date-ranges.ts';
 import { convert, FxRates, loadFxRates, SEEDED_CURRENCIES, seedFxRates, syntheticRate } from './fx.ts';
 import { sqlRunner } from './raw-sql.ts';
 
-let database: Awaited<ReturnType<typeof createTestDatabase>>;
-
-beforeAll(async () => {
-  database = await createTestDatabase();
-});
-afterAll(async () => {
-  await database.close();
-});
+const database = useTestDatabase();
 
 describe('FxRates', () => {
   const rates = new FxRates([

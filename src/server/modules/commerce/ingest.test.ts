@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { channelRollups, createCommerceStore, dailyRollup, readRollups, setFxRates, testOrder } from '../../../../test/commerce-fixtures.ts';
-import { createTestDatabase } from '../../../../test/harness.ts';
+import { useTestDatabase } from '../../../../test/harness.ts';
 import { dayInZone } from '../../../shared/date-ranges.ts';
 import { hashEmail, ingestAdMetrics, ingestEmailMetrics, ingestOrders, ingestRefunds, upsertProducts } from './ingest.ts';
 import { OrderLine } from './order-line.entity.ts';
@@ -10,14 +10,7 @@ import { sqlRunner } from './raw-sql.ts';
 import { Refund } from './refund.entity.ts';
 import { DailyRollup } from './rollup.entity.ts';
 
-let database: Awaited<ReturnType<typeof createTestDatabase>>;
-
-beforeAll(async () => {
-  database = await createTestDatabase();
-});
-afterAll(async () => {
-  await database.close();
-});
+const database = useTestDatabase();
 
 function fork(): EntityManager {
   return database.orm.em.fork();

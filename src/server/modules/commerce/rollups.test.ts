@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createCommerceStore, readRollups, setFxRates, testOrder } from '../../../../test/commerce-fixtures.ts';
-import { createTestDatabase } from '../../../../test/harness.ts';
+import { useTestDatabase } from '../../../../test/harness.ts';
 import { runAdminCommand } from '../../../scripts/admin-commands.ts';
 import { addDays } from '../../../shared/date-ranges.ts';
 import { seededRandom } from '../../random.ts';
@@ -20,14 +20,7 @@ import {
 import { sqlRunner } from './raw-sql.ts';
 import { formatMillionths, parseMillionths, rebuildRollups } from './rollups.ts';
 
-let database: Awaited<ReturnType<typeof createTestDatabase>>;
-
-beforeAll(async () => {
-  database = await createTestDatabase();
-});
-afterAll(async () => {
-  await database.close();
-});
+const database = useTestDatabase();
 
 /** A small deterministic PRNG (mulberry32), so the messy sequence is the same on every run. */
 function random(seed: number) {
