@@ -14,7 +14,8 @@ import { num, sqlRunner } from './raw-sql.ts';
 /** The current range and, when comparing, the previous one: two index range scans. */
 const RANGES_CONDITION = `((day >= $2::date and day <= $3::date) or (day >= $4::date and day <= $5::date))`;
 
-function rangeParameters(ranges: DayRange[]): string[] {
+/** $2..$5 of RANGES_CONDITION: the first range twice when there is no second. */
+export function rangeParameters(ranges: DayRange[]): string[] {
   const [first, second = first] = ranges as [DayRange, DayRange?];
   return [first.from, first.to, second!.from, second!.to];
 }

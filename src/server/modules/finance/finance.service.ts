@@ -173,11 +173,12 @@ export async function profitAndLossStatement(
   }
   const platforms = AD_CHANNELS.filter((platform) => adPlatforms.has(platform));
 
+  const expenseDtos = expenses.map(toExpenseDto);
   const columns = months.map((month) => {
     const monthTotals = totals.get(month)!;
     const monthStart = `${month}-01`;
-    for (const expense of expenses) {
-      const amount = expenseInMonth({ ...toExpenseDto(expense) }, month);
+    for (const expense of expenseDtos) {
+      const amount = expenseInMonth(expense, month);
       if (amount !== 0) monthTotals.customExpenses += amount * fx.factor(expense.currency, currency, monthStart);
     }
     for (const platform of platforms) monthTotals.adSpend[platform] ??= 0;

@@ -4,7 +4,7 @@ import type { ReportSchedule } from '../../../shared/reports.ts';
 import { addDays, dayInZone } from '../../../shared/date-ranges.ts';
 import { sendEmail } from '../email/email.service.ts';
 import { Store } from '../stores/store.entity.ts';
-import { runReport } from './report-engine.ts';
+import { periodOf, runReport } from './report-engine.ts';
 import { definitionOf, textTable } from './reports.service.ts';
 import { SavedReport } from './saved-report.entity.ts';
 
@@ -30,13 +30,7 @@ export function zonedInstant(day: string, hour: number, timeZone: string): Date 
 /** The latest delivery time at or before `now`: Monday 08:00 (weekly) or the 1st at 08:00 (monthly), store time. */
 export function latestOccurrence(schedule: Exclude<ReportSchedule, 'none'>, timeZone: string, now: Date): Date {
   const today = dayInZone(now, timeZone);
-  let day: string;
-  if (schedule === 'weekly') {
-    const weekday = (new Date(`${today}T00:00:00Z`).getUTCDay() + 6) % 7;
-    day = addDays(today, -weekday);
-  } else {
-    day = `${today.slice(0, 7)}-01`;
-  }
+  const day = schedule === 'weekly' ? periodOf(today, 'week') : `${today.slice(0, 7)}-01`;
   let occurrence = zonedInstant(day, DELIVERY_HOUR, timeZone);
   if (occurrence > now) {
     const earlier = schedule === 'weekly' ? addDays(day, -7) : `${addDays(day, -1).slice(0, 7)}-01`;

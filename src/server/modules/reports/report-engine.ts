@@ -14,6 +14,7 @@ import {
   type ReportSums,
 } from '../../../shared/reports.ts';
 import { loadFxRates, type FxRates } from '../commerce/fx.ts';
+import { rangeParameters } from '../commerce/kpis.service.ts';
 import { num, sqlRunner } from '../commerce/raw-sql.ts';
 import { COUNTING_ORDER } from '../commerce/rollups.ts';
 import type { StoreEntity } from '../stores/store.entity.ts';
@@ -56,25 +57,32 @@ function rows<T extends object>(em: EntityManager, sql: string, params: unknown[
   return sqlRunner(em).rows<T>(sql, params);
 }
 
-async function readFacts(em: EntityManager, storeId: number, dimension: ReportDimension, range: DayRange): Promise<Fact[]> {
-  const params = [storeId, range.from, range.to];
-  const inRange = `day between $2::date and $3::date`;
+/**
+ * The facts of the ranges (a report's range and its comparison), each query run once for both: a
+ * fact's day tells which range it belongs to.
+ */
+async function readFacts(em: EntityManager, storeId: number, dimension: ReportDimension, ranges: DayRange[]): Promise<Fact[]> {
+  const params = [storeId, ...rangeParameters(ranges)];
+  const inRanges = (column: string) => `(${column} between $2::date and $3::date or ${column} between $4::date and $5::date)`;
+  const dayInRanges = inRanges('day');
   if (isTimeDimension(dimension)) {
-    const daily = await rows<Record<string, string>>(
-      em,
-      `select to_char(day, 'YYYY-MM-DD') as day, currency, net_sales_minor::text as net, orders_count::text as orders, units::text as units,
-              refunds_minor::text as refunds, new_customers::text as new_customers,
-              shipping_minor::text as shipping, taxes_minor::text as taxes
-         from daily_rollups where store_id = $1 and ${inRange}`,
-      params,
-    );
-    const channel = await rows<Record<string, string>>(
-      em,
-      `select to_char(day, 'YYYY-MM-DD') as day, channel, currency, net_sales_minor::text as net, spend_minor::text as spend,
-              clicks::text as clicks, impressions::text as impressions, platform_conversions::text as conversions
-         from channel_daily_rollups where store_id = $1 and ${inRange}`,
-      params,
-    );
+    const [daily, channel] = await Promise.all([
+      rows<Record<string, string>>(
+        em,
+        `select to_char(day, 'YYYY-MM-DD') as day, currency, net_sales_minor::text as net, orders_count::text as orders, units::text as units,
+                refunds_minor::text as refunds, new_customers::text as new_customers,
+                shipping_minor::text as shipping, taxes_minor::text as taxes
+           from daily_rollups where store_id = $1 and ${dayInRanges}`,
+        params,
+      ),
+      rows<Record<string, string>>(
+        em,
+        `select to_char(day, 'YYYY-MM-DD') as day, channel, currency, net_sales_minor::text as net, spend_minor::text as spend,
+                clicks::text as clicks, impressions::text as impressions, platform_conversions::text as conversions
+           from channel_daily_rollups where store_id = $1 and ${dayInRanges}`,
+        params,
+      ),
+    ]);
     return [
       ...daily.map((r) => ({
         day: r.day!,
@@ -104,7 +112,7 @@ async function readFacts(em: EntityManager, storeId: number, dimension: ReportDi
       `select to_char(day, 'YYYY-MM-DD') as day, channel, currency, net_sales_minor::text as net, orders_count::text as orders,
               new_customers::text as new_customers, spend_minor::text as spend, clicks::text as clicks,
               impressions::text as impressions, platform_conversions::text as conversions
-         from channel_daily_rollups where store_id = $1 and ${inRange}`,
+         from channel_daily_rollups where store_id = $1 and ${dayInRanges}`,
       params,
     );
     return channel
@@ -136,7 +144,7 @@ async function readFacts(em: EntityManager, storeId: number, dimension: ReportDi
          from orders o
          join order_lines l on l.store_id = o.store_id and l.order_id = o.id
          left join products p on p.store_id = l.store_id and p.id = l.product_id
-        where o.store_id = $1 and o.placed_day between $2::date and $3::date and ${COUNTING_ORDER}
+        where o.store_id = $1 and ${inRanges('o.placed_day')} and ${COUNTING_ORDER}
         group by o.placed_day, o.currency, l.product_id, case when l.product_id is null then l.title end`,
       params,
     );
@@ -147,11 +155,11 @@ async function readFacts(em: EntityManager, storeId: number, dimension: ReportDi
       em,
       `select to_char(day, 'YYYY-MM-DD') as day, currency, platform || ':' || campaign_id as key, platform, max(campaign_name) as name,
               sum(spend_minor)::text as spend, sum(clicks)::text as clicks, sum(impressions)::text as impressions, sum(conversions)::text as conversions
-         from ad_metrics_daily where store_id = $1 and ${inRange} group by day, currency, platform, campaign_id
+         from ad_metrics_daily where store_id = $1 and ${dayInRanges} group by day, currency, platform, campaign_id
        union all
        select to_char(day, 'YYYY-MM-DD'), currency, platform || ':' || campaign_id, platform, max(campaign_name),
               sum(spend_minor)::text, sum(clicks)::text, '0', sum(attributed_orders)::text
-         from email_metrics_daily where store_id = $1 and ${inRange} group by day, currency, platform, campaign_id`,
+         from email_metrics_daily where store_id = $1 and ${dayInRanges} group by day, currency, platform, campaign_id`,
       params,
     );
     return campaigns.map((r) => ({
@@ -167,13 +175,13 @@ async function readFacts(em: EntityManager, storeId: number, dimension: ReportDi
     em,
     `select to_char(o.placed_day, 'YYYY-MM-DD') as day, o.currency, case when o.is_new_customer then 'new' else 'returning' end as key,
             count(*)::text as orders, sum(o.gross_minor - o.discounts_minor)::text as net, '0' as refunds
-       from orders o where o.store_id = $1 and o.placed_day between $2::date and $3::date and ${COUNTING_ORDER}
+       from orders o where o.store_id = $1 and ${inRanges('o.placed_day')} and ${COUNTING_ORDER}
       group by o.placed_day, o.currency, o.is_new_customer
      union all
      select to_char(r.refunded_day, 'YYYY-MM-DD'), o.currency, case when o.is_new_customer then 'new' else 'returning' end,
             '0', (-sum(r.amount_minor))::text, sum(r.amount_minor)::text
        from refunds r join orders o on o.store_id = r.store_id and o.id = r.order_id
-      where r.store_id = $1 and r.refunded_day between $2::date and $3::date and ${COUNTING_ORDER}
+      where r.store_id = $1 and ${inRanges('r.refunded_day')} and ${COUNTING_ORDER}
       group by r.refunded_day, o.currency, o.is_new_customer`,
     params,
   );
@@ -232,15 +240,13 @@ export async function runReport(
   const currency = definition.currency ?? store.currency;
   const range = resolveRange(definition.range, store.timezone, now);
   const previousRange = comparisonRange(range, definition.compare);
-  const [facts, previousFacts] = await Promise.all([
-    readFacts(em, store.id, definition.dimension, range),
-    previousRange ? readFacts(em, store.id, definition.dimension, previousRange) : Promise.resolve([]),
-  ]);
+  const allFacts = await readFacts(em, store.id, definition.dimension, previousRange ? [range, previousRange] : [range]);
   const spanFrom = previousRange && previousRange.from < range.from ? previousRange.from : range.from;
-  const fx = await loadFxRates(em, new Set([currency, ...facts.map((f) => f.currency), ...previousFacts.map((f) => f.currency)]), spanFrom, range.to);
+  const fx = await loadFxRates(em, new Set([currency, ...allFacts.map((f) => f.currency)]), spanFrom, range.to);
+  const factsIn = (span: DayRange) => allFacts.filter((fact) => fact.day >= span.from && fact.day <= span.to);
 
-  const current = bucketsOf(facts, definition, fx, currency);
-  const previous = previousRange ? bucketsOf(previousFacts, definition, fx, currency) : null;
+  const current = bucketsOf(factsIn(range), definition, fx, currency);
+  const previous = previousRange ? bucketsOf(factsIn(previousRange), definition, fx, currency) : null;
   const timeDimension = isTimeDimension(definition.dimension) ? definition.dimension : null;
 
   let ordered: Bucket[];
