@@ -13,17 +13,24 @@ export const PLATFORM_KEYS = [
 
 export type PlatformKey = (typeof PLATFORM_KEYS)[number];
 
-const DISPLAY_NAMES: Partial<Record<string, string>> = {
+/** What the product calls each platform (integrations screen, sync messages). */
+export const PLATFORM_NAMES: Readonly<Record<PlatformKey, string>> = {
   woocommerce: 'WooCommerce',
   shopify: 'Shopify',
   googleads: 'Google Ads',
   metaads: 'Meta Ads',
   bingads: 'Bing Ads',
-  klaviyo: 'Klaviyo',
+  tiktokads: 'TikTok Ads',
   omnisend: 'Omnisend',
+  klaviyo: 'Klaviyo',
+  mailchimp: 'Mailchimp',
+  email: 'E-mail (CSV upload)',
 };
 
-/** Display name of a platform key; keys without one show as they are. */
+/** The platforms the header's connection widget names; any other key shows as it is. */
+const NAMED_IN_HEADER: ReadonlySet<string> = new Set<PlatformKey>(['woocommerce', 'shopify', 'googleads', 'metaads', 'bingads', 'klaviyo', 'omnisend']);
+
+/** Display name of a platform key in the header's connection widget; keys without one show as they are. */
 export function platformDisplayName(key: string): string {
-  return DISPLAY_NAMES[key] ?? key;
+  return NAMED_IN_HEADER.has(key) ? PLATFORM_NAMES[key as PlatformKey] : key;
 }

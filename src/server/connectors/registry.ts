@@ -27,20 +27,6 @@ export const CONNECTORS: Readonly<Record<PlatformKey, Connector>> = {
   email: emailConnector,
 };
 
-/** What the integrations screen calls each platform. */
-export const PLATFORM_DISPLAY_NAMES: Readonly<Record<PlatformKey, string>> = {
-  woocommerce: 'WooCommerce',
-  shopify: 'Shopify',
-  googleads: 'Google Ads',
-  metaads: 'Meta Ads',
-  bingads: 'Microsoft Advertising',
-  tiktokads: 'TikTok Ads',
-  omnisend: 'Omnisend',
-  klaviyo: 'Klaviyo',
-  mailchimp: 'Mailchimp',
-  email: 'E-mail (CSV upload)',
-};
-
 export function connectorFor(platform: PlatformKey): Connector {
   return CONNECTORS[platform];
 }

@@ -4,10 +4,9 @@ import { parseArgs } from 'node:util';
 import { startKlaviyoFake } from '../../../../test/fakes/klaviyo.ts';
 import { startMetaAdsFake } from '../../../../test/fakes/metaads.ts';
 import { startShopifyFake } from '../../../../test/fakes/shopify.ts';
-import type { PlatformKey } from '../../../shared/platforms.ts';
+import { PLATFORM_NAMES, type PlatformKey } from '../../../shared/platforms.ts';
 import { loadConfig } from '../../config.ts';
 import { openDatabase } from '../../database/database.ts';
-import { PLATFORM_DISPLAY_NAMES } from '../../connectors/registry.ts';
 import { PlatformConnection } from '../connections/platform-connection.entity.ts';
 import { createStore } from '../stores/stores.service.ts';
 import { Store, type StoreEntity } from '../stores/store.entity.ts';
@@ -90,7 +89,7 @@ export async function loadDemoViaConnectors(em: EntityManager, options: ViaConne
     for (const platform of ['shopify', 'metaads'] as const) {
       const authorizeUrl = await startOAuth(em, { store, user, origin, platform, shop: platform === 'shopify' ? shopify.shop : undefined }, settings);
       await completeOAuth(em, platform, await allowOnConsentPage(authorizeUrl), { sessionUserId: userId, settings });
-      log(`Connected ${PLATFORM_DISPLAY_NAMES[platform]} through its consent page`);
+      log(`Connected ${PLATFORM_NAMES[platform]} through its consent page`);
     }
     await connectWithCredentials(em, store, 'klaviyo', { apiKey: klaviyo.options.apiKey }, settings);
     log('Connected Klaviyo with its API key');
@@ -102,8 +101,8 @@ export async function loadDemoViaConnectors(em: EntityManager, options: ViaConne
       const runStarted = performance.now();
       const status = await runSync(em.fork(), run.id, { settings, log });
       const finished = await em.fork().findOneOrFail(SyncRun, { id: run.id });
-      if (status !== 'succeeded') throw new Error(`${PLATFORM_DISPLAY_NAMES[platform]} backfill ${status}: ${finished.error ?? ''}`);
-      const line = `${PLATFORM_DISPLAY_NAMES[platform]}: ${finished.rowsDone.toLocaleString('en')} rows in ${((performance.now() - runStarted) / 1000).toFixed(1)} s`;
+      if (status !== 'succeeded') throw new Error(`${PLATFORM_NAMES[platform]} backfill ${status}: ${finished.error ?? ''}`);
+      const line = `${PLATFORM_NAMES[platform]}: ${finished.rowsDone.toLocaleString('en')} rows in ${((performance.now() - runStarted) / 1000).toFixed(1)} s`;
       log(`  ${line}`);
       summary.push(line);
       // The fakes end with this command; the integrations screen says so instead of failing health checks.

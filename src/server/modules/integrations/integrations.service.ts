@@ -1,9 +1,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { randomBytes } from 'node:crypto';
 import type { Integration, SyncRunKind, SyncRunView } from '../../../shared/integrations.ts';
-import { PLATFORM_KEYS, type PlatformKey } from '../../../shared/platforms.ts';
+import { PLATFORM_KEYS, PLATFORM_NAMES, type PlatformKey } from '../../../shared/platforms.ts';
 import { ConnectorAuthError, ConnectorRequestError, MalformedResponseError, type Connector, type ConnectorCredentials } from '../../connectors/connector.ts';
-import { CONNECTORS, PLATFORM_DISPLAY_NAMES, connectorFor } from '../../connectors/registry.ts';
+import { CONNECTORS, connectorFor } from '../../connectors/registry.ts';
 import { AppError } from '../../errors.ts';
 import { sqlRunner } from '../commerce/raw-sql.ts';
 import { PlatformConnection, type PlatformConnectionEntity } from '../connections/platform-connection.entity.ts';
@@ -85,7 +85,7 @@ function integrationView(
   }
   return {
     platform,
-    displayName: PLATFORM_DISPLAY_NAMES[platform],
+    displayName: PLATFORM_NAMES[platform],
     kind: connector.kind,
     authKind: connector.authKind,
     credentialFields: [...(connector.credentialFields ?? [])],
@@ -161,7 +161,7 @@ async function markConnected(
 function requireAuthKind(connector: Connector, wanted: Connector['authKind']): void {
   if (connector.authKind === wanted) return;
   const how = { oauth: 'signing in with it (Connect)', credentials: 'entering its API credentials', upload: 'uploading a CSV file' }[connector.authKind];
-  throw new AppError('BAD_REQUEST', `${PLATFORM_DISPLAY_NAMES[connector.platform]} is connected by ${how}.`);
+  throw new AppError('BAD_REQUEST', `${PLATFORM_NAMES[connector.platform]} is connected by ${how}.`);
 }
 
 /** The credentials a form sent, checked before anything is asked of the platform. */
@@ -169,7 +169,7 @@ function credentialsFromForm(connector: Connector, input: Record<string, string>
   const credentials: ConnectorCredentials = {};
   for (const field of connector.credentialFields ?? []) {
     const value = input[field]?.trim();
-    if (!value) throw new AppError('BAD_REQUEST', `${PLATFORM_DISPLAY_NAMES[connector.platform]}: ${field} is required`, { fieldErrors: [{ field, message: `${field} is required` }] });
+    if (!value) throw new AppError('BAD_REQUEST', `${PLATFORM_NAMES[connector.platform]}: ${field} is required`, { fieldErrors: [{ field, message: `${field} is required` }] });
     credentials[field] = value;
   }
   if (connector.platform === 'woocommerce') {
@@ -261,7 +261,7 @@ export async function completeOAuth(
   options: { sessionUserId: number | null; settings?: IntegrationsSettings },
 ): Promise<void> {
   const settings = options.settings ?? integrationsSettings();
-  const name = PLATFORM_DISPLAY_NAMES[platform];
+  const name = PLATFORM_NAMES[platform];
   const connector = CONNECTORS[platform];
   if (!connector?.oauth) throw new OAuthCallbackError(`${name} is not connected by signing in.`);
   const stateValue = query.state ?? '';

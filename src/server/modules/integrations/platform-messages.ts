@@ -1,6 +1,5 @@
-import type { PlatformKey } from '../../../shared/platforms.ts';
+import { PLATFORM_NAMES, type PlatformKey } from '../../../shared/platforms.ts';
 import { ConnectorAuthError, ConnectorRequestError, MalformedResponseError } from '../../connectors/connector.ts';
-import { PLATFORM_DISPLAY_NAMES } from '../../connectors/registry.ts';
 
 // What the user reads when a platform refuses or fails: the platform named once (connectors' own
 // reasons usually name it already: "Klaviyo refused the private API key: ... reconnect."), and what to
@@ -29,7 +28,7 @@ const ADVICE = /\b(re)?connect|\bcreate\b|\benter\b|\bcheck\b|\bgive\b|\bcopy\b|
  * advice, `advice` after it.
  */
 export function refusalMessage(platform: PlatformKey, reason: string, advice: string): string {
-  const name = PLATFORM_DISPLAY_NAMES[platform];
+  const name = PLATFORM_NAMES[platform];
   let message = reason.trim().replace(/^The platform\b/, name);
   if (!MENTIONS[platform].test(message) && !message.includes(name)) message = `${name}: ${message}`;
   if (!/[.!?]$/.test(message)) message += '.';
@@ -41,7 +40,7 @@ export function refusalMessage(platform: PlatformKey, reason: string, advice: st
  * no internals. A request it refused outright keeps the connector's reason, which says why.
  */
 export function unreachableMessage(platform: PlatformKey, error: ConnectorRequestError | MalformedResponseError, whatFailed: string, advice: string): string {
-  const name = PLATFORM_DISPLAY_NAMES[platform];
+  const name = PLATFORM_NAMES[platform];
   if (error instanceof ConnectorRequestError && error.status > 0 && error.status < 500 && error.status !== 429) return refusalMessage(platform, error.detail, advice);
   const why = error instanceof MalformedResponseError ? 'answered something we could not read' : error.status === 0 ? 'could not be reached' : `kept failing (HTTP ${error.status})`;
   return `${name} ${why} ${whatFailed}. ${advice}`;
@@ -49,7 +48,7 @@ export function unreachableMessage(platform: PlatformKey, error: ConnectorReques
 
 /** A failed sync's message for the card (which adds its own "Try Sync now" advice). */
 export function syncFailureMessage(platform: PlatformKey, error: unknown): string {
-  if (error instanceof ConnectorAuthError) return refusalMessage(platform, error.reason, `Reconnect ${PLATFORM_DISPLAY_NAMES[platform]}.`);
+  if (error instanceof ConnectorAuthError) return refusalMessage(platform, error.reason, `Reconnect ${PLATFORM_NAMES[platform]}.`);
   if (error instanceof ConnectorRequestError || error instanceof MalformedResponseError) {
     return unreachableMessage(platform, error, 'during the sync', 'The next sync tries again.');
   }

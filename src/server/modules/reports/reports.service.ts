@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { z } from 'zod';
-import { platformDisplayName } from '../../../shared/platforms.ts';
+import { PLATFORM_NAMES, type PlatformKey } from '../../../shared/platforms.ts';
 import { formatMinorUnits, formatRatio } from '../../../shared/metrics.ts';
 import {
   METRIC_FORMATS,
@@ -147,8 +147,6 @@ const CHANNEL_LABELS: Record<string, string> = {
   referral: 'Referral',
   direct: 'Direct',
   email: 'E-mail',
-  tiktokads: 'TikTok Ads',
-  mailchimp: 'Mailchimp',
   new: 'New customers',
   returning: 'Returning customers',
 };
@@ -156,7 +154,7 @@ const CHANNEL_LABELS: Record<string, string> = {
 /** A row's dimension value as people read it (English; the page translates its own). */
 export function dimensionValueLabel(result: Pick<ReportResult, 'dimension'>, label: string): string {
   if (result.dimension === 'channel' || result.dimension === 'platform' || result.dimension === 'customer_type') {
-    return CHANNEL_LABELS[label] ?? platformDisplayName(label);
+    return CHANNEL_LABELS[label] ?? PLATFORM_NAMES[label as PlatformKey] ?? label;
   }
   return label;
 }
