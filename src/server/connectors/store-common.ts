@@ -2,7 +2,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { addDays, dayInZone } from '../modules/commerce/days.ts';
 import type { ConnectorContext } from './connector.ts';
 
-// Small helpers both store connectors (Shopify and WooCommerce) and the sync engine use.
+// Small helpers the store connectors (Shopify and WooCommerce), webhook receivers and the sync engine use.
 
 /**
  * Whether `signature` is HMAC-SHA256(key, message) in `encoding`, compared in constant time.
@@ -13,6 +13,17 @@ export function hmacMatches(message: string | Buffer, key: string, signature: st
   const expected = createHmac('sha256', key).update(message).digest();
   const given = Buffer.from(signature.trim(), encoding);
   return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+/** Request headers as a webhook receiver gets them: Node's (lower-cased, repeatable) or a fetch Headers. */
+export type HeaderBag = Record<string, string | string[] | undefined> | Headers;
+
+/** A header's (first) value, its name in any case; null when absent. */
+export function headerValue(headers: HeaderBag, name: string): string | null {
+  if (headers instanceof Headers) return headers.get(name);
+  const wanted = name.toLowerCase();
+  const value = Object.entries(headers).find(([key]) => key.toLowerCase() === wanted)?.[1];
+  return (Array.isArray(value) ? value[0] : value) ?? null;
 }
 
 /** Milliseconds the zone is ahead of UTC at `instant`. */

@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { hmacMatches } from '../store-common.ts';
+import { headerValue, hmacMatches } from '../store-common.ts';
 
 // Klaviyo system webhooks (platform-apis.md 7.4). Headers Klaviyo-Webhook-Id, Klaviyo-Signature (hex
 // HMAC-SHA256 with the webhook's secret_key) and Klaviyo-Timestamp; body {data:[...], meta:{
@@ -22,12 +22,6 @@ export interface KlaviyoWebhookDelivery {
 
 export type KlaviyoWebhookVerdict = { ok: true; webhookId: string; accountId: string | null; events: unknown[] } | { ok: false; reason: string };
 
-function header(headers: KlaviyoWebhookDelivery['headers'], name: string): string | undefined {
-  const wanted = name.toLowerCase();
-  for (const [key, value] of Object.entries(headers)) if (key.toLowerCase() === wanted) return Array.isArray(value) ? value[0] : value;
-  return undefined;
-}
-
 function timestampMs(value: string): number | null {
   const trimmed = value.trim();
   if (/^\d+$/.test(trimmed)) return trimmed.length > 11 ? Number(trimmed) : Number(trimmed) * 1000;
@@ -40,9 +34,9 @@ export function klaviyoSignature(secret: string, rawBody: string, timestamp: str
 }
 
 export function verifyKlaviyoWebhook(delivery: KlaviyoWebhookDelivery): KlaviyoWebhookVerdict {
-  const signature = header(delivery.headers, 'klaviyo-signature');
-  const timestamp = header(delivery.headers, 'klaviyo-timestamp');
-  const webhookId = header(delivery.headers, 'klaviyo-webhook-id');
+  const signature = headerValue(delivery.headers, 'klaviyo-signature');
+  const timestamp = headerValue(delivery.headers, 'klaviyo-timestamp');
+  const webhookId = headerValue(delivery.headers, 'klaviyo-webhook-id');
   if (!signature || !timestamp || !webhookId) return { ok: false, reason: 'missing Klaviyo-Signature, Klaviyo-Timestamp or Klaviyo-Webhook-Id header' };
   if (!delivery.secret) return { ok: false, reason: 'no webhook secret configured' };
 

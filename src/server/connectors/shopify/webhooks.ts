@@ -2,7 +2,7 @@ import type { IngestOrder, IngestRefund } from '../../modules/commerce/ingest.ts
 import { MalformedResponseError } from '../connector.ts';
 import { mapShopifyRestOrder, mapShopifyRestRefund, type ShopifyRestOrder, type ShopifyRestRefund } from './map.ts';
 import { SHOPIFY } from './client.ts';
-import { hmacMatches } from '../store-common.ts';
+import { headerValue, hmacMatches, type HeaderBag } from '../store-common.ts';
 
 // Shopify webhook deliveries (platform-apis.md 1.6): the signature over the raw body, the headers
 // that identify a delivery, and the topics we subscribe to mapped to ingest rows.
@@ -28,22 +28,14 @@ export interface ShopifyWebhookDelivery {
   triggeredAt: string | null;
 }
 
-type HeaderBag = Record<string, string | string[] | undefined> | Headers;
-
-function header(headers: HeaderBag, name: string): string | null {
-  if (headers instanceof Headers) return headers.get(name);
-  const value = headers[name] ?? headers[name.toLowerCase()] ?? Object.entries(headers).find(([key]) => key.toLowerCase() === name.toLowerCase())?.[1];
-  return (Array.isArray(value) ? value[0] : value) ?? null;
-}
-
 export function shopifyWebhookDelivery(headers: HeaderBag): ShopifyWebhookDelivery {
   return {
-    topic: header(headers, 'x-shopify-topic') ?? '',
-    shopDomain: header(headers, 'x-shopify-shop-domain'),
-    webhookId: header(headers, 'x-shopify-webhook-id'),
-    eventId: header(headers, 'x-shopify-event-id'),
-    apiVersion: header(headers, 'x-shopify-api-version'),
-    triggeredAt: header(headers, 'x-shopify-triggered-at'),
+    topic: headerValue(headers, 'x-shopify-topic') ?? '',
+    shopDomain: headerValue(headers, 'x-shopify-shop-domain'),
+    webhookId: headerValue(headers, 'x-shopify-webhook-id'),
+    eventId: headerValue(headers, 'x-shopify-event-id'),
+    apiVersion: headerValue(headers, 'x-shopify-api-version'),
+    triggeredAt: headerValue(headers, 'x-shopify-triggered-at'),
   };
 }
 

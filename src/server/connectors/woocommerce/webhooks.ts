@@ -1,6 +1,6 @@
 import type { IngestOrder } from '../../modules/commerce/ingest.ts';
 import { MalformedResponseError } from '../connector.ts';
-import { hmacMatches } from '../store-common.ts';
+import { headerValue, hmacMatches, type HeaderBag } from '../store-common.ts';
 import { WOOCOMMERCE, wooOrder } from './client.ts';
 import { mapWooOrder } from './map.ts';
 
@@ -21,26 +21,18 @@ export interface WooCommerceWebhookDelivery {
   source: string | null;
 }
 
-type HeaderBag = Record<string, string | string[] | undefined> | Headers;
-
-function header(headers: HeaderBag, name: string): string | null {
-  if (headers instanceof Headers) return headers.get(name);
-  const value = Object.entries(headers).find(([key]) => key.toLowerCase() === name)?.[1];
-  return (Array.isArray(value) ? value[0] : value) ?? null;
-}
-
 export function wooCommerceWebhookDelivery(headers: HeaderBag): WooCommerceWebhookDelivery {
   return {
-    topic: header(headers, 'x-wc-webhook-topic') ?? '',
-    deliveryId: header(headers, 'x-wc-webhook-delivery-id'),
-    webhookId: header(headers, 'x-wc-webhook-id'),
-    source: header(headers, 'x-wc-webhook-source'),
+    topic: headerValue(headers, 'x-wc-webhook-topic') ?? '',
+    deliveryId: headerValue(headers, 'x-wc-webhook-delivery-id'),
+    webhookId: headerValue(headers, 'x-wc-webhook-id'),
+    source: headerValue(headers, 'x-wc-webhook-source'),
   };
 }
 
 /** The unsigned ping WooCommerce sends when a webhook is created (form body `webhook_id=N`); answer 200. */
 export function isWooCommercePing(rawBody: string, headers: HeaderBag): boolean {
-  return !header(headers, 'x-wc-webhook-topic') && /^webhook_id=\d+$/.test(rawBody.trim());
+  return !headerValue(headers, 'x-wc-webhook-topic') && /^webhook_id=\d+$/.test(rawBody.trim());
 }
 
 export type WooCommerceWebhookEffect =

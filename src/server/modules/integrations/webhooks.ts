@@ -3,6 +3,7 @@ import type { PlatformKey } from '../../../shared/platforms.ts';
 import { fetchShopifyOrder } from '../../connectors/shopify/index.ts';
 import { fetchWooCommerceOrder } from '../../connectors/woocommerce/index.ts';
 import { mapShopifyWebhook, shopifyWebhookDelivery, verifyShopifyWebhook } from '../../connectors/shopify/webhooks.ts';
+import { headerValue, type HeaderBag } from '../../connectors/store-common.ts';
 import { isWooCommercePing, mapWooCommerceWebhook, verifyWooCommerceWebhook, wooCommerceWebhookDelivery } from '../../connectors/woocommerce/webhooks.ts';
 import { ingestOrders, ingestRefunds, type IngestOrder } from '../commerce/ingest.ts';
 import { sqlRunner } from '../commerce/raw-sql.ts';
@@ -26,8 +27,6 @@ export interface WebhookAnswer {
 const INVALID_SIGNATURE: WebhookAnswer = { status: 401, message: 'Invalid webhook signature' };
 const ACCEPTED: WebhookAnswer = { status: 200, message: 'ok' };
 
-type Headers = Record<string, string | string[] | undefined>;
-
 /** Stores the delivery unless its id was seen before; queues its processing when new. */
 async function storeDelivery(em: EntityManager, connection: PlatformConnectionEntity, deliveryId: string, topic: string, rawBody: Buffer): Promise<void> {
   const [row] = await sqlRunner(em).rows<{ id: number }>(
@@ -40,10 +39,9 @@ async function storeDelivery(em: EntityManager, connection: PlatformConnectionEn
   if (row) await sendIntegrationJob(WEBHOOK_QUEUE, { deliveryId: row.id });
 }
 
-export async function receiveShopifyWebhook(em: EntityManager, rawBody: Buffer, headers: Headers, settings: IntegrationsSettings = integrationsSettings()): Promise<WebhookAnswer> {
+export async function receiveShopifyWebhook(em: EntityManager, rawBody: Buffer, headers: HeaderBag, settings: IntegrationsSettings = integrationsSettings()): Promise<WebhookAnswer> {
   const secret = settings.platforms.shopify?.clientSecret;
-  const signature = headers['x-shopify-hmac-sha256'];
-  if (!secret || !verifyShopifyWebhook(rawBody, Array.isArray(signature) ? signature[0] : signature, secret)) return INVALID_SIGNATURE;
+  if (!secret || !verifyShopifyWebhook(rawBody, headerValue(headers, 'x-shopify-hmac-sha256'), secret)) return INVALID_SIGNATURE;
   const delivery = shopifyWebhookDelivery(headers);
   if (!delivery.webhookId || !delivery.topic) return { status: 400, message: 'X-Shopify-Webhook-Id and X-Shopify-Topic are required' };
   const connection = delivery.shopDomain ? await em.findOne(PlatformConnection, { platform: 'shopify', accountId: delivery.shopDomain.toLowerCase() }) : null;
@@ -53,14 +51,13 @@ export async function receiveShopifyWebhook(em: EntityManager, rawBody: Buffer, 
   return ACCEPTED;
 }
 
-export async function receiveWooCommerceWebhook(em: EntityManager, connectionId: number, rawBody: Buffer, headers: Headers, settings: IntegrationsSettings = integrationsSettings()): Promise<WebhookAnswer> {
+export async function receiveWooCommerceWebhook(em: EntityManager, connectionId: number, rawBody: Buffer, headers: HeaderBag, settings: IntegrationsSettings = integrationsSettings()): Promise<WebhookAnswer> {
   const connection = Number.isSafeInteger(connectionId) ? await em.findOne(PlatformConnection, { id: connectionId, platform: 'woocommerce' }) : null;
   if (!connection) return { status: 404, message: 'Unknown webhook address' };
   // WooCommerce pings a new webhook's address, unsigned, when the merchant saves it.
   if (isWooCommercePing(rawBody.toString('utf8'), headers)) return ACCEPTED;
   const secret = openCredentials(settings, connection)?.webhookSecret;
-  const signature = headers['x-wc-webhook-signature'];
-  if (!secret || !verifyWooCommerceWebhook(rawBody, Array.isArray(signature) ? signature[0] : signature, secret)) return INVALID_SIGNATURE;
+  if (!secret || !verifyWooCommerceWebhook(rawBody, headerValue(headers, 'x-wc-webhook-signature'), secret)) return INVALID_SIGNATURE;
   const delivery = wooCommerceWebhookDelivery(headers);
   if (!delivery.deliveryId || !delivery.topic) return { status: 400, message: 'X-WC-Webhook-Delivery-ID and X-WC-Webhook-Topic are required' };
   await storeDelivery(em, connection, delivery.deliveryId, delivery.topic, rawBody);
@@ -100,8 +97,9 @@ export async function processWebhookDelivery(em: EntityManager, deliveryId: numb
         // A refund of an order we have not stored (placed before the backfill's window, or its own
         // delivery still on its way): the order is read from Shopify first, so the refund has its order.
         const credentials = openCredentials(settings, connection);
+        const ctx = credentials ? connectorContext(settings, 'shopify', credentials, store) : null;
         for (const orderId of await ordersNotStored(em, store.id, 'shopify', effect.refunds.map((refund) => refund.orderExternalId), orders)) {
-          const fetched = credentials ? await fetchShopifyOrder(connectorContext(settings, 'shopify', credentials, store), orderId) : null;
+          const fetched = ctx ? await fetchShopifyOrder(ctx, orderId) : null;
           if (!fetched) {
             delivery.error = `Order ${orderId} is not known here or at Shopify: its refund was skipped.`;
             refunds = refunds.filter((refund) => refund.orderExternalId !== orderId);
