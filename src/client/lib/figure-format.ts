@@ -1,14 +1,15 @@
 import { useEffect, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { CURRENCIES, isSupportedCurrency } from '../../shared/currencies.ts';
 import { NO_VALUE } from '../../shared/metrics.ts';
-import { formatCurrency } from './format.ts';
+import { formatCompactCurrency, formatCurrency } from './format.ts';
 
 /** How the data screens (analytics, marketing, orders, revenue) write their figures, in the user's language; "—" for no value. */
 export interface FigureFormat {
   locale: string;
   /** minor units -> "£1,234.50" */
   money: (minor: number | null | undefined, currency: string) => string;
-  /** minor units -> "£1.2K" (axes, tight cells) */
+  /** minor units -> "£1.25k" (axes, tight cells): k and m, 1 or 2 decimals only when needed */
   compactMoney: (minor: number | null | undefined, currency: string) => string;
   integer: (value: number | null | undefined) => string;
   /** up to 2 decimals (platform conversions are fractional) */
@@ -36,8 +37,7 @@ export function figureFormat(locale: string): FigureFormat {
   return {
     locale,
     money: (minor, currency) => (known(minor) ? formatCurrency(Math.round(minor) / 100, currency, locale) : NO_VALUE),
-    compactMoney: (minor, currency) =>
-      known(minor) ? new Intl.NumberFormat(locale, { style: 'currency', currency, notation: 'compact', maximumFractionDigits: 1 }).format(minor / 100) : NO_VALUE,
+    compactMoney: (minor, currency) => (known(minor) ? formatCompactCurrency(minor / 100, isSupportedCurrency(currency) ? CURRENCIES[currency].symbol : currency) : NO_VALUE),
     integer: (value) => (known(value) ? integer.format(value) : NO_VALUE),
     decimal: (value) => (known(value) ? decimal.format(value) : NO_VALUE),
     percent: (fraction, fractionDigits = 1) =>

@@ -4,10 +4,10 @@ import { platformDisplayName, type PlatformKey } from '../../../shared/platforms
 // What the integrations screen derives from `integrations.list`: the groups, the status a card shows,
 // the progress of a run, when to poll, and the check of a Shopify store address.
 
-export type IntegrationGroupKey = Integration['kind'];
+type IntegrationGroupKey = Integration['kind'];
 
 /** The screen's sections, in order, with their platforms in the order their cards appear. */
-export const INTEGRATION_GROUPS: readonly { key: IntegrationGroupKey; platforms: readonly PlatformKey[] }[] = [
+const INTEGRATION_GROUPS: readonly { key: IntegrationGroupKey; platforms: readonly PlatformKey[] }[] = [
   { key: 'store', platforms: ['shopify', 'woocommerce'] },
   { key: 'ads', platforms: ['googleads', 'metaads', 'bingads', 'tiktokads'] },
   { key: 'email', platforms: ['klaviyo', 'omnisend', 'mailchimp', 'email'] },
@@ -47,11 +47,6 @@ export function displayStatus(integration: Pick<Integration, 'status' | 'current
 export function runPercent(run: Pick<SyncRunView, 'rowsDone' | 'estimatedTotal'>): number | null {
   if (run.estimatedTotal === null || run.estimatedTotal <= 0) return null;
   return Math.min(100, Math.max(0, Math.round((run.rowsDone / run.estimatedTotal) * 100)));
-}
-
-/** Whether the card offers Connect (nothing stored) rather than Sync now / Disconnect. */
-export function needsConnecting(status: ConnectionStatus): boolean {
-  return status === 'not_connected';
 }
 
 /**
