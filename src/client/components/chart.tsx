@@ -2,6 +2,7 @@ import type ApexCharts from 'apexcharts';
 import type { ApexOptions } from 'apexcharts';
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { formatCompactNumber } from '../lib/format.ts';
 
 export type ChartType = 'line' | 'area' | 'bar' | 'donut' | 'pie' | 'scatter';
 
@@ -10,7 +11,8 @@ export interface ChartProps {
   series: ApexOptions['series'];
   /**
    * Merged over the defaults (theme colours, fonts, grid, locale-aware axis numbers). Memoise it
-   * (useMemo): a new object re-renders the chart.
+   * (useMemo): a new object draws the chart afresh with exactly these options (nothing of the
+   * previous set survives).
    */
   options?: ApexOptions;
   height?: number;
@@ -92,13 +94,12 @@ function mergeOptions<T extends PlainObject>(base: T, override: PlainObject | un
   return merged as T;
 }
 
-/** Axis numbers in the user's language, compact above 10,000 ("12K", "1,2 M"). */
+/** Axis numbers: in the user's language below 10,000, in the compact form of the spec above ("12k", "1.25m"). */
 function axisNumberFormatter(locale: string): (value: number) => string {
-  const compact = new Intl.NumberFormat(locale, { notation: 'compact', maximumFractionDigits: 1 });
   const plain = new Intl.NumberFormat(locale, { maximumFractionDigits: 2 });
   return (value: number) => {
     if (typeof value !== 'number' || !Number.isFinite(value)) return '';
-    return Math.abs(value) >= 10_000 ? compact.format(value) : plain.format(value);
+    return Math.abs(value) >= 10_000 ? formatCompactNumber(value) : plain.format(value);
   };
 }
 
@@ -124,7 +125,7 @@ function defaultOptions(type: ChartType, height: number, colours: ThemeColours, 
     theme: { mode: colours.mode },
     colors: colours.palette,
     dataLabels: { enabled: false },
-    stroke: circular ? { width: 2, colors: ['transparent'] } : { curve: 'smooth', width: type === 'line' || type === 'area' ? 2.5 : 0 },
+    stroke: circular ? { width: 2, colors: ['transparent'] } : { curve: 'monotoneCubic', width: type === 'line' || type === 'area' ? 2.5 : 0 },
     fill: type === 'area' ? { type: 'gradient', gradient: { shadeIntensity: 1, opacityFrom: 0.35, opacityTo: 0.02, stops: [0, 95] } } : {},
     grid: { borderColor: colours.grid, strokeDashArray: 4, padding: { left: 8, right: 8 } },
     legend: { position: circular ? 'bottom' : 'top', horizontalAlign: 'left', labels: { colors: colours.text }, fontSize: '12px' },
@@ -152,24 +153,30 @@ export function Chart({ type, series, options, height = 300, ariaLabel, classNam
 
   // Series are compared by content: callers usually build them inline.
   const seriesKey = JSON.stringify(series);
-  const merged = useMemo(() => {
+  const config = useMemo(() => {
     if (!colours) return null;
-    const base = defaultOptions(type, height, colours, locale, noDataText);
-    return { ...mergeOptions(base as PlainObject, options as PlainObject | undefined), series: JSON.parse(seriesKey) as ApexOptions['series'] } as ApexOptions;
-  }, [type, height, colours, locale, noDataText, options, seriesKey]);
+    return mergeOptions(defaultOptions(type, height, colours, locale, noDataText) as PlainObject, options as PlainObject | undefined) as ApexOptions;
+  }, [type, height, colours, locale, noDataText, options]);
+  /** The options the drawing was made with: new series alone update it, new options draw it afresh. */
+  const drawnConfig = useRef<ApexOptions | null>(null);
 
   useEffect(() => {
-    if (!merged) return;
+    if (!config) return;
+    const seriesData = JSON.parse(seriesKey) as ApexOptions['series'];
     let cancelled = false;
     import('apexcharts')
       .then(async ({ default: ApexChartsClass }) => {
         if (cancelled || !container.current) return;
-        if (chart.current) {
-          // Also marks ready when new options arrive while the first drawing is still under way.
-          await chart.current.updateOptions(merged, true, true);
+        if (chart.current && drawnConfig.current === config) {
+          // Also marks ready when new series arrive while the first drawing is still under way.
+          await chart.current.updateSeries(seriesData ?? [], true);
         } else {
-          const instance = new ApexChartsClass(container.current, merged);
+          // ApexCharts merges updateOptions() into the options it holds, so an option the new set
+          // leaves out (a formatter, an offset of the phone layout) would survive: draw afresh.
+          chart.current?.destroy();
+          const instance = new ApexChartsClass(container.current, { ...config, series: seriesData });
           chart.current = instance;
+          drawnConfig.current = config;
           await instance.render();
         }
         if (!cancelled) setStatus('ready');
@@ -180,7 +187,7 @@ export function Chart({ type, series, options, height = 300, ariaLabel, classNam
     return () => {
       cancelled = true;
     };
-  }, [merged]);
+  }, [config, seriesKey]);
 
   useEffect(
     () => () => {

@@ -25,7 +25,9 @@ export function DataPage({ title, description, actions, showDateRange = true, ch
     <div className="mx-auto max-w-7xl space-y-6">
       <PageHeader title={title} description={description}>
         {(actions || showDateRange) && (
-          <div className="flex w-full flex-col gap-2 sm:w-auto sm:flex-row sm:items-start">
+          // ml-auto: when a long description pushes the pickers onto their own line they stay on the
+          // right, with the date caption under them still lined up with their right edge.
+          <div className="flex w-full flex-col gap-2 sm:ml-auto sm:w-auto sm:flex-row sm:items-start">
             {actions && <div className="flex flex-wrap gap-2">{actions}</div>}
             {showDateRange && <DateRangePicker />}
           </div>

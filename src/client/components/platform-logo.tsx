@@ -1,11 +1,12 @@
 import { MailIcon } from 'lucide-react';
 import { siGoogleads, siMailchimp, siMeta, siShopify, siTiktok, siWoocommerce } from 'simple-icons';
 import type { PlatformKey } from '../../shared/platforms.ts';
-import { useTheme, type ResolvedTheme } from '../lib/theme.tsx';
+import type { ResolvedTheme } from '../lib/theme.tsx';
 
-// Each platform's mark on a small tile: the brand's own logo (simple-icons) where it has one, a
-// lettermark in the brand colour otherwise. A brand colour too close to the surface (TikTok's black
-// in the dark theme, Mailchimp's yellow in the light one) is shifted until it reads.
+// Each platform's mark on a small white tile, in both themes: the brand's own logo (simple-icons) where
+// it has one, a lettermark in the brand colour otherwise. Brand colours are made for white (TikTok's and
+// Klaviyo's near-black, Omnisend's dark green, WooCommerce's purple would all sink into the dark
+// surface), so the tile stays light; a colour too pale for white (Mailchimp's yellow) is darkened.
 
 type LogoMark = { kind: 'icon'; path: string; hex: string; wide?: boolean } | { kind: 'letter'; letter: string; hex: string } | { kind: 'mail' };
 
@@ -63,21 +64,20 @@ export function readableBrandColor(hex: string, theme: ResolvedTheme): string {
 }
 
 export function PlatformLogo({ platform, className = 'size-11' }: { platform: PlatformKey; className?: string }) {
-  const { resolved } = useTheme();
   const mark = LOGOS[platform];
-  const tile = `bg-base-100 border-base-content/10 grid shrink-0 place-items-center rounded-xl border shadow-xs ${className}`;
+  const tile = `border-base-content/10 grid bg-white shrink-0 place-items-center rounded-xl border shadow-xs ${className}`;
   if (mark.kind === 'mail') {
     return (
-      <span className={`${tile} text-base-content/80 text-2xl`} aria-hidden="true" data-testid="platform-logo">
+      <span className={`${tile} text-2xl text-neutral-700`} aria-hidden="true" data-testid="platform-logo">
         <MailIcon />
       </span>
     );
   }
-  const color = `#${readableBrandColor(mark.hex, resolved)}`;
+  const color = `#${readableBrandColor(mark.hex, 'light')}`;
   return (
     <span className={tile} aria-hidden="true" data-testid="platform-logo">
       {mark.kind === 'icon' ? (
-        <svg viewBox="0 0 24 24" className={mark.wide ? 'size-9' : 'size-6'} fill={color} role="presentation">
+        <svg viewBox="0 0 24 24" className={mark.wide ? 'size-10' : 'size-6'} fill={color} role="presentation">
           <path d={mark.path} />
         </svg>
       ) : (

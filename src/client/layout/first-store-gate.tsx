@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { StoreIcon } from 'lucide-react';
+import { TextField } from '../components/form-fields.tsx';
 import { toast } from '../components/toast.tsx';
 import { fieldErrorsListOf, httpStatusOf, serverMessage } from '../lib/session.ts';
 import { trpc } from '../lib/trpc.ts';
@@ -93,18 +94,16 @@ export function FirstStoreGate() {
           {t('firstStore.body')}
         </p>
         <form className="mt-5 space-y-4" onSubmit={submit}>
-          <label className="block space-y-1.5">
-            <span className="text-sm font-medium">{t('firstStore.nameLabel')}</span>
-            <input
-              className="input w-full"
-              value={name}
-              onChange={(event) => setName(event.target.value)}
-              placeholder={t('firstStore.placeholder')}
-              autoComplete="off"
-              maxLength={100}
-              autoFocus
-            />
-          </label>
+          <TextField
+            id="first-store-name"
+            label={t('firstStore.nameLabel')}
+            value={name}
+            onValueChange={setName}
+            placeholder={t('firstStore.placeholder')}
+            autoComplete="off"
+            maxLength={100}
+            autoFocus
+          />
           <button type="submit" className="btn btn-primary w-full" disabled={!name.trim() || create.isPending}>
             {create.isPending && <span className="loading loading-spinner loading-sm" aria-hidden="true" />}
             {create.isPending ? t('firstStore.creating') : t('firstStore.create')}

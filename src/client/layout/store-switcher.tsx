@@ -59,7 +59,12 @@ export function StoreSwitcher() {
                 <li key={store.id}>
                   <button
                     type="button"
-                    className={current ? 'bg-primary/10 font-semibold' : undefined}
+                    // aria-current makes daisyUI paint the row as menu-active (neutral-content text): set its colours.
+                    className={
+                      current
+                        ? 'font-semibold [--menu-active-bg:color-mix(in_oklab,var(--color-primary)_12%,transparent)] [--menu-active-fg:var(--color-base-content)]'
+                        : undefined
+                    }
                     aria-current={current ? 'true' : undefined}
                     aria-label={current ? `${store.name} (${t('store.current')})` : t('store.switchTo', { name: store.name })}
                     disabled={setActive.isPending}

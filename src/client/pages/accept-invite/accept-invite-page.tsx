@@ -100,7 +100,7 @@ function StateCard({ tone, icon, title, body, action }: { tone: 'error' | 'warni
         <span className={`grid size-14 place-items-center rounded-2xl text-3xl ${toneClass}`} aria-hidden="true">
           {icon}
         </span>
-        <h1 className="text-xl font-semibold text-balance">{title}</h1>
+        <h1 className="text-xl font-semibold text-balance break-words">{title}</h1>
         <p className="text-base-content/75 text-pretty">{body}</p>
         {action && <div className="mt-2 flex flex-wrap justify-center gap-2">{action}</div>}
       </div>
@@ -158,7 +158,7 @@ function InvitationView({ token, invitation, user, onAccepted }: { token: string
             <MailIcon />
           </span>
           <div className="min-w-0">
-            <h1 className="text-xl font-semibold text-balance">{t('accept.title', { inviter: invitation.inviterName, store: invitation.storeName })}</h1>
+            <h1 className="text-xl font-semibold text-balance break-words">{t('accept.title', { inviter: invitation.inviterName, store: invitation.storeName })}</h1>
             <p className="text-base-content/75 mt-1 text-sm">{t('accept.subtitle')}</p>
           </div>
         </div>
@@ -226,7 +226,7 @@ function WrongAccount({ user, invitation }: { user: CurrentUser; invitation: Inv
   });
   return (
     <div className="flex flex-col gap-3">
-      <div role="alert" className="alert alert-warning alert-soft items-start text-sm">
+      <div role="alert" className="alert alert-warning alert-soft items-start text-sm break-words">
         <span>{t('accept.wrongAccount', { username: user.username, email: user.email, invited: invitation.email })}</span>
       </div>
       <button type="button" className="btn btn-outline w-full" onClick={() => logout.mutate()} disabled={logout.isPending} aria-busy={logout.isPending}>

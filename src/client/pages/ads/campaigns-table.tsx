@@ -202,9 +202,9 @@ function CampaignCard({ title, subtitle, figure }: { title: string; subtitle: st
       <p className="text-base-content/60 truncate text-xs">{subtitle}</p>
       <dl className="mt-2 grid grid-cols-2 gap-x-4 gap-y-1 text-sm">
         {CARD_KEYS.map((key) => (
-          <div key={key} className="flex justify-between gap-2">
-            <dt className="text-base-content/70 truncate">{t(`columns.${key}`)}</dt>
-            <dd className="font-medium tabular-nums">{figure(key)}</dd>
+          <div key={key} className="flex items-baseline justify-between gap-2">
+            <dt className="text-base-content/70 min-w-0 wrap-break-word">{t(`columns.${key}`)}</dt>
+            <dd className="shrink-0 text-right font-medium tabular-nums">{figure(key)}</dd>
           </div>
         ))}
       </dl>

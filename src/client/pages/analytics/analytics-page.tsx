@@ -1,6 +1,6 @@
 import type { ApexOptions } from 'apexcharts';
 import { ArrowRightIcon, ChevronRightIcon, RadarIcon } from 'lucide-react';
-import { useMemo } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'wouter';
 import { GRANULARITIES, type Granularity, type TrendOutput } from '../../../shared/analytics.ts';
@@ -54,17 +54,59 @@ export function AnalyticsPage() {
   );
 }
 
+/**
+ * The KPI chip row on a phone, where it scrolls sideways: the selected chip is scrolled into view,
+ * and the edge where more chips hide fades out.
+ */
+function useChipRow(selected: string) {
+  const ref = useRef<HTMLDivElement>(null);
+  const [edges, setEdges] = useState({ fadeLeft: false, fadeRight: false });
+  useEffect(() => {
+    const row = ref.current;
+    if (!row) return;
+    const update = () => {
+      const fadeLeft = row.scrollLeft > 1;
+      const fadeRight = row.scrollLeft + row.clientWidth < row.scrollWidth - 1;
+      setEdges((previous) => (previous.fadeLeft === fadeLeft && previous.fadeRight === fadeRight ? previous : { fadeLeft, fadeRight }));
+    };
+    update();
+    row.addEventListener('scroll', update, { passive: true });
+    window.addEventListener('resize', update);
+    return () => {
+      row.removeEventListener('scroll', update);
+      window.removeEventListener('resize', update);
+    };
+  }, []);
+  useEffect(() => {
+    const row = ref.current;
+    const chip = row?.querySelector<HTMLElement>('[aria-pressed="true"]');
+    if (!row || !chip || row.scrollWidth <= row.clientWidth) return;
+    // Sideways only: the page itself must not jump.
+    const padding = 32;
+    if (chip.offsetLeft - padding < row.scrollLeft) row.scrollLeft = Math.max(0, chip.offsetLeft - padding);
+    else if (chip.offsetLeft + chip.offsetWidth + padding > row.scrollLeft + row.clientWidth) row.scrollLeft = chip.offsetLeft + chip.offsetWidth + padding - row.clientWidth;
+  }, [selected]);
+  return { ref, ...edges };
+}
+
 function AnalyticsContent() {
   const { t } = useTranslation('analytics');
   const [kpi, setKpi] = useSearchParam<KpiKey>('kpi', KPI_KEYS, 'netSales');
   const [granularity, setGranularity] = useSearchParam<Granularity>('granularity', GRANULARITIES, 'day');
   const range = useDateRange();
   const query = trpc.analytics.trend.useQuery({ kpi, granularity, from: range.from, to: range.to, compare: range.compare }, { placeholderData: (previous) => previous });
+  const chips = useChipRow(kpi);
 
   return (
     <div className="space-y-6">
       <div className="flex flex-col gap-3 lg:flex-row lg:items-center lg:justify-between">
-        <div role="group" aria-label={t('kpiPicker')} className="-mx-1 flex gap-2 overflow-x-auto px-1 pb-1 lg:flex-wrap lg:overflow-visible" data-testid="kpi-chips">
+        <div
+          ref={chips.ref}
+          role="group"
+          aria-label={t('kpiPicker')}
+          className={`relative -mx-1 flex gap-2 overflow-x-auto px-1 pb-1 lg:flex-wrap lg:overflow-visible ${chips.fadeLeft ? 'mask-l-from-[calc(100%-2rem)]' : ''} ${chips.fadeRight ? 'mask-r-from-[calc(100%-2rem)]' : ''}`}
+          data-testid="kpi-chips"
+        >
           {KPI_KEYS.map((key) => (
             <button
               key={key}

@@ -2,7 +2,7 @@ import { keepPreviousData } from '@tanstack/react-query';
 import type { ApexOptions } from 'apexcharts';
 import { useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
-import { FigureTableHead } from '../../components/figure-table-head.tsx';
+import { FigureTableHead, TableScroll } from '../../components/figure-table-head.tsx';
 import { KPI_KEYS, type KpiKey, type KpisOutput } from '../../../shared/commerce.ts';
 import { formatMultiple, formatPercentChange, NO_VALUE, roi } from '../../../shared/metrics.ts';
 import { Chart } from '../../components/chart.tsx';
@@ -16,7 +16,7 @@ import { TodayCard } from './today-card.tsx';
 
 type DayPart = 'morning' | 'afternoon' | 'evening';
 
-export function dayPart(hour: number): DayPart {
+function dayPart(hour: number): DayPart {
   if (hour < 12) return 'morning';
   if (hour < 18) return 'afternoon';
   return 'evening';
@@ -150,7 +150,8 @@ function MarketingPerformance({ data }: { data: KpisOutput }) {
       ) : (
         <div className="grid gap-4 lg:grid-cols-5 lg:items-start">
           <Chart type="bar" series={series} options={options} height={260} ariaLabel={t('marketing.chartLabel')} className="lg:col-span-2" />
-          <div className="overflow-x-auto lg:col-span-3">
+          <div className="min-w-0 lg:col-span-3">
+            <TableScroll>
             <table className="table-sm table">
               <FigureTableHead
                 first={t('marketing.channel')}
@@ -176,6 +177,7 @@ function MarketingPerformance({ data }: { data: KpisOutput }) {
                 })}
               </tbody>
             </table>
+            </TableScroll>
             <p className="text-base-content/65 mt-2 text-xs">{t('marketing.platformHint')}</p>
           </div>
         </div>

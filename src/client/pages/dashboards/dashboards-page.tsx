@@ -3,7 +3,7 @@ import type { ApexOptions } from 'apexcharts';
 import { ArrowRightIcon, StoreIcon } from 'lucide-react';
 import { useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
-import { FigureTableHead } from '../../components/figure-table-head.tsx';
+import { FigureTableHead, TableScroll } from '../../components/figure-table-head.tsx';
 import { useLocation, useSearch } from 'wouter';
 import { CURRENCY_CODES, isSupportedCurrency } from '../../../shared/currencies.ts';
 import type { AllStoresOutput } from '../../../shared/dashboard.ts';
@@ -14,6 +14,7 @@ import { useDateRange } from '../../components/date-range-picker.tsx';
 import { deltaTone, formatKpiCount, formatKpiMoney } from '../../components/kpi-card.tsx';
 import { SectionCard } from '../../components/section-card.tsx';
 import { toast } from '../../components/toast.tsx';
+import { figureFormat } from '../../lib/figure-format.ts';
 import { serverMessage } from '../../lib/session.ts';
 import { trpc } from '../../lib/trpc.ts';
 
@@ -56,12 +57,12 @@ function StoresChart({ data }: { data: AllStoresOutput }) {
   const options = useMemo<ApexOptions>(() => {
     const format = (value: number) => formatKpiMoney(Math.round(value * 100), data.currency, locale) ?? NO_VALUE;
     // Compact amounts on the value axis, so its labels do not collide on a phone.
-    const axis = new Intl.NumberFormat(locale, { style: 'currency', currency: data.currency, notation: 'compact', maximumFractionDigits: 1 });
+    const { compactMoney } = figureFormat(locale);
     const names = nameKey.split('\u0000');
     return {
       // Horizontal bars keep long store names readable on a phone.
       plotOptions: { bar: { horizontal: true, barHeight: '60%', borderRadius: 4 } },
-      xaxis: { categories: names, tickAmount: 4, labels: { formatter: (value: string) => axis.format(Number(value)) } },
+      xaxis: { categories: names, tickAmount: 4, labels: { formatter: (value: string) => compactMoney(Number(value) * 100, data.currency) } },
       yaxis: { labels: { maxWidth: 140, formatter: (value: number | string) => String(value) } },
       tooltip: { shared: true, intersect: false, y: { formatter: format } },
       grid: { padding: { right: 28 } },
@@ -81,7 +82,7 @@ function StoresTable({ data, onOpen, opening }: { data: AllStoresOutput; onOpen:
   const headers = ['netSales', 'spend', 'orders', 'roas', 'mer', 'aov', 'delta'] as const;
   return (
     <SectionCard titleId="stores-table-title" title={t('stores.tableTitle')}>
-      <div className="-mx-4 overflow-x-auto sm:mx-0">
+      <TableScroll>
         <table className="table-sm table min-w-[44rem]" data-testid="stores-table">
           <FigureTableHead first={t('stores.store')} figures={headers.map((header) => t(`stores.${header}`))} />
           <tbody>
@@ -114,7 +115,7 @@ function StoresTable({ data, onOpen, opening }: { data: AllStoresOutput; onOpen:
             </tr>
           </tfoot>
         </table>
-      </div>
+      </TableScroll>
       <p className="text-base-content/65 text-xs">{t('stores.note', { currency: data.currency })}</p>
     </SectionCard>
   );

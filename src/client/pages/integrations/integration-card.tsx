@@ -216,7 +216,7 @@ function CardActions({ integration, title, onConnect, onDisconnect }: Omit<Integ
           {t('actions.uploadNew')}
         </button>
       )}
-      <button type="button" className="btn btn-ghost btn-sm gap-1.5 sm:ml-auto" onClick={() => onDisconnect(integration)}>
+      <button type="button" className="btn btn-ghost btn-sm ml-auto gap-1.5" onClick={() => onDisconnect(integration)}>
         <UnplugIcon className="size-4" aria-hidden="true" />
         {t('actions.disconnect')}
       </button>

@@ -1,4 +1,4 @@
-import { ChevronDownIcon, SearchIcon, XIcon } from 'lucide-react';
+import { SearchIcon, XIcon } from 'lucide-react';
 import { useEffect, useId, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { CHANNELS, ORDER_STATUSES } from '../../../shared/commerce.ts';
@@ -62,13 +62,13 @@ function MultiSelectFilter<T extends string>({ label, options, optionLabel, sele
     <Popover
       testId={testId}
       align="start"
-      triggerClassName={`btn btn-sm gap-1.5 ${selected.length ? 'btn-primary btn-soft' : 'btn-ghost border-base-content/15 bg-base-100'}`}
+      // Drawn as a select, like the customer and platform filters beside it (same caret, weight, border).
+      triggerClassName={`select select-sm w-auto cursor-pointer ${selected.length ? 'select-primary' : ''}`}
       panelClassName="w-60 p-2"
       trigger={
         <>
           {label}
           {selected.length > 0 && <span className="badge badge-xs badge-primary tabular-nums">{selected.length}</span>}
-          <ChevronDownIcon className="size-3.5" aria-hidden="true" />
         </>
       }
     >

@@ -172,7 +172,7 @@ function ProductsView({ data }: { data: DistributionOutput }) {
           {top.map((point, index) => (
             <li key={point.key} className="flex items-center gap-3 px-4 py-2.5 text-sm sm:px-5">
               <span className="text-base-content/60 w-5 shrink-0 text-right tabular-nums">{index + 1}</span>
-              <span className="min-w-0 flex-1 truncate" title={point.label}>
+              <span className="line-clamp-2 min-w-0 flex-1 wrap-break-word" title={point.label}>
                 {point.label}
               </span>
               <span className="hidden w-32 sm:block" aria-hidden="true">
@@ -257,7 +257,8 @@ function RoasHistogram({ data }: { data: DistributionOutput }) {
   const options = useMemo<ApexOptions>(
     () => ({
       xaxis: { categories: labels, labels: { rotate: 0, hideOverlappingLabels: false, trim: false, ...(narrow ? { formatter: (value: string) => format.integer(Number(value)) } : {}) } },
-      yaxis: narrow ? { labels: { maxWidth: 110, formatter: (value: number | string) => String(value) } } : { labels: { formatter: (value: number) => format.integer(value) }, forceNiceScale: true, min: 0 },
+      // On a phone the count sits past the bar's end: room for it beyond the longest bar.
+      yaxis: narrow ? { max: (largest: number) => Math.ceil(largest * 1.2) + 1, labels: { maxWidth: 110, formatter: (value: number | string) => String(value) } } : { labels: { formatter: (value: number) => format.integer(value) }, forceNiceScale: true, min: 0 },
       dataLabels: {
         enabled: true,
         ...(narrow ? { offsetX: 16 } : { offsetY: -18 }),

@@ -10,7 +10,7 @@ import { formatDate } from '../account-shared/format.ts';
 import { InlineLoading, PageHeader } from '../account-shared/page-header.tsx';
 
 const STATUS_BADGE: Record<string, string> = {
-  trial: 'badge-info',
+  trial: 'badge-primary',
   active: 'badge-success',
   past_due: 'badge-warning',
   canceled: 'badge-ghost',

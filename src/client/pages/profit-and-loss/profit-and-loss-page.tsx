@@ -10,6 +10,7 @@ import { DataError, DataPage, StoreDataGate, useViewOnly } from '../../component
 import { useStoreToday } from '../../components/date-range-picker.tsx';
 import { useChannelName } from '../../components/kpi-card.tsx';
 import { SectionCard } from '../../components/section-card.tsx';
+import { TableScroll } from '../../components/figure-table-head.tsx';
 import { useCurrency } from '../../lib/currency.tsx';
 import type { CurrencyCode } from '../../../shared/currencies.ts';
 import { trpc } from '../../lib/trpc.ts';
@@ -181,7 +182,7 @@ function StatementTable({ statement }: { statement: StatementOutput }) {
     return { text, value, className: negative ? (row.cost ? 'text-base-content/80' : 'text-error') : '' };
   };
   return (
-    <section className="card bg-base-100 border-base-content/10 border shadow-xs" aria-labelledby="pnl-statement-title">
+    <section className="card bg-base-100 border-base-content/10 min-w-0 border shadow-xs" aria-labelledby="pnl-statement-title">
       <div className="card-body gap-3 p-4 sm:p-6">
         <div className="flex flex-wrap items-baseline justify-between gap-2">
           <h2 id="pnl-statement-title" className="card-title text-base">
@@ -189,11 +190,11 @@ function StatementTable({ statement }: { statement: StatementOutput }) {
           </h2>
           <p className="text-base-content/70 text-xs">{t('statement.currencyNote', { currency: statement.currency })}</p>
         </div>
-        <div className="overflow-x-auto">
-          <table className="table-sm table min-w-max tabular-nums" data-testid="pnl-statement">
+        <TableScroll>
+          <table className="table-sm table min-w-max tabular-nums [&_td]:px-2 [&_th]:px-2" data-testid="pnl-statement">
             <thead>
               <tr>
-                <th scope="col" className="bg-base-100 sticky left-0 z-10 min-w-44">
+                <th scope="col" className="bg-base-100 sticky left-0 z-10 min-w-40">
                   {t('statement.line')}
                 </th>
                 {statement.months.map(({ month }) => (
@@ -211,7 +212,7 @@ function StatementTable({ statement }: { statement: StatementOutput }) {
                 const total = cell(row, statement.total);
                 return (
                   <tr key={row.key} data-line={row.key} className={row.emphasis ? 'border-base-content/20 border-t font-semibold' : ''}>
-                    <th scope="row" className={`bg-base-100 sticky left-0 z-10 font-normal ${row.emphasis ? 'font-semibold' : ''} ${row.cost ? 'pl-6' : ''} ${row.emphasis === 'total' ? 'text-primary' : ''}`}>
+                    <th scope="row" className={`bg-base-100 sticky left-0 z-10 font-normal ${row.emphasis ? 'font-semibold' : ''} ${row.cost ? 'pl-6!' : ''} ${row.emphasis === 'total' ? 'text-primary' : ''}`}>
                       {row.label}
                     </th>
                     {statement.months.map(({ month, column }) => {
@@ -230,7 +231,7 @@ function StatementTable({ statement }: { statement: StatementOutput }) {
               })}
             </tbody>
           </table>
-        </div>
+        </TableScroll>
         <p className="text-base-content/70 text-xs">{t('statement.footnote')}</p>
       </div>
     </section>

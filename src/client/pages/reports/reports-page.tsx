@@ -24,6 +24,7 @@ import { DataError, DataPage, StoreDataGate, useViewOnly } from '../../component
 import { formatDayRange, useDateRange, useStoreToday } from '../../components/date-range-picker.tsx';
 import { SectionCard } from '../../components/section-card.tsx';
 import { toast } from '../../components/toast.tsx';
+import { TableScroll } from '../../components/figure-table-head.tsx';
 import { useCurrency } from '../../lib/currency.tsx';
 import { serverMessage } from '../../lib/session.ts';
 import type { CurrencyCode } from '../../../shared/currencies.ts';
@@ -137,8 +138,12 @@ function ReportBuilder() {
               </select>
               <span className="text-base-content/70 text-xs">{isTimeDimension(draft.dimension) ? t('builder.granularityTime') : t('builder.granularityHint')}</span>
             </label>
-            <div className="flex items-end gap-2">
-              <button type="button" className="btn btn-primary flex-1 gap-2" disabled={problem !== null} onClick={() => setRan(definition)} data-testid="report-run">
+            <div className="fieldset content-end py-0 lg:content-start">
+              {/* An empty legend line on wide screens, so the button lines up with the selects rather than with the hint under them. */}
+              <span className="fieldset-legend invisible pt-0 pb-1 text-sm max-lg:hidden" aria-hidden="true">
+                &nbsp;
+              </span>
+              <button type="button" className="btn btn-primary gap-2" disabled={problem !== null} onClick={() => setRan(definition)} data-testid="report-run">
                 <PlayIcon aria-hidden="true" className="size-4" />
                 {t('builder.run')}
               </button>
@@ -304,7 +309,7 @@ function ResultTable({ result }: { result: ReportResult }) {
   const { t } = useTranslation('reports');
   const format = useReportFormat(result.currency);
   return (
-    <div className="overflow-x-auto">
+    <TableScroll>
       <table className="table-sm table tabular-nums" data-testid="report-table">
         <thead>
           <tr>
@@ -345,7 +350,7 @@ function ResultTable({ result }: { result: ReportResult }) {
           ))}
         </tbody>
         <tfoot>
-          <tr className="font-semibold">
+          <tr className="bg-base-200/60 text-base-content font-semibold">
             <th scope="row">{t('result.total')}</th>
             {result.hasPeriod && <td />}
             {result.metrics.map((metric) => (
@@ -362,7 +367,7 @@ function ResultTable({ result }: { result: ReportResult }) {
           </tr>
         </tfoot>
       </table>
-    </div>
+    </TableScroll>
   );
 }
 
@@ -379,7 +384,7 @@ function ResultChart({ result }: { result: ReportResult }) {
   const categoryKey = categories.join('|');
   const options = useMemo<ApexOptions>(
     () => ({
-      xaxis: { categories: categoryKey.split('|'), labels: { rotate: -45, trim: true, maxHeight: 80 } },
+      xaxis: { categories: categoryKey.split('|'), labels: { rotate: -45, rotateAlways: categoryKey.split('|').length > 4, trim: false, maxHeight: 120 } },
       yaxis: { labels: { formatter: (value: number) => format.value(metric, money ? Math.round(value * 100) : value) } },
       tooltip: { y: { formatter: (value: number) => format.value(metric, money ? Math.round(value * 100) : value) } },
       plotOptions: { bar: { borderRadius: 3, columnWidth: '55%' } },

@@ -20,6 +20,7 @@ import {
 import { TextAreaField, TextField } from '../../components/form-fields.tsx';
 import { SubmitButton, useFieldErrors, type FieldErrors } from '../../components/form-state.tsx';
 import { formattingLocale } from '../legal/date-locale.ts';
+import { useDates } from '../admin/ui.tsx';
 
 const STATUS_BADGE: Record<FeatureRequestStatus, string> = {
   open: 'badge-ghost',
@@ -149,14 +150,14 @@ function SuggestFeatureForm() {
 }
 
 function FeatureRequestCard({ request, canSetStatus }: { request: FeatureRequestDto; canSetStatus: boolean }) {
-  const { t, i18n } = useTranslation('features');
+  const { t } = useTranslation('features');
   const utils = trpc.useUtils();
   const refresh = () => utils.featureRequests.list.invalidate();
   const vote = trpc.featureRequests.vote.useMutation({ onSettled: refresh });
   const unvote = trpc.featureRequests.unvote.useMutation({ onSettled: refresh });
   const setStatus = trpc.featureRequests.setStatus.useMutation({ onSettled: refresh });
   const busy = vote.isPending || unvote.isPending;
-  const date = new Intl.DateTimeFormat(formattingLocale(i18n.resolvedLanguage), { dateStyle: 'medium' }).format(new Date(request.createdAt));
+  const date = useDates().date(request.createdAt);
 
   function toggleVote() {
     const mutation = request.hasVoted ? unvote : vote;
@@ -270,7 +271,7 @@ export function RequestFeaturePage() {
                 <button
                   key={option}
                   type="button"
-                  className={`btn btn-sm join-item ${sort === option ? 'btn-active btn-neutral' : ''}`}
+                  className={`btn btn-sm join-item ${sort === option ? 'btn-primary' : ''}`}
                   aria-pressed={sort === option}
                   onClick={() => setView({ sort: option })}
                 >

@@ -71,7 +71,11 @@ export function ResetPasswordPage() {
     setFormError(null);
     const found: FieldErrors = {};
     if (newPassword.length < PASSWORD_MIN_LENGTH) found.newPassword = t('serverMessages.passwordTooShort');
-    if (confirmPassword !== newPassword) found.confirmPassword = t('serverMessages.passwordsDoNotMatch');
+    // An empty confirmation is not flagged while the new password itself still needs fixing: the
+    // mismatch then shows once something is typed there, or on a submit with a valid new password.
+    if (confirmPassword !== newPassword && (confirmPassword !== '' || !found.newPassword)) {
+      found.confirmPassword = t('serverMessages.passwordsDoNotMatch');
+    }
     errors.setFieldErrors(found);
     if (Object.keys(found).length > 0) return;
     reset.mutate({ token, newPassword, confirmPassword });

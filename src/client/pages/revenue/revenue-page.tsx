@@ -2,7 +2,7 @@ import { keepPreviousData } from '@tanstack/react-query';
 import type { ApexOptions } from 'apexcharts';
 import { useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
-import { FigureTableHead } from '../../components/figure-table-head.tsx';
+import { FigureTableHead, TableScroll } from '../../components/figure-table-head.tsx';
 import { NO_VALUE } from '../../../shared/metrics.ts';
 import type { RevenueBreakdownOutput } from '../../../shared/revenue.ts';
 import { Chart } from '../../components/chart.tsx';
@@ -242,7 +242,7 @@ function TopProducts({ data }: { data: RevenueBreakdownOutput }) {
       {top.length === 0 ? (
         <p className="text-base-content/70 py-8 text-center text-sm">{t('products.empty')}</p>
       ) : (
-        <div className="max-h-[28rem] overflow-auto">
+        <TableScroll scrollClassName="max-h-[28rem] overflow-y-auto" testId="revenue-products-scroll">
           <table className="table table-sm table-pin-rows">
             <FigureTableHead first={t('products.product')} figures={[t('products.units'), t('kpis.netSales'), t('products.cogs'), t('products.margin')]} />
             <tbody>
@@ -273,7 +273,7 @@ function TopProducts({ data }: { data: RevenueBreakdownOutput }) {
               )}
             </tbody>
           </table>
-        </div>
+        </TableScroll>
       )}
       <p className="text-base-content/60 mt-2 text-xs">{t('products.hint')}</p>
     </SectionCard>
