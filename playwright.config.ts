@@ -55,7 +55,8 @@ export default defineConfig({
     },
   ],
   webServer: {
-    command: 'node src/server/main.ts',
+    // The server's heap settings as `npm start` applies them.
+    command: "bash -c '. scripts/server-node-options.sh && exec node src/server/main.ts'",
     url: `${baseURL}/healthz`,
     env: {
       PORT: String(port),

@@ -73,6 +73,8 @@ try {
     },
   };
   console.log(`Machine: ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? 'unknown'}), load average ${os.loadavg().map((value) => value.toFixed(2)).join(' ')}, ${new Date().toISOString()}`);
+  const baseline = process.memoryUsage();
+  console.log(`RSS of the runner's process before the sync: ${(baseline.rss / 2 ** 20).toFixed(0)} MB (JS heap ${(baseline.heapUsed / 2 ** 20).toFixed(0)} MB used)`);
   console.log(`Backfilling ${orders.toLocaleString('en')} Shopify orders (fake, rate limit off) into store ${store.id}...`);
   const started = performance.now();
   const status = await runSync(database.orm.em.fork(), run.id, { settings, connector: timed, ingestBatchRows });

@@ -3,5 +3,6 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 source scripts/node24.sh
+source scripts/server-node-options.sh
 node scripts/build-if-needed.ts
 exec node src/server/main.ts
