@@ -6,7 +6,8 @@ import fp from 'fastify-plugin';
 import { PostgresSessionStore } from '../modules/sessions/postgres-session-store.ts';
 import { SESSION_COOKIE_NAME } from '../modules/sessions/session-control.ts';
 
-const SESSION_LIFETIME_MS = 30 * 24 * 60 * 60 * 1000;
+const DAY_MS = 24 * 60 * 60 * 1000;
+const SESSION_LIFETIME_MS = 30 * DAY_MS;
 const EXPIRED_SESSION_SWEEP_MS = 60 * 60 * 1000;
 
 export const sessionPlugin = fp(async (app: FastifyInstance, options: { orm: MikroORM; secret: string }) => {
@@ -17,6 +18,8 @@ export const sessionPlugin = fp(async (app: FastifyInstance, options: { orm: Mik
     cookieName: SESSION_COOKIE_NAME,
     store,
     saveUninitialized: false,
+    // Not on every response: see the renewal hook below.
+    rolling: false,
     cookie: {
       path: '/',
       httpOnly: true,
@@ -25,6 +28,17 @@ export const sessionPlugin = fp(async (app: FastifyInstance, options: { orm: Mik
       secure: 'auto',
       maxAge: SESSION_LIFETIME_MS,
     },
+  });
+
+  // A signed-in session's 30 days restart with use, as with `rolling`, but the row and the cookie are
+  // rewritten at most once a day instead of on every request (an upsert per API call otherwise).
+  app.addHook('onRequest', async (request) => {
+    const session = request.session;
+    // A restored session's cookie already counts its 30 days from now; originalExpires is the stored end.
+    const storedExpiry = (session.cookie as { originalExpires?: Date }).originalExpires;
+    if (session.userId === undefined || !storedExpiry) return;
+    if (storedExpiry.getTime() - Date.now() > SESSION_LIFETIME_MS - DAY_MS) return;
+    await session.save();
   });
 
   const sweep = setInterval(() => {

@@ -120,6 +120,39 @@ describe('sessions', () => {
     }
   });
 
+  it('restart their 30 days with use, rewritten at most once a day rather than on every request', async () => {
+    const DAY_MS = 24 * 60 * 60 * 1000;
+    const { client, user } = await signedInClient(testApp.app, 'renew');
+    const connection = testApp.orm.em.getConnection();
+    const storedSession = async () => {
+      const [row] = await connection.execute<{ sid: string; expires_at: string }[]>(
+        `select sid, expires_at from sessions where (data->>'userId')::int = ?`,
+        [user.id],
+      );
+      return row!;
+    };
+    const signedIn = await storedSession();
+
+    const used = await client.get('/api/user');
+    expect(used.status).toBe(200);
+    expect(used.headers['set-cookie']).toBeUndefined();
+    expect((await storedSession()).expires_at).toEqual(signedIn.expires_at);
+
+    // Last written two days ago: the next request writes it again, ending 30 days from now.
+    const twoDaysOld = new Date(Date.now() + 28 * DAY_MS);
+    await connection.execute(
+      `update sessions set expires_at = ?, data = jsonb_set(data::jsonb, '{cookie,expires}', to_jsonb(?::text))::json where sid = ?`,
+      [twoDaysOld, twoDaysOld.toISOString(), signedIn.sid],
+    );
+    const renewed = await client.get('/api/user');
+    expect(renewed.status).toBe(200);
+    expect(renewed.headers['set-cookie']).toMatch(/analytics\.sid=.*Expires=/);
+    const after = await storedSession();
+    expect(after.sid).toBe(signedIn.sid);
+    expect(Date.parse(after.expires_at)).toBeGreaterThan(Date.now() + 29.9 * DAY_MS);
+    expect((await client.get('/api/user')).status).toBe(200);
+  });
+
   it('GET /api/user answers 401 when signed out', async () => {
     const answer = await new ApiClient(testApp.app).get('/api/user');
     expect(answer.status).toBe(401);
