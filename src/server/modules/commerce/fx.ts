@@ -167,8 +167,11 @@ export async function convert(em: EntityManager, amountMinor: number, from: stri
  * The currency is compared as char(3), the column's type, so that it is part of the index condition
  * (not a filter on every row walked), and the order matches both indexes of fx_rates.
  */
-export function rateSql(currencyExpression: string, dayExpression: string): string {
-  return `(case when ${currencyExpression} = '${FX_BASE_CURRENCY}' then 1::numeric else (select f.rate from fx_rates f where f.currency = (${currencyExpression})::bpchar and f.day <= ${dayExpression} order by f.currency desc, f.day desc limit 1) end)`;
+export function rateSql(currencyExpression: string, dayExpression: string, sameDayRate?: string): string {
+  const latest = `(select f.rate from fx_rates f where f.currency = (${currencyExpression})::bpchar and f.day <= ${dayExpression} order by f.currency desc, f.day desc limit 1)`;
+  // `sameDayRate`: the day's own rate, joined by the caller (a hash join is far cheaper than a
+  // lookup per row); the lookup then runs only for days without one (weekends, holidays).
+  return `(case when ${currencyExpression} = '${FX_BASE_CURRENCY}' then 1::numeric else ${sameDayRate ? `coalesce(${sameDayRate}, ${latest})` : latest} end)`;
 }
 
 /** Throws FxRateMissingError unless every currency has a rate on or before `day` (EUR needs none). */

@@ -153,6 +153,9 @@ describe('a day of orders, hand-computed', () => {
       ltv_net_90_minor: 8_400,
       ltv_net_180_minor: 8_400,
       ltv_net_365_minor: 8_400,
+      spend_minor: 0,
+      ad_spend_minor: 0,
+      clicks: 0,
     });
     const zero = { spend_minor: 0, impressions: 0, clicks: 0, platform_conversions: 0, platform_conversion_value_minor: 0 };
     expect(await channelRollups(em, store.id, '2026-06-10')).toEqual({
@@ -423,11 +426,17 @@ describe('ad and e-mail metrics', () => {
     expect(rows.googleads).toEqual({ orders_count: 0, net_sales_minor: 0, new_customers: 0, spend_minor: 3_000, impressions: 1_300, clicks: 50, platform_conversions: 0.3, platform_conversion_value_minor: 4_000 });
     expect(rows.metaads).toMatchObject({ spend_minor: 1_500, clicks: 45, platform_conversions: 1 });
     expect(rows.klaviyo).toEqual({ orders_count: 0, net_sales_minor: 0, new_customers: 0, spend_minor: 250, impressions: 0, clicks: 150, platform_conversions: 3, platform_conversion_value_minor: 9_000 });
-    expect(await dailyRollup(em, store.id, '2026-06-10')).toBeNull();
+    // The day's row: all marketing spend (ads 4,500 + e-mail 250), the advertising part, every click.
+    expect(await dailyRollup(em, store.id, '2026-06-10')).toMatchObject({ orders_count: 0, net_sales_minor: 0, spend_minor: 4_750, ad_spend_minor: 4_500, clicks: 245 });
 
     await ingestAdMetrics(em, store, [{ ...row, campaignId: 'c1', campaignName: 'Brand', spendMinor: 1_100, impressions: 520, clicks: 21, conversions: 0.7, conversionValueMinor: 3_100 }]);
     expect((await channelRollups(em, store.id, '2026-06-10')).googleads).toEqual({
       orders_count: 0, net_sales_minor: 0, new_customers: 0, spend_minor: 3_100, impressions: 1_320, clicks: 51, platform_conversions: 0.9, platform_conversion_value_minor: 4_100,
     });
+    expect(await dailyRollup(em, store.id, '2026-06-10')).toMatchObject({ spend_minor: 4_850, ad_spend_minor: 4_600, clicks: 246 });
+
+    // Spend on a platform that is not an advertising one counts as marketing spend only.
+    await ingestAdMetrics(em, store, [{ ...row, platform: 'pinterest', campaignId: 'p1', campaignName: 'Pins', spendMinor: 400, impressions: 100, clicks: 4 }]);
+    expect(await dailyRollup(em, store.id, '2026-06-10')).toMatchObject({ spend_minor: 5_250, ad_spend_minor: 4_600, clicks: 250 });
   });
 });

@@ -37,7 +37,7 @@ interface StoredRow {
   currency: string;
 }
 
-type DailyRow = DailyFigures & StoredRow;
+type DailyRow = DailyFigures & SpendFigures & StoredRow;
 
 /** What a day's channel rows add to the totals: all marketing spend, the advertising part of it, clicks. */
 interface SpendFigures {
@@ -63,7 +63,8 @@ async function readDailyRows(em: EntityManager, storeIds: number[], ranges: DayR
   const rows = await sqlRunner(em).rows<Record<string, string | number>>(
     `select store_id, to_char(day, 'YYYY-MM-DD') as day, currency, orders_count, net_sales_minor::text as net_sales_minor,
             shipping_minor::text as shipping_minor, taxes_minor::text as taxes_minor,
-            new_customers, ltv_net_90_minor::text as ltv_net_90_minor
+            new_customers, ltv_net_90_minor::text as ltv_net_90_minor,
+            spend_minor::text as spend_minor, ad_spend_minor::text as ad_spend_minor, clicks::text as clicks
        from daily_rollups
       where store_id = any($1::int[]) and ${RANGES_CONDITION}`,
     [storeIds, ...rangeParameters(ranges)],
@@ -78,6 +79,9 @@ async function readDailyRows(em: EntityManager, storeIds: number[], ranges: DayR
     taxesMinor: num(row.taxes_minor),
     newCustomers: num(row.new_customers),
     ltvNet90Minor: num(row.ltv_net_90_minor),
+    spendMinor: num(row.spend_minor),
+    adSpendMinor: num(row.ad_spend_minor),
+    clicks: num(row.clicks),
   }));
 }
 
@@ -188,14 +192,20 @@ function kpiValuesOf(totals: Totals) {
  * round trip instead of two); a row in yet another currency (rare: orders in a second currency)
  * loads the rates again with it.
  */
-async function readRollupsWithFx(em: EntityManager, stores: readonly Pick<StoreEntity, 'id' | 'currency'>[], currency: string, ranges: DayRange[]) {
+async function readRollupsWithFx(
+  em: EntityManager,
+  stores: readonly Pick<StoreEntity, 'id' | 'currency'>[],
+  currency: string,
+  ranges: DayRange[],
+  options: { channels: boolean } = { channels: true },
+) {
   const storeIds = stores.map((store) => store.id);
   const from = ranges.map((r) => r.from).sort()[0]!;
   const to = ranges.map((r) => r.to).sort().at(-1)!;
   const expected = new Set([currency, FX_BASE_CURRENCY, ...stores.map((store) => store.currency)]);
   const [daily, channels, expectedFx] = await Promise.all([
     readDailyRows(em, storeIds, ranges),
-    readChannelRows(em, storeIds, ranges),
+    options.channels ? readChannelRows(em, storeIds, ranges) : ([] as ChannelRow[]),
     loadFxRates(em, expected, from, to),
   ]);
   const currencies = new Set([...expected, ...daily.map((row) => row.currency), ...channels.map((row) => row.currency)]);
@@ -203,83 +213,85 @@ async function readRollupsWithFx(em: EntityManager, stores: readonly Pick<StoreE
   return { daily, channels, fx };
 }
 
-/**
- * The float8 factor that converts amounts of `currencyColumn` on `dayColumn` into the display
- * currency $6, as FxRates.factor does (rate(to) / rate(from), the latest rates on or before the day);
- * null when a rate is missing.
- */
-function factorSql(currencyColumn: string, dayColumn: string): string {
-  return `(${rateSql('$6::text', dayColumn)}::float8 / ${rateSql(`${currencyColumn}::text`, dayColumn)}::float8)`;
-}
-
 /** 1 for a row already in the display currency, else its (day, currency) factor from `factors f`. */
 const ROW_FACTOR = `(case when r.currency = $6 then 1::float8 else f.factor end)`;
 
 /**
  * Everything the dashboard KPIs read, converted into the display currency ($6) by the database in one
- * statement: per day of both ranges the daily rollups and the channel rollups' spend and clicks, and
- * per channel the current range's sums. Rows in another currency take their day's rate, looked up
- * once per distinct (day, currency). A year with its comparison returns about 730 + 730 + 10 rows
- * however many currencies and channels a day has, and the server converts nothing. Integer columns
- * are summed as float8 (exact below 2^53, and cheaper than numeric sums). `missing` names a currency
- * and day without a rate.
+ * statement: per day of the current range the daily rollups (with the day's spend and clicks), the
+ * previous range's totals, and per channel the current range's sums. Rows in another currency take
+ * their day's rate, looked up once per distinct (day, currency): joined where the day has its own
+ * rate, searched backwards only where it has none. A year with its comparison reads about 2 x 365
+ * daily rows per currency and the current year's channel rows, returns 365 + 10 rows, and the
+ * server converts nothing. Integer columns are summed as float8 (exact below 2^53, and cheaper than
+ * numeric sums). `missing` names a currency and day without a rate.
  */
 const CONVERTED_KPI_ROWS_SQL = `
   with dl as materialized (
-         select day, currency, orders_count, net_sales_minor, shipping_minor, taxes_minor, new_customers, ltv_net_90_minor
+         select day, currency, orders_count, net_sales_minor, shipping_minor, taxes_minor, new_customers, ltv_net_90_minor,
+                spend_minor, ad_spend_minor, clicks
            from daily_rollups where store_id = $1 and ${RANGES_CONDITION}),
        ch as materialized (
          select day, channel, currency, orders_count, net_sales_minor, new_customers, spend_minor, impressions, clicks,
                 platform_conversions, platform_conversion_value_minor
-           from channel_daily_rollups where store_id = $1 and ${RANGES_CONDITION}),
+           from channel_daily_rollups where store_id = $1 and day >= $2::date and day <= $3::date),
        factors as materialized (
-         select n.day, n.currency, ${factorSql('n.currency', 'n.day')} as factor
-           from (select day, currency from dl where currency <> $6 union select day, currency from ch where currency <> $6) n),
+         select n.day, n.currency,
+                (${rateSql('$6::text', 'n.day', 'display_rate.rate')}::float8 / ${rateSql('n.currency::text', 'n.day', 'own_rate.rate')}::float8) as factor
+           from (select day, currency from dl where currency <> $6 union select day, currency from ch where currency <> $6) n
+           left join fx_rates own_rate on own_rate.currency = n.currency and own_rate.day = n.day
+           left join fx_rates display_rate on display_rate.currency = $6::bpchar and display_rate.day = n.day),
        missing as (
          select min(n.currency || ' ' || to_char(n.day, 'YYYY-MM-DD')) as missing from factors n where n.factor is null),
        daily as (
-         select to_char(r.day, 'YYYY-MM-DD') as day, sum(r.orders_count)::float8 as "ordersCount",
+         select r.day, sum(r.orders_count)::float8 as "ordersCount",
                 sum(r.net_sales_minor * ${ROW_FACTOR}) as "netSalesMinor", sum(r.shipping_minor * ${ROW_FACTOR}) as "shippingMinor",
                 sum(r.taxes_minor * ${ROW_FACTOR}) as "taxesMinor", sum(r.new_customers)::float8 as "newCustomers",
-                sum(r.ltv_net_90_minor * ${ROW_FACTOR}) as "ltvNet90Minor"
-           from dl r left join factors f on f.day = r.day and f.currency = r.currency
-          group by r.day),
-       spend as (
-         select to_char(r.day, 'YYYY-MM-DD') as day, sum(r.spend_minor * ${ROW_FACTOR}) as "spendMinor",
-                coalesce(sum(r.spend_minor * ${ROW_FACTOR}) filter (where r.channel = any($7::text[])), 0) as "adSpendMinor",
+                sum(r.ltv_net_90_minor * ${ROW_FACTOR}) as "ltvNet90Minor",
+                sum(r.spend_minor * ${ROW_FACTOR}) as "spendMinor", sum(r.ad_spend_minor * ${ROW_FACTOR}) as "adSpendMinor",
                 sum(r.clicks::float8) as clicks
-           from ch r left join factors f on f.day = r.day and f.currency = r.currency
+           from dl r left join factors f on f.day = r.day and f.currency = r.currency
           group by r.day),
        channels as (
          select r.channel, sum(r.orders_count)::float8 as "ordersCount", sum(r.net_sales_minor * ${ROW_FACTOR}) as "netSalesMinor",
                 sum(r.new_customers)::float8 as "newCustomers", sum(r.spend_minor * ${ROW_FACTOR}) as "spendMinor",
                 sum(r.impressions::float8) as impressions, sum(r.clicks::float8) as clicks,
-                sum(r.platform_conversions)::float8 as "platformConversions",
+                sum(r.platform_conversions::float8) as "platformConversions",
                 sum(r.platform_conversion_value_minor * ${ROW_FACTOR}) as "platformConversionValueMinor"
            from ch r left join factors f on f.day = r.day and f.currency = r.currency
-          where r.day >= $2::date and r.day <= $3::date
-          group by r.channel)
+          group by r.channel),
+       previous as (
+         select json_build_object('netSales', coalesce(sum("netSalesMinor"), 0), 'shipping', coalesce(sum("shippingMinor"), 0),
+                                  'taxes', coalesce(sum("taxesMinor"), 0), 'orders', coalesce(sum("ordersCount"), 0),
+                                  'newCustomers', coalesce(sum("newCustomers"), 0), 'ltvNet90', coalesce(sum("ltvNet90Minor"), 0),
+                                  'spend', coalesce(sum("spendMinor"), 0), 'adSpend', coalesce(sum("adSpendMinor"), 0),
+                                  'clicks', coalesce(sum(clicks), 0)) as totals
+           from daily where day >= $4::date and day <= $5::date)
   select (select missing from missing) as missing,
-         coalesce((select json_agg(daily) from daily), '[]') as daily,
-         coalesce((select json_agg(spend) from spend), '[]') as spend,
+         coalesce((select json_agg(json_build_object(
+                     'day', to_char(d.day, 'YYYY-MM-DD'), 'ordersCount', d."ordersCount", 'netSalesMinor', d."netSalesMinor",
+                     'shippingMinor', d."shippingMinor", 'taxesMinor', d."taxesMinor", 'newCustomers', d."newCustomers",
+                     'ltvNet90Minor', d."ltvNet90Minor", 'spendMinor', d."spendMinor", 'adSpendMinor', d."adSpendMinor", 'clicks', d.clicks))
+                     from daily d where d.day >= $2::date and d.day <= $3::date), '[]') as days,
+         (select totals from previous) as previous,
          coalesce((select json_agg(channels) from channels), '[]') as channels`;
 
 /**
- * The rollup rows the dashboard KPIs need, already in `currency` (see CONVERTED_KPI_ROWS_SQL); the
- * first range is the current one.
+ * The rollup rows the dashboard KPIs need, already in `currency` (see CONVERTED_KPI_ROWS_SQL): the
+ * current range's days, the previous range's totals (null without one) and the channels.
  */
 async function readConvertedRollups(em: EntityManager, storeId: number, currency: string, ranges: DayRange[]) {
   const [row] = await sqlRunner(em).rows<{
     missing: string | null;
-    daily: DailyFigures[];
-    spend: SpendFigures[];
+    days: (DailyFigures & SpendFigures)[];
+    previous: Totals;
     channels: Omit<ChannelRow, keyof StoredRow | 'day' | 'adSpendMinor'>[];
-  }>(CONVERTED_KPI_ROWS_SQL, [storeId, ...rangeParameters(ranges), currency, [...AD_CHANNELS]]);
+  }>(CONVERTED_KPI_ROWS_SQL, [storeId, ...rangeParameters(ranges), currency]);
   if (row!.missing) {
     const [missingCurrency, day] = row!.missing.split(' ');
     throw new FxRateMissingError(missingCurrency!, day!);
   }
-  return { daily: row!.daily, spendRows: row!.spend, channels: row!.channels };
+  return { days: row!.days, previous: ranges.length > 1 ? row!.previous : null, channels: row!.channels };
 }
 
 /** The KPIs of a range with their comparison and delta (commerce.kpis, and each store of dashboard.allStores). */
@@ -304,19 +316,17 @@ export async function kpis(
   const previousRange = comparisonRange(range, input.compare);
   const ranges = previousRange ? [range, previousRange] : [range];
   // Every row is already in the display currency.
-  const { daily, spendRows, channels } = await readConvertedRollups(em, store.id, currency, ranges);
-  const kpiEntries = kpisWithComparison(totalsOf(range, daily, spendRows), previousRange ? totalsOf(previousRange, daily, spendRows) : null);
+  const { days, previous, channels } = await readConvertedRollups(em, store.id, currency, ranges);
+  const kpiEntries = kpisWithComparison(totalsOf(range, days, days), previous);
 
   // Per day, for sparklines.
   const byDay = new Map<string, Totals>();
   for (let day = range.from; day <= range.to; day = addDays(day, 1)) byDay.set(day, emptyTotals());
-  for (const row of daily) {
+  for (const row of days) {
     const totals = byDay.get(row.day);
-    if (totals) addDaily(totals, row, 1);
-  }
-  for (const row of spendRows) {
-    const totals = byDay.get(row.day);
-    if (totals) addChannel(totals, row, 1);
+    if (!totals) continue;
+    addDaily(totals, row, 1);
+    addChannel(totals, row, 1);
   }
   const series = [...byDay.entries()].map(([day, totals]) => {
     const values = kpiValuesOf(totals);
@@ -520,17 +530,17 @@ export async function kpiTotalsByStore(
   const range = { from: input.from, to: input.to };
   const previousRange = comparisonRange(range, input.compare);
   const ranges = previousRange ? [range, previousRange] : [range];
-  const { daily, channels, fx } = await readRollupsWithFx(em, stores, input.currency, ranges);
+  // A day's row carries its spend and clicks: no channel rows needed.
+  const { daily, fx } = await readRollupsWithFx(em, stores, input.currency, ranges, { channels: false });
   const factor = rowFactor(fx, input.currency);
-  const rowsByStore = new Map(stores.map((store) => [store.id, { daily: [] as DailyRow[], channels: [] as ChannelRow[] }]));
-  for (const row of daily) rowsByStore.get(row.storeId)!.daily.push(row);
-  for (const row of channels) rowsByStore.get(row.storeId)!.channels.push(row);
+  const rowsByStore = new Map(stores.map((store) => [store.id, [] as DailyRow[]]));
+  for (const row of daily) rowsByStore.get(row.storeId)!.push(row);
   return new Map(
     [...rowsByStore].map(([storeId, rows]) => [
       storeId,
       {
-        current: totalsOf(range, rows.daily, rows.channels, factor),
-        previous: previousRange ? totalsOf(previousRange, rows.daily, rows.channels, factor) : null,
+        current: totalsOf(range, rows, rows, factor),
+        previous: previousRange ? totalsOf(previousRange, rows, rows, factor) : null,
       },
     ]),
   );

@@ -41,6 +41,11 @@ export const DailyRollup = defineEntity({
     ltvNet90Minor: money().fieldName('ltv_net_90_minor'),
     ltvNet180Minor: money().fieldName('ltv_net_180_minor'),
     ltvNet365Minor: money().fieldName('ltv_net_365_minor'),
+    // The day's marketing in this currency, summed over its channel rows (so that a day's totals are
+    // one row, not one per channel): ad and e-mail spend, the advertising part of it, clicks.
+    spendMinor: money(),
+    adSpendMinor: money(),
+    clicks: money(),
   },
   primaryKeys: ['store', 'day', 'currency'],
 });

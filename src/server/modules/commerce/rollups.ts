@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { AD_CHANNELS } from '../../../shared/commerce.ts';
 import { AppError } from '../../errors.ts';
 import { num, sqlRunner, type SqlRunner } from './raw-sql.ts';
 
@@ -20,9 +21,12 @@ import { num, sqlRunner, type SqlRunner } from './raw-sql.ts';
 // "First" is by placed_at, then id. An order without a customer (guest checkout) is a new-customer
 // order but adds no new customer. Ad metric rows add spend, impressions, clicks and the platform's
 // conversions and conversion value to their platform's channel row; e-mail rows add their spend,
-// clicks, attributed orders (as conversions) and attributed revenue (as conversion value).
+// clicks, attributed orders (as conversions) and attributed revenue (as conversion value). Both add
+// their spend and clicks to the day's row too (ad rows also as advertising spend).
 
 const INGEST_LOCK = 'storepulse.commerce.ingest';
+/** Whose spend is advertising spend (ROAS's denominator); other platforms' spend is marketing spend only. */
+const AD_CHANNEL_SET: ReadonlySet<string> = new Set(AD_CHANNELS);
 
 /**
  * Serialises every writer of one store's commerce rows (ingest batches, rebuilds) until the end of
@@ -89,6 +93,10 @@ export const DAILY_COLUMNS = {
   ltvNet90Minor: 'ltv_net_90_minor',
   ltvNet180Minor: 'ltv_net_180_minor',
   ltvNet365Minor: 'ltv_net_365_minor',
+  // The sums of the day's channel rows in the currency (see RollupDelta.add).
+  spendMinor: 'spend_minor',
+  adSpendMinor: 'ad_spend_minor',
+  clicks: 'clicks',
 } as const;
 
 /** channel_daily_rollups value columns. platformConversions is numeric(20,6), carried as integer millionths. */
@@ -141,9 +149,7 @@ export interface ContributionRow extends Partial<DailyValues> {
   day: string;
   channel: string | null;
   currency: string;
-  spendMinor?: number;
   impressions?: number;
-  clicks?: number;
   /** millionths */
   platformConversions?: number;
   platformConversionValueMinor?: number;
@@ -353,7 +359,7 @@ export const EMAIL_ROWS_OF_KEYS = `unnest($2::text[], $3::text[], $4::date[]) as
    join lateral (select e.* from email_metrics_daily e
                   where e.store_id = $1 and e.platform = k.platform and e.campaign_id = k.campaign_id and e.day = k.day limit 1) e on true`;
 
-/** What ad metric rows (the given keys, or all of the store's) add to their platform's channel rows. */
+/** What ad metric rows (the given keys, or all of the store's) add to their platform's channel rows and, as advertising spend, to the day's row. */
 export async function adMetricContributions(q: SqlRunner, storeId: number, keys: AdMetricKey[] | 'all'): Promise<ContributionRow[]> {
   if (keys !== 'all' && keys.length === 0) return [];
   const select = `select to_char(a.day, 'YYYY-MM-DD') as day, a.platform as channel, a.currency, ${AD_SUMS}`;
@@ -361,7 +367,7 @@ export async function adMetricContributions(q: SqlRunner, storeId: number, keys:
     keys === 'all'
       ? await q.rows<Record<string, string | null>>(`${select} from ad_metrics_daily a where a.store_id = $1 group by a.day, a.platform, a.currency`, [storeId])
       : await q.rows<Record<string, string | null>>(`${select} from ${AD_ROWS_OF_KEYS} group by a.day, a.platform, a.currency`, [storeId, ...adKeyArrays(keys)]);
-  return metricRows(rows);
+  return metricRows(rows).map((row) => ({ ...row, adSpendMinor: AD_CHANNEL_SET.has(row.channel!) ? row.spendMinor : 0 }));
 }
 
 const EMAIL_SUMS = `sum(e.spend_minor)::text as spend, '0' as impressions, sum(e.clicks)::text as clicks,
