@@ -30,6 +30,10 @@ for (const theme of THEMES) {
       // Signed out first.
       await page.goto('/auth');
       await shoot(page, 'auth-sign-in', label);
+      await page.getByRole('tab', { name: 'Register' }).click();
+      await page.getByRole('button', { name: 'Create account' }).click();
+      await expect(page.getByText('Choose a username')).toBeVisible();
+      await shoot(page, 'auth-register-errors', label);
       await page.goto('/pricing');
       await expect(page.getByTestId('plan-card')).toHaveCount(4);
       await shoot(page, 'pricing-signed-out', label);

@@ -90,6 +90,20 @@ test('P&L: the statement of a demo store; a higher COGS and a new expense lower 
   expect(lines[0]!.split(',')).toHaveLength(1 + 24 + 1);
   const netProfitLine = lines.find((line) => line.startsWith('Net profit,'))!;
   expect(netProfitLine.split(',').at(-1)).toBe(((netAfterCogs - 123_456) / 100).toFixed(2));
+
+  // Deleting the expense asks first; cancelled, it stays; confirmed, the profit is back.
+  const expenseRow = page.getByTestId('expense-row').filter({ hasText: 'Trade fair stand' });
+  await expenseRow.getByRole('button', { name: 'Delete Trade fair stand' }).click();
+  const confirm = page.getByRole('dialog', { name: 'Delete the expense “Trade fair stand”?' });
+  await expect(confirm).toBeVisible();
+  await confirm.getByRole('button', { name: 'Cancel' }).click();
+  await expect(confirm).toBeHidden();
+  await expect(expenseRow).toBeVisible();
+  await expenseRow.getByRole('button', { name: 'Delete Trade fair stand' }).click();
+  await confirm.getByRole('button', { name: 'Delete expense' }).click();
+  await expect(page.getByText('Expense deleted')).toBeVisible();
+  await expect(expenseRow).toHaveCount(0);
+  await expect.poll(() => total(page, 'netProfit')).toBe(netAfterCogs);
 });
 
 const directory = process.env.SCREENSHOTS_DIR;
@@ -110,6 +124,14 @@ test('P&L screenshots at 1280 and 390 px, light and dark', async ({ page }) => {
       await page.waitForLoadState('networkidle');
       await page.waitForTimeout(700);
       await page.screenshot({ path: path.join(directory!, `profit-and-loss-${size}-${theme}.png`), fullPage: true });
+      await page.getByTestId('add-expense').click();
+      const form = page.getByTestId('expense-form');
+      await form.getByRole('button', { name: 'Save expense' }).click();
+      await expect(form.getByText('Enter a name (up to 120 characters).')).toBeVisible();
+      await page.waitForTimeout(300);
+      await page.screenshot({ path: path.join(directory!, `profit-and-loss-expense-form-${size}-${theme}.png`) });
+      await page.keyboard.press('Escape');
+      await expect(form).toBeHidden();
     }
   }
 });

@@ -281,6 +281,10 @@ test('screenshots of the help, feature-request and legal pages', async ({ browse
         await page.screenshot({ path: `${directory}/${name}-${width}-${theme}.png`, fullPage: true });
         await page.screenshot({ path: `${directory}/${name}-${width}-${theme}-top.png` });
       }
+      await page.goto('/help-center');
+      await page.getByRole('button', { name: 'Send message' }).click();
+      await expect(page.getByText('Message must be at least 10 characters')).toBeVisible();
+      await page.screenshot({ path: `${directory}/help-contact-errors-${width}-${theme}.png` });
       await context.close();
     }
   }

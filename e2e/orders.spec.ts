@@ -2,6 +2,7 @@ import { expect, type Page } from '@playwright/test';
 import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { createStore, register, startTrial, test } from './account-helpers.ts';
+import { seriousViolations } from './admin-helpers.ts';
 
 // The orders and revenue screens on a demo store: filters, search, the detail drawer and the CSV of
 // the filtered set; the revenue charts. With SCREENSHOTS_DIR set, the last tests also save both
@@ -51,6 +52,16 @@ test('orders: filters narrow the list, search finds an order, the drawer shows i
   const everything = await shownTotal(page);
   expect(everything).toBeGreaterThan(25);
   await expect(page.getByTestId('order-row')).toHaveCount(25);
+
+  // The list with its status and channel badges reads well (no serious axe finding, contrast
+  // included) in both themes.
+  for (const theme of ['dark', 'light'] as const) {
+    await page.evaluate((value) => localStorage.setItem('theme', value), theme);
+    await page.reload();
+    await expect(page.getByTestId('order-row').first()).toBeVisible();
+    await expect(page.getByTestId('order-row').first().getByTestId('status-badge')).toBeVisible();
+    expect(await seriousViolations(page, 'main'), `orders page, ${theme}`).toEqual([]);
+  }
 
   // Status "Paid" and channel "Google Ads": fewer orders, each with both badges.
   await tick(page, 'filter-status', 'Paid');

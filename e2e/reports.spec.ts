@@ -80,6 +80,21 @@ test('reports: net sales and orders by channel, CSV like the table, saved, still
   await expect(saved.getByTestId('saved-report-schedule')).toHaveText('Weekly to owner@example.com, analyst@example.com');
   await page.reload();
   await expect(page.getByTestId('saved-report').filter({ hasText: 'Channel mix' }).getByTestId('saved-report-schedule')).toContainText('Weekly to owner@example.com');
+
+  // Deleting it asks first, and says that its e-mails stop; cancelled, it stays; confirmed, it is gone.
+  await saved.getByRole('button', { name: 'Delete Channel mix' }).click();
+  const confirm = page.getByRole('dialog', { name: 'Delete the report “Channel mix”?' });
+  await expect(confirm).toContainText('Its scheduled e-mails stop too');
+  await confirm.getByRole('button', { name: 'Cancel' }).click();
+  await expect(confirm).toBeHidden();
+  await expect(saved).toBeVisible();
+  await saved.getByRole('button', { name: 'Delete Channel mix' }).click();
+  await confirm.getByRole('button', { name: 'Delete report' }).click();
+  await expect(page.getByText('Report deleted')).toBeVisible();
+  await expect(page.getByTestId('saved-report')).toHaveCount(0);
+  await page.reload();
+  await expect(page.getByTestId('saved-reports')).toBeVisible();
+  await expect(page.getByTestId('saved-report')).toHaveCount(0);
 });
 
 const directory = process.env.SCREENSHOTS_DIR;

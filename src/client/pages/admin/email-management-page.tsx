@@ -8,7 +8,8 @@ import { toast } from '../../components/toast.tsx';
 import { serverMessage } from '../../lib/session.ts';
 import { trpc } from '../../lib/trpc.ts';
 import { AdminTabs } from './admin-shared.tsx';
-import { ConfirmDialog, ErrorBlock, LoadingBlock, PageHeader, Section, useDates } from './ui.tsx';
+import { ErrorBlock, LoadingBlock, PageHeader, Section, useDates } from './ui.tsx';
+import { ConfirmDialog } from '../../components/confirm-dialog.tsx';
 
 type Tab = 'templates' | 'outbox';
 const OUTBOX_LIMIT = 200;

@@ -1,10 +1,9 @@
-import { useId, type ReactNode } from 'react';
+import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
-import { Modal } from '../../components/modal.tsx';
 
 /**
  * Small building blocks shared by the admin console and the guest pages (guest users, manage users,
- * accept invite): page header, loading and error blocks, a confirmation dialog and dates.
+ * accept invite): page header, loading and error blocks and dates.
  */
 
 export function PageHeader({ title, description, actions }: { title: ReactNode; description?: ReactNode; actions?: ReactNode }) {
@@ -65,40 +64,6 @@ export function Section({
       </div>
       {children}
     </section>
-  );
-}
-
-interface ConfirmDialogProps {
-  open: boolean;
-  title: string;
-  body: ReactNode;
-  confirmLabel: string;
-  cancelLabel: string;
-  pending?: boolean;
-  tone?: 'error' | 'primary';
-  onConfirm: () => void;
-  onClose: () => void;
-}
-
-/** "Are you sure?" in a modal <dialog>: focus stays inside, Escape and the backdrop cancel. */
-export function ConfirmDialog({ open, title, body, confirmLabel, cancelLabel, pending = false, tone = 'error', onConfirm, onClose }: ConfirmDialogProps) {
-  const titleId = useId();
-  return (
-    <Modal open={open} titleId={titleId} onClose={onClose} busy={pending}>
-      <h2 id={titleId} className="text-lg font-semibold">
-        {title}
-      </h2>
-      <div className="text-base-content/80 mt-2 break-words">{body}</div>
-      <div className="modal-action">
-        <button type="button" className="btn btn-ghost" onClick={onClose} disabled={pending}>
-          {cancelLabel}
-        </button>
-        <button type="button" className={`btn ${tone === 'error' ? 'btn-error' : 'btn-primary'}`} onClick={onConfirm} disabled={pending} aria-busy={pending}>
-          {pending && <span className="loading loading-spinner loading-sm" aria-hidden="true" />}
-          {confirmLabel}
-        </button>
-      </div>
-    </Modal>
   );
 }
 

@@ -6,7 +6,8 @@ import { GUEST_INVITATION_VALID_DAYS, type PendingInvitation, type StoreGuestDto
 import { toast } from '../../components/toast.tsx';
 import { fieldErrorsOf, serverMessage } from '../../lib/session.ts';
 import { trpc } from '../../lib/trpc.ts';
-import { ConfirmDialog, ErrorBlock, LoadingBlock, PageHeader, Section, useDates } from '../admin/ui.tsx';
+import { ErrorBlock, LoadingBlock, PageHeader, Section, useDates } from '../admin/ui.tsx';
+import { ConfirmDialog } from '../../components/confirm-dialog.tsx';
 import { useGuestInviteAccess } from './guest-access.ts';
 
 const STORES_OPTIONS = { staleTime: 120_000 } as const;

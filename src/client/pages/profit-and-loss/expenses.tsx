@@ -4,6 +4,7 @@ import { useTranslation } from 'react-i18next';
 import { EXPENSE_RECURRENCES } from '../../../shared/commerce.ts';
 import { CURRENCY_CODES } from '../../../shared/currencies.ts';
 import { createExpenseInput, type Expense } from '../../../shared/finance.ts';
+import { ConfirmDialog, useConfirmation } from '../../components/confirm-dialog.tsx';
 import { DataError } from '../../components/data-page.tsx';
 import { Modal } from '../../components/modal.tsx';
 import { TextField } from '../../components/form-fields.tsx';
@@ -30,8 +31,10 @@ export function ExpensesCard({ viewOnly }: { viewOnly: boolean }) {
   const utils = trpc.useUtils();
   const query = trpc.finance.expenses.list.useQuery();
   const [editing, setEditing] = useState<Draft | null>(null);
+  const deleting = useConfirmation<Expense>();
   const remove = trpc.finance.expenses.remove.useMutation({
     onSuccess: async () => {
+      deleting.close();
       toast({ title: t('expenses.deleted'), variant: 'success' });
       await Promise.all([utils.finance.expenses.list.invalidate(), utils.finance.statement.invalidate()]);
     },
@@ -90,10 +93,7 @@ export function ExpensesCard({ viewOnly }: { viewOnly: boolean }) {
                     type="button"
                     className="btn btn-ghost btn-xs btn-square text-error"
                     aria-label={t('expenses.delete', { name: expense.name })}
-                    disabled={remove.isPending}
-                    onClick={() => {
-                      if (window.confirm(t('expenses.confirmDelete', { name: expense.name }))) remove.mutate({ id: expense.id });
-                    }}
+                    onClick={() => deleting.ask(expense)}
                   >
                     <TrashIcon aria-hidden="true" className="size-4" />
                   </button>
@@ -104,6 +104,16 @@ export function ExpensesCard({ viewOnly }: { viewOnly: boolean }) {
         </ul>
       )}
       <ExpenseDialog draft={editing} onClose={() => setEditing(null)} />
+      <ConfirmDialog
+        open={deleting.open}
+        title={t('expenses.confirmDelete', { name: deleting.target?.name ?? '' })}
+        body={t('expenses.confirmDeleteBody')}
+        confirmLabel={t('expenses.confirmDeleteAction')}
+        cancelLabel={t('expenses.form.cancel')}
+        pending={remove.isPending}
+        onConfirm={() => deleting.target && remove.mutate({ id: deleting.target.id })}
+        onClose={deleting.close}
+      />
     </SectionCard>
   );
 }

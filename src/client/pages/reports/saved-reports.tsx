@@ -3,6 +3,7 @@ import { CalendarClockIcon, FileTextIcon, FolderOpenIcon, PencilIcon, TrashIcon 
 import { useEffect, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { MAX_REPORT_RECIPIENTS, REPORT_SCHEDULES, type ReportSchedule, type SavedReport } from '../../../shared/reports.ts';
+import { ConfirmDialog, useConfirmation } from '../../components/confirm-dialog.tsx';
 import { DataError } from '../../components/data-page.tsx';
 import { Modal } from '../../components/modal.tsx';
 import { TextField } from '../../components/form-fields.tsx';
@@ -27,8 +28,10 @@ export function SavedReportsCard({ reports, openedId, onOpen, viewOnly }: { repo
   const locale = i18n.resolvedLanguage ?? 'en';
   const utils = trpc.useUtils();
   const [editing, setEditing] = useState<SavedReport | null>(null);
+  const deleting = useConfirmation<SavedReport>();
   const remove = trpc.reports.remove.useMutation({
     onSuccess: async () => {
+      deleting.close();
       toast({ title: t('saved.deleted'), variant: 'success' });
       await utils.reports.list.invalidate();
     },
@@ -79,10 +82,7 @@ export function SavedReportsCard({ reports, openedId, onOpen, viewOnly }: { repo
                       type="button"
                       className="btn btn-ghost btn-xs btn-square text-error"
                       aria-label={t('saved.delete', { name: report.name })}
-                      disabled={remove.isPending}
-                      onClick={() => {
-                        if (window.confirm(t('saved.confirmDelete', { name: report.name }))) remove.mutate({ id: report.id });
-                      }}
+                      onClick={() => deleting.ask(report)}
                     >
                       <TrashIcon aria-hidden="true" className="size-4" />
                     </button>
@@ -94,6 +94,16 @@ export function SavedReportsCard({ reports, openedId, onOpen, viewOnly }: { repo
         </ul>
       )}
       <ReportSettingsDialog report={editing} onClose={() => setEditing(null)} />
+      <ConfirmDialog
+        open={deleting.open}
+        title={t('saved.confirmDelete', { name: deleting.target?.name ?? '' })}
+        body={t(deleting.target && deleting.target.schedule !== 'none' ? 'saved.confirmDeleteScheduledBody' : 'saved.confirmDeleteBody')}
+        confirmLabel={t('saved.confirmDeleteAction')}
+        cancelLabel={t('schedule.cancel')}
+        pending={remove.isPending}
+        onConfirm={() => deleting.target && remove.mutate({ id: deleting.target.id })}
+        onClose={deleting.close}
+      />
     </SectionCard>
   );
 }
