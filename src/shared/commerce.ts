@@ -9,6 +9,11 @@ export type ExpenseRecurrence = (typeof EXPENSE_RECURRENCES)[number];
 
 /** Paid advertising platforms: their key is both a platform key and the channel of the orders they bring. */
 export const AD_CHANNELS = ['googleads', 'metaads', 'bingads', 'tiktokads'] as const;
+const AD_CHANNEL_SET: ReadonlySet<string> = new Set(AD_CHANNELS);
+/** Whether spend on this channel is advertising spend (ROAS's denominator), not only marketing spend. */
+export function isAdChannel(channel: string): boolean {
+  return AD_CHANNEL_SET.has(channel);
+}
 /** E-mail platforms, likewise. */
 export const EMAIL_CHANNELS = ['klaviyo', 'omnisend', 'mailchimp', 'email'] as const;
 /** Where an order came from when no marketing platform can claim it. */

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { AD_CHANNELS, EMAIL_CHANNELS, type Comparison, type DataStatusOutput, type KpisOutput, type LtvCohortsOutput } from '../../../shared/commerce.ts';
+import { EMAIL_CHANNELS, isAdChannel, type Comparison, type DataStatusOutput, type KpisOutput, type LtvCohortsOutput } from '../../../shared/commerce.ts';
 import { aov, attributedRoas, cac, delta, LTV_HORIZONS, ltv, mer, platformRoas, ratio, roas, totalRevenue, type LtvHorizon } from '../../../shared/metrics.ts';
 import type { StoreEntity } from '../stores/store.entity.ts';
 import { addDays, comparisonRange, dayInZone, type DayRange } from '../../../shared/date-ranges.ts';
@@ -104,7 +104,7 @@ async function readChannelRows(em: EntityManager, storeIds: number[], ranges: Da
     netSalesMinor: num(row.net_sales_minor),
     newCustomers: num(row.new_customers),
     spendMinor: num(row.spend_minor),
-    adSpendMinor: AD_CHANNEL_SET.has(String(row.channel)) ? num(row.spend_minor) : 0,
+    adSpendMinor: isAdChannel(String(row.channel)) ? num(row.spend_minor) : 0,
     impressions: num(row.impressions),
     clicks: num(row.clicks),
     platformConversions: num(row.platform_conversions),
@@ -129,8 +129,6 @@ interface Totals {
 function emptyTotals(): Totals {
   return { netSales: 0, shipping: 0, taxes: 0, orders: 0, newCustomers: 0, ltvNet90: 0, spend: 0, adSpend: 0, clicks: 0 };
 }
-
-const AD_CHANNEL_SET: ReadonlySet<string> = new Set(AD_CHANNELS);
 
 function inRange(day: string, range: DayRange): boolean {
   return day >= range.from && day <= range.to;
@@ -449,7 +447,7 @@ export async function dataStatus(em: EntityManager, store: Pick<StoreEntity, 'id
     orders,
     firstDay: days[0] ?? null,
     lastDay: days.at(-1) ?? null,
-    adPlatforms: channels.map((row) => row.channel).filter((channel) => AD_CHANNEL_SET.has(channel)),
+    adPlatforms: channels.map((row) => row.channel).filter(isAdChannel),
     emailPlatforms: channels.map((row) => row.channel).filter((channel) => (EMAIL_CHANNELS as readonly string[]).includes(channel)),
   };
 }

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { AD_CHANNELS } from '../../../shared/commerce.ts';
+import { isAdChannel } from '../../../shared/commerce.ts';
 import { AppError } from '../../errors.ts';
 import { num, sqlRunner, type SqlRunner } from './raw-sql.ts';
 
@@ -25,8 +25,6 @@ import { num, sqlRunner, type SqlRunner } from './raw-sql.ts';
 // their spend and clicks to the day's row too (ad rows also as advertising spend).
 
 const INGEST_LOCK = 'storepulse.commerce.ingest';
-/** Whose spend is advertising spend (ROAS's denominator); other platforms' spend is marketing spend only. */
-const AD_CHANNEL_SET: ReadonlySet<string> = new Set(AD_CHANNELS);
 
 /**
  * Serialises every writer of one store's commerce rows (ingest batches, rebuilds) until the end of
@@ -367,7 +365,7 @@ export async function adMetricContributions(q: SqlRunner, storeId: number, keys:
     keys === 'all'
       ? await q.rows<Record<string, string | null>>(`${select} from ad_metrics_daily a where a.store_id = $1 group by a.day, a.platform, a.currency`, [storeId])
       : await q.rows<Record<string, string | null>>(`${select} from ${AD_ROWS_OF_KEYS} group by a.day, a.platform, a.currency`, [storeId, ...adKeyArrays(keys)]);
-  return metricRows(rows).map((row) => ({ ...row, adSpendMinor: AD_CHANNEL_SET.has(row.channel!) ? row.spendMinor : 0 }));
+  return metricRows(rows).map((row) => ({ ...row, adSpendMinor: isAdChannel(row.channel!) ? row.spendMinor : 0 }));
 }
 
 const EMAIL_SUMS = `sum(e.spend_minor)::text as spend, '0' as impressions, sum(e.clicks)::text as clicks,
