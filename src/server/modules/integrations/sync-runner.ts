@@ -8,7 +8,7 @@ import { connectorFor } from '../../connectors/registry.ts';
 import { dayStartInZone } from '../../connectors/store-common.ts';
 import { AppError } from '../../errors.ts';
 import { addDays, dayInZone } from '../commerce/days.ts';
-import { ingestAdMetrics, ingestEmailMetrics, ingestOrders, ingestRefunds, upsertProducts } from '../commerce/ingest.ts';
+import { INGEST_BATCH_SIZE, ingestAdMetrics, ingestEmailMetrics, ingestOrders, ingestRefunds, upsertProducts } from '../commerce/ingest.ts';
 import { PlatformConnection, type PlatformConnectionEntity } from '../connections/platform-connection.entity.ts';
 import { Store, type StoreEntity } from '../stores/store.entity.ts';
 import { SyncRun, type SyncRunEntity } from './integration.entities.ts';
@@ -25,7 +25,13 @@ export const SYNC_QUEUE = 'integrations.sync';
 /** A token expiring sooner than this is refreshed before a sync starts. */
 const REFRESH_MARGIN_MS = 5 * 60_000;
 const DAY_MS = 86_400_000;
-export const DEFAULT_INGEST_BATCH_ROWS = 1000;
+/**
+ * Rows of pages ingested together: one ingest transaction's worth. Each batch recomputes the
+ * contributions of every order of its customers, so a returning customer's history is read once per
+ * batch they appear in: 100,000 Shopify orders took 53-64 s in 1,000-row batches, 37 s in 2,000-row
+ * ones (BENCHMARKS.md), at ~10 MB more peak RSS.
+ */
+export const DEFAULT_INGEST_BATCH_ROWS = INGEST_BATCH_SIZE;
 /** Incremental syncs of store platforms re-read this much before the last sync's end (orders edited late). */
 const STORE_OVERLAP_MS = DAY_MS;
 /** Ads and e-mail platforms restate recent days: incremental syncs re-read the last three. */
