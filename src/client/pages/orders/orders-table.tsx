@@ -17,7 +17,7 @@ interface TableProps {
 function Amount({ row, field, currency }: { row: OrderRow; field: 'gross' | 'netSales'; currency: string }) {
   const money = useOrderMoney();
   return (
-    <span className={`tabular-nums ${row.counts ? '' : 'text-base-content/55 line-through decoration-base-content/30'}`}>
+    <span className={`tabular-nums ${row.counts ? '' : 'text-base-content/70 line-through decoration-base-content/40'}`}>
       {money(row.displayAmounts[field], currency)}
       {row.currency !== currency && <span className="text-base-content/60 block text-xs no-underline">{money(row.amounts[field], row.currency)}</span>}
     </span>
