@@ -22,6 +22,11 @@ export function daysInRange(range: DayRange): number {
   return daysBetween(range.from, range.to) + 1;
 }
 
+/** Whether `day` lies in the range (both ends included). */
+export function isDayInRange(day: string, range: DayRange): boolean {
+  return day >= range.from && day <= range.to;
+}
+
 /** The calendar day of an instant in an IANA time zone ("today" of a store). */
 export function dayInZone(instant: string | Date, timeZone: string): string {
   return new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(new Date(instant));

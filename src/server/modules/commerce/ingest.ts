@@ -102,14 +102,19 @@ export async function bulkLoad<T>(em: EntityManager, store: StoreRef, load: (tx:
 }
 
 /**
- * One batch's transaction, holding the store's ingest lock. Inside a bulk load the batch joins the
- * load's transaction, which holds the lock already (a savepoint per batch would only cost: the load
- * stands or falls as a whole).
+ * One batch's transaction, holding the store's ingest lock; `upkeep` says whether the batch keeps
+ * the derived numbers (rollups, flags, customers' totals) up to date itself. Inside a bulk load the
+ * batch joins the load's transaction, which holds the lock already (a savepoint per batch would only
+ * cost: the load stands or falls as a whole), and leaves the upkeep to the load's end.
  */
-function batchTransaction<T>(em: EntityManager, storeId: number, work: (tx: EntityManager, store: LockedStore) => Promise<T>): Promise<T> {
+function batchTransaction<T>(
+  em: EntityManager,
+  storeId: number,
+  work: (tx: EntityManager, store: LockedStore, upkeep: boolean) => Promise<T>,
+): Promise<T> {
   const bulk = bulkLoadContext.getStore();
-  if (bulk?.storeId === storeId) return work(em, bulk.store);
-  return em.transactional(async (tx) => work(tx, await lockStoreForIngest(sqlRunner(tx), storeId)));
+  if (bulk?.storeId === storeId) return work(em, bulk.store, false);
+  return em.transactional(async (tx) => work(tx, await lockStoreForIngest(sqlRunner(tx), storeId), true));
 }
 
 export interface IngestOrderLine {
@@ -645,7 +650,7 @@ interface NewCustomerRow {
 }
 
 async function ingestOrderBatch(em: EntityManager, storeId: number, orders: NormalizedOrder[]): Promise<IngestResult> {
-  return batchTransaction(em, storeId, async (tx, store) => {
+  return batchTransaction(em, storeId, async (tx, store, upkeep) => {
     const clock = phaseClock('orders', orders.length);
     const q = sqlRunner(tx);
     await assertBatchFxCoverage(tx, store, orders.map((order) => ({ currency: order.currency, at: order.placed_at })));
@@ -713,7 +718,6 @@ async function ingestOrderBatch(em: EntityManager, storeId: number, orders: Norm
 
     // 2. The batch's stored orders, locked, and every order whose contribution the batch can change
     // (a bulk load settles the whole store at its end instead).
-    const upkeep = !inBulkLoad(storeId);
     const keys = [...orders].sort((a, b) => (a.platform + '\u0000' + a.external_id < b.platform + '\u0000' + b.external_id ? -1 : 1));
     const existing = !upkeep ? [] : await q.rows<{ id: string; customer_id: string | null }>(
       `select o.id::text as id, o.customer_id::text as customer_id
@@ -839,7 +843,7 @@ function normalizeRefund(refund: IngestRefund): NormalizedRefund {
 }
 
 async function ingestRefundBatch(em: EntityManager, storeId: number, refunds: NormalizedRefund[]): Promise<IngestResult> {
-  return batchTransaction(em, storeId, async (tx, store) => {
+  return batchTransaction(em, storeId, async (tx, store, upkeep) => {
     const clock = phaseClock('refunds', refunds.length);
     const q = sqlRunner(tx);
 
@@ -876,7 +880,6 @@ async function ingestRefundBatch(em: EntityManager, storeId: number, refunds: No
     );
     const changedOrders = new Set<number>([...rows.map((row) => row.order_id), ...previous.map((row) => num(row.order_id))]);
     // Their customers' orders change too (LTV, totals), unless a bulk load settles the store at its end.
-    const upkeep = !inBulkLoad(storeId);
     const customerRows = !upkeep ? [] : await q.rows<{ customer_id: string }>(
       `select distinct customer_id::text as customer_id from orders
         where store_id = $1 and id = any($2::bigint[]) and customer_id is not null`,
@@ -988,11 +991,10 @@ async function ingestMetricRows<Row, Key>(em: EntityManager, store: StoreRef, ro
   const normalized = latestPerKey(rows, feed.keyOf).sort((a, b) => (feed.keyOf(a) < feed.keyOf(b) ? -1 : 1));
   const total: IngestResult = { inserted: 0, updated: 0, skipped: rows.length - normalized.length };
   for (const batch of chunks(normalized)) {
-    await batchTransaction(em, storeId, async (tx) => {
+    await batchTransaction(em, storeId, async (tx, _store, upkeep) => {
       const q = sqlRunner(tx);
       const keys = batch.map(feed.key);
       await q.run(feed.lockSql, [storeId, ...feed.keyArrays(keys)]);
-      const upkeep = !inBulkLoad(storeId);
       const delta = new RollupDelta();
       if (upkeep) delta.add(await feed.contributions(q, storeId, keys), -1);
       const upserted = await q.rows<{ inserted: boolean }>(feed.upsertSql, [storeId, JSON.stringify(batch)]);

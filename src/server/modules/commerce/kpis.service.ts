@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { EMAIL_CHANNELS, isAdChannel, type Comparison, type DataStatusOutput, type KpisOutput, type LtvCohortsOutput } from '../../../shared/commerce.ts';
 import { aov, attributedRoas, cac, delta, LTV_HORIZONS, ltv, mer, platformRoas, ratio, roas, totalRevenue, type LtvHorizon } from '../../../shared/metrics.ts';
 import type { StoreEntity } from '../stores/store.entity.ts';
-import { addDays, comparisonRange, dayInZone, type DayRange } from '../../../shared/date-ranges.ts';
+import { addDays, comparisonRange, dayInZone, isDayInRange, type DayRange } from '../../../shared/date-ranges.ts';
 import { addMonths, lastDayOfMonth, monthOf } from './days.ts';
 import { FX_BASE_CURRENCY, FxRateMissingError, type FxRates, loadFxRates, rateSql, roundMinor } from './fx.ts';
 import { num, sqlRunner } from './raw-sql.ts';
@@ -130,10 +130,6 @@ function emptyTotals(): Totals {
   return { netSales: 0, shipping: 0, taxes: 0, orders: 0, newCustomers: 0, ltvNet90: 0, spend: 0, adSpend: 0, clicks: 0 };
 }
 
-function inRange(day: string, range: DayRange): boolean {
-  return day >= range.from && day <= range.to;
-}
-
 function addDaily(totals: Totals, row: DailyFigures, factor: number): void {
   totals.netSales += row.netSalesMinor * factor;
   totals.shipping += row.shippingMinor * factor;
@@ -162,8 +158,8 @@ function totalsOf<D extends DailyFigures, S extends SpendFigures>(
   factor: (row: D | S) => number = () => 1,
 ): Totals {
   const totals = emptyTotals();
-  for (const row of daily) if (inRange(row.day, range)) addDaily(totals, row, factor(row));
-  for (const row of channels) if (inRange(row.day, range)) addChannel(totals, row, factor(row));
+  for (const row of daily) if (isDayInRange(row.day, range)) addDaily(totals, row, factor(row));
+  for (const row of channels) if (isDayInRange(row.day, range)) addChannel(totals, row, factor(row));
   return totals;
 }
 

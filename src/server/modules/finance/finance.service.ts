@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { AD_CHANNELS, EMAIL_CHANNELS } from '../../../shared/commerce.ts';
+import { AD_CHANNELS, EMAIL_CHANNELS, isAdChannel } from '../../../shared/commerce.ts';
 import {
   expenseInMonth,
   monthList,
@@ -108,7 +108,6 @@ function emptyMonth(): PnlMonthTotals {
   return { netSales: 0, knownCogs: 0, uncostedSales: 0, orders: 0, shippingCharged: 0, taxes: 0, adSpend: {}, emailSpend: 0, customExpenses: 0 };
 }
 
-const AD = new Set<string>(AD_CHANNELS);
 const EMAIL = new Set<string>(EMAIL_CHANNELS);
 
 /**
@@ -164,7 +163,7 @@ export async function profitAndLossStatement(
   for (const row of channels) {
     const month = totals.get(row.day!.slice(0, 7))!;
     const spend = num(row.spend) * fx.factor(row.currency!, currency, row.day!);
-    if (AD.has(row.channel!)) {
+    if (isAdChannel(row.channel!)) {
       adPlatforms.add(row.channel!);
       month.adSpend[row.channel!] = (month.adSpend[row.channel!] ?? 0) + spend;
     } else if (EMAIL.has(row.channel!)) {

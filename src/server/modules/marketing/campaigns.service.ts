@@ -3,8 +3,9 @@ import type { Comparison } from '../../../shared/commerce.ts';
 import type { AdPlatform, CampaignRow, CampaignsOutput, CampaignTotals } from '../../../shared/marketing.ts';
 import { attributedRoas, cpc, cpm, ctr, delta, platformRoas } from '../../../shared/metrics.ts';
 import type { StoreEntity } from '../stores/store.entity.ts';
-import { addDays, comparisonRange, type DayRange } from '../../../shared/date-ranges.ts';
+import { addDays, comparisonRange, isDayInRange, type DayRange } from '../../../shared/date-ranges.ts';
 import { loadFxRates, roundMinor, type FxRates } from '../commerce/fx.ts';
+import { rangeParameters } from '../commerce/kpis.service.ts';
 import { num, sqlRunner } from '../commerce/raw-sql.ts';
 
 // One advertising platform's campaigns: what the platform reports (ad_metrics_daily) beside what we
@@ -14,15 +15,6 @@ import { num, sqlRunner } from '../commerce/raw-sql.ts';
 
 /** The current range and, when comparing, the previous one. */
 const RANGES_CONDITION = `((day >= $3::date and day <= $4::date) or (day >= $5::date and day <= $6::date))`;
-
-function rangeParameters(ranges: DayRange[]): string[] {
-  const [first, second = first] = ranges as [DayRange, DayRange?];
-  return [first.from, first.to, second!.from, second!.to];
-}
-
-function inRange(day: string, range: DayRange): boolean {
-  return day >= range.from && day <= range.to;
-}
 
 interface AdMetricRow {
   accountId: string;
@@ -150,11 +142,11 @@ function platformFigures(sums: PlatformSums) {
 
 function totalsOf(range: DayRange, metrics: AdMetricRow[], channelDays: ChannelDayRow[], fx: FxRates, currency: string): CampaignTotals {
   const sums = emptySums();
-  for (const row of metrics) if (inRange(row.day, range)) addMetric(sums, row, fx.factor(row.currency, currency, row.day));
+  for (const row of metrics) if (isDayInRange(row.day, range)) addMetric(sums, row, fx.factor(row.currency, currency, row.day));
   let orders = 0;
   let netSales = 0;
   for (const row of channelDays) {
-    if (!inRange(row.day, range)) continue;
+    if (!isDayInRange(row.day, range)) continue;
     orders += row.orders;
     netSales += row.netSalesMinor * fx.factor(row.currency, currency, row.day);
   }
@@ -193,7 +185,7 @@ export async function campaigns(
   // Campaigns of the current range, named after their latest day.
   const byCampaign = new Map<string, { accountId: string; campaignId: string; name: string; nameDay: string; sums: PlatformSums; orders: number; netSales: number }>();
   for (const row of metrics) {
-    if (!inRange(row.day, range)) continue;
+    if (!isDayInRange(row.day, range)) continue;
     const key = campaignKey(row.accountId, row.campaignId);
     let entry = byCampaign.get(key);
     if (!entry) byCampaign.set(key, (entry = { accountId: row.accountId, campaignId: row.campaignId, name: '', nameDay: '', sums: emptySums(), orders: 0, netSales: 0 }));

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { AD_CHANNELS, EMAIL_CHANNELS, isMarketingChannel } from '../../../shared/commerce.ts';
+import { isAdChannel, isMarketingChannel } from '../../../shared/commerce.ts';
 import { addDays, comparisonRange, dayInZone, presetRange, type DayRange } from '../../../shared/date-ranges.ts';
 import { platformDisplayName } from '../../../shared/platforms.ts';
 import {
@@ -25,8 +25,6 @@ import type { StoreEntity } from '../stores/store.entity.ts';
 
 type StoreRef = Pick<StoreEntity, 'id' | 'currency' | 'timezone'>;
 
-const AD = new Set<string>(AD_CHANNELS);
-const PLATFORM_CHANNELS = new Set<string>([...AD_CHANNELS, ...EMAIL_CHANNELS]);
 
 /** One source row: its day, currency, dimension value and its additive figures (money not yet converted). */
 interface Fact {
@@ -98,7 +96,7 @@ async function readFacts(em: EntityManager, storeId: number, dimension: ReportDi
         label: r.day!,
         sums: {
           spend: num(r.spend),
-          adSpend: AD.has(r.channel!) ? num(r.spend) : 0,
+          adSpend: isAdChannel(r.channel!) ? num(r.spend) : 0,
           clicks: num(r.clicks),
           impressions: num(r.impressions),
           conversions: num(r.conversions),
@@ -116,7 +114,7 @@ async function readFacts(em: EntityManager, storeId: number, dimension: ReportDi
       params,
     );
     return channel
-      .filter((r) => dimension === 'channel' || PLATFORM_CHANNELS.has(r.channel!))
+      .filter((r) => dimension === 'channel' || isMarketingChannel(r.channel!))
       .map((r) => ({
         day: r.day!,
         currency: r.currency!,
@@ -128,7 +126,7 @@ async function readFacts(em: EntityManager, storeId: number, dimension: ReportDi
           orders: num(r.orders),
           newCustomers: num(r.new_customers),
           spend: num(r.spend),
-          adSpend: AD.has(r.channel!) ? num(r.spend) : 0,
+          adSpend: isAdChannel(r.channel!) ? num(r.spend) : 0,
           clicks: num(r.clicks),
           impressions: num(r.impressions),
           conversions: num(r.conversions),

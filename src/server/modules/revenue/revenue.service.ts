@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Comparison } from '../../../shared/commerce.ts';
 import { aov, delta, netSales, ratio } from '../../../shared/metrics.ts';
 import { TOP_PRODUCTS, type RevenueBreakdownOutput } from '../../../shared/revenue.ts';
-import { addDays, comparisonRange, type DayRange } from '../../../shared/date-ranges.ts';
+import { addDays, comparisonRange, isDayInRange, type DayRange } from '../../../shared/date-ranges.ts';
 import { loadFxRates, roundMinor, type FxRates } from '../commerce/fx.ts';
 import { num, sqlRunner } from '../commerce/raw-sql.ts';
 import { COUNTING_ORDER } from '../commerce/rollups.ts';
@@ -28,10 +28,6 @@ interface DailyTotals {
 
 function emptyDaily(): DailyTotals {
   return { gross: 0, discounts: 0, refunds: 0, orders: 0 };
-}
-
-function inRange(day: string, range: DayRange): boolean {
-  return day >= range.from && day <= range.to;
 }
 
 type Rows = Record<string, string | number | boolean | null>[];
@@ -133,7 +129,7 @@ export async function revenueBreakdown(
   for (const raw of rows.daily) {
     const row = { day: text(raw.day), currency: text(raw.currency) };
     const rate = factor(row);
-    const targets = [inRange(row.day, range) ? current : null, previousRange && inRange(row.day, previousRange) ? previous : null, byDay.get(row.day) ?? null];
+    const targets = [isDayInRange(row.day, range) ? current : null, previousRange && isDayInRange(row.day, previousRange) ? previous : null, byDay.get(row.day) ?? null];
     for (const totals of targets) {
       if (!totals) continue;
       totals.gross += num(raw.gross) * rate;
