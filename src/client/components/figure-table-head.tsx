@@ -1,4 +1,5 @@
-import { useEffect, useRef, useState, type ReactNode } from 'react';
+import type { ReactNode } from 'react';
+import { useScrollEdges } from '../lib/scroll-edges.ts';
 
 /** A figure column of {@link FigureTableHead}: its label, and classes replacing the default `text-right`. */
 export interface FigureColumn {
@@ -29,40 +30,13 @@ export function FigureTableHead({ first, figures }: { first: string; figures: (s
   );
 }
 
-interface ScrollEdges {
-  left: boolean;
-  right: boolean;
-  bottom: boolean;
-}
-
-const NO_EDGES: ScrollEdges = { left: false, right: false, bottom: false };
-
 /**
  * A table's scroll box inside its card: it scrolls sideways (and down, when `scrollClassName` caps its
  * height) and fades the edge where more rows or columns are cut off, so the cut reads as "scroll"
  * rather than as clipped content.
  */
 export function TableScroll({ children, className = '', scrollClassName = '', testId }: { children: ReactNode; className?: string; scrollClassName?: string; testId?: string }) {
-  const box = useRef<HTMLDivElement>(null);
-  const [edges, setEdges] = useState<ScrollEdges>(NO_EDGES);
-  useEffect(() => {
-    const element = box.current;
-    if (!element) return;
-    const update = () => {
-      const { scrollLeft, scrollTop, scrollWidth, scrollHeight, clientWidth, clientHeight } = element;
-      const next = { left: scrollLeft > 1, right: scrollLeft + clientWidth < scrollWidth - 1, bottom: scrollTop + clientHeight < scrollHeight - 1 };
-      setEdges((previous) => (previous.left === next.left && previous.right === next.right && previous.bottom === next.bottom ? previous : next));
-    };
-    update();
-    element.addEventListener('scroll', update, { passive: true });
-    const observer = typeof ResizeObserver === 'undefined' ? null : new ResizeObserver(update);
-    observer?.observe(element);
-    if (element.firstElementChild) observer?.observe(element.firstElementChild);
-    return () => {
-      element.removeEventListener('scroll', update);
-      observer?.disconnect();
-    };
-  }, []);
+  const { ref: box, edges } = useScrollEdges<HTMLDivElement>();
   const fade = 'pointer-events-none absolute z-20 transition-opacity duration-150';
   return (
     <div className={`relative min-w-0 ${className}`} data-testid={testId} data-scroll-left={edges.left} data-scroll-right={edges.right} data-scroll-bottom={edges.bottom}>

@@ -28,6 +28,12 @@ function known(value: number | null | undefined): value is number {
   return typeof value === 'number' && Number.isFinite(value);
 }
 
+/** A money axis's labels (values in major units) in the spec's compact form: "£0", "£5k", "£1.25m". */
+export function compactAxisMoney(locale: string, currency: string): (value: number | string) => string {
+  const { compactMoney } = figureFormat(locale);
+  return (value) => compactMoney(Math.round(Number(value) * 100), currency);
+}
+
 export function figureFormat(locale: string): FigureFormat {
   const integer = new Intl.NumberFormat(locale, { maximumFractionDigits: 0 });
   const decimal = new Intl.NumberFormat(locale, { maximumFractionDigits: 2 });

@@ -1,6 +1,6 @@
 import type { ApexOptions } from 'apexcharts';
 import { ArrowRightIcon, ChevronRightIcon, RadarIcon } from 'lucide-react';
-import { useEffect, useMemo, useRef, useState } from 'react';
+import { useEffect, useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'wouter';
 import { GRANULARITIES, type Granularity, type TrendOutput } from '../../../shared/analytics.ts';
@@ -12,6 +12,7 @@ import { useDateRange } from '../../components/date-range-picker.tsx';
 import { deltaTone } from '../../components/kpi-card.tsx';
 import { trpc } from '../../lib/trpc.ts';
 import { useFigureFormat, useNarrowScreen, xTickAmount, type FigureFormat } from '../../lib/figure-format.ts';
+import { useScrollEdges } from '../../lib/scroll-edges.ts';
 import { useSearchParam } from '../../lib/use-search-param.ts';
 
 /** Money KPIs are in minor units; the rest are counts or ratios. */
@@ -59,24 +60,7 @@ export function AnalyticsPage() {
  * and the edge where more chips hide fades out.
  */
 function useChipRow(selected: string) {
-  const ref = useRef<HTMLDivElement>(null);
-  const [edges, setEdges] = useState({ fadeLeft: false, fadeRight: false });
-  useEffect(() => {
-    const row = ref.current;
-    if (!row) return;
-    const update = () => {
-      const fadeLeft = row.scrollLeft > 1;
-      const fadeRight = row.scrollLeft + row.clientWidth < row.scrollWidth - 1;
-      setEdges((previous) => (previous.fadeLeft === fadeLeft && previous.fadeRight === fadeRight ? previous : { fadeLeft, fadeRight }));
-    };
-    update();
-    row.addEventListener('scroll', update, { passive: true });
-    window.addEventListener('resize', update);
-    return () => {
-      row.removeEventListener('scroll', update);
-      window.removeEventListener('resize', update);
-    };
-  }, []);
+  const { ref, edges } = useScrollEdges<HTMLDivElement>();
   useEffect(() => {
     const row = ref.current;
     const chip = row?.querySelector<HTMLElement>('[aria-pressed="true"]');
@@ -86,7 +70,7 @@ function useChipRow(selected: string) {
     if (chip.offsetLeft - padding < row.scrollLeft) row.scrollLeft = Math.max(0, chip.offsetLeft - padding);
     else if (chip.offsetLeft + chip.offsetWidth + padding > row.scrollLeft + row.clientWidth) row.scrollLeft = chip.offsetLeft + chip.offsetWidth + padding - row.clientWidth;
   }, [selected]);
-  return { ref, ...edges };
+  return { ref, fadeLeft: edges.left, fadeRight: edges.right };
 }
 
 function AnalyticsContent() {

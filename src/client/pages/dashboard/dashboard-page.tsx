@@ -10,6 +10,7 @@ import { DataError, DataPage, StoreDataGate } from '../../components/data-page.t
 import { formatDayRange, useComparisonLabel, useDateRange } from '../../components/date-range-picker.tsx';
 import { formatKpiCount, formatKpiMoney, KpiCard, useChannelName } from '../../components/kpi-card.tsx';
 import { SectionCard } from '../../components/section-card.tsx';
+import { compactAxisMoney } from '../../lib/figure-format.ts';
 import { trpc } from '../../lib/trpc.ts';
 import { useGuestStatus } from '../../lib/use-access.ts';
 import { TodayCard } from './today-card.tsx';
@@ -109,7 +110,7 @@ function NetSalesTrend({ data, previous }: { data: KpisOutput; previous: KpisOut
         labels: { trim: false, formatter: (value: string) => (value ? dayLabel.format(new Date(`${value}T00:00:00Z`)) : '') },
         tooltip: { enabled: false },
       },
-      yaxis: { labels: { formatter: (value: number) => money(value) } },
+      yaxis: { labels: { formatter: compactAxisMoney(locale, data.currency) } },
       tooltip: { shared: true, y: { formatter: (value: number) => money(value) } },
       stroke: { width: [2.5, 2], dashArray: [0, 5] },
     };
@@ -137,7 +138,7 @@ function MarketingPerformance({ data }: { data: KpisOutput }) {
     const format = (value: number) => formatKpiMoney(Math.round(value * 100), data.currency, locale) ?? NO_VALUE;
     return {
       xaxis: { categories: nameKey.split('|') },
-      yaxis: { labels: { formatter: format } },
+      yaxis: { labels: { formatter: compactAxisMoney(locale, data.currency) } },
       tooltip: { shared: true, intersect: false, y: { formatter: format } },
       plotOptions: { bar: { columnWidth: '55%', borderRadius: 4 } },
     };
@@ -152,31 +153,31 @@ function MarketingPerformance({ data }: { data: KpisOutput }) {
           <Chart type="bar" series={series} options={options} height={260} ariaLabel={t('marketing.chartLabel')} className="lg:col-span-2" />
           <div className="min-w-0 lg:col-span-3">
             <TableScroll>
-            <table className="table-sm table">
-              <FigureTableHead
-                first={t('marketing.channel')}
-                figures={[t('marketing.spend'), t('marketing.netSales'), t('marketing.roas'), { label: t('marketing.platformRoas'), title: t('marketing.platformHint') }, t('marketing.roi')]}
-              />
-              <tbody>
-                {channels.map((channel) => {
-                  const channelRoi = roi({ attributedNetSalesMinor: channel.netSales, spendMinor: channel.spend });
-                  return (
-                    <tr key={channel.channel} data-testid="channel-row">
-                      <th scope="row" className="font-medium whitespace-nowrap">
-                        {channelName(channel.channel)}
-                      </th>
-                      <td className="text-right tabular-nums">{money(channel.spend)}</td>
-                      <td className="text-right tabular-nums">{money(channel.netSales)}</td>
-                      <td className="text-right font-semibold tabular-nums">{formatMultiple(channel.roas)}</td>
-                      <td className="text-base-content/70 text-right tabular-nums">{formatMultiple(channel.platformRoas)}</td>
-                      <td className={`text-right tabular-nums ${channelRoi !== null && channelRoi < 0 ? 'text-error' : ''}`}>
-                        {channelRoi === null ? NO_VALUE : formatPercentChange(channelRoi * 100, 0)}
-                      </td>
-                    </tr>
-                  );
-                })}
-              </tbody>
-            </table>
+              <table className="table-sm table">
+                <FigureTableHead
+                  first={t('marketing.channel')}
+                  figures={[t('marketing.spend'), t('marketing.netSales'), t('marketing.roas'), { label: t('marketing.platformRoas'), title: t('marketing.platformHint') }, t('marketing.roi')]}
+                />
+                <tbody>
+                  {channels.map((channel) => {
+                    const channelRoi = roi({ attributedNetSalesMinor: channel.netSales, spendMinor: channel.spend });
+                    return (
+                      <tr key={channel.channel} data-testid="channel-row">
+                        <th scope="row" className="font-medium whitespace-nowrap">
+                          {channelName(channel.channel)}
+                        </th>
+                        <td className="text-right tabular-nums">{money(channel.spend)}</td>
+                        <td className="text-right tabular-nums">{money(channel.netSales)}</td>
+                        <td className="text-right font-semibold tabular-nums">{formatMultiple(channel.roas)}</td>
+                        <td className="text-base-content/70 text-right tabular-nums">{formatMultiple(channel.platformRoas)}</td>
+                        <td className={`text-right tabular-nums ${channelRoi !== null && channelRoi < 0 ? 'text-error' : ''}`}>
+                          {channelRoi === null ? NO_VALUE : formatPercentChange(channelRoi * 100, 0)}
+                        </td>
+                      </tr>
+                    );
+                  })}
+                </tbody>
+              </table>
             </TableScroll>
             <p className="text-base-content/65 mt-2 text-xs">{t('marketing.platformHint')}</p>
           </div>

@@ -14,7 +14,7 @@ import { useDateRange } from '../../components/date-range-picker.tsx';
 import { deltaTone, formatKpiCount, formatKpiMoney } from '../../components/kpi-card.tsx';
 import { SectionCard } from '../../components/section-card.tsx';
 import { toast } from '../../components/toast.tsx';
-import { figureFormat } from '../../lib/figure-format.ts';
+import { compactAxisMoney } from '../../lib/figure-format.ts';
 import { serverMessage } from '../../lib/session.ts';
 import { trpc } from '../../lib/trpc.ts';
 
@@ -57,12 +57,11 @@ function StoresChart({ data }: { data: AllStoresOutput }) {
   const options = useMemo<ApexOptions>(() => {
     const format = (value: number) => formatKpiMoney(Math.round(value * 100), data.currency, locale) ?? NO_VALUE;
     // Compact amounts on the value axis, so its labels do not collide on a phone.
-    const { compactMoney } = figureFormat(locale);
     const names = nameKey.split('\u0000');
     return {
       // Horizontal bars keep long store names readable on a phone.
       plotOptions: { bar: { horizontal: true, barHeight: '60%', borderRadius: 4 } },
-      xaxis: { categories: names, tickAmount: 4, labels: { formatter: (value: string) => compactMoney(Number(value) * 100, data.currency) } },
+      xaxis: { categories: names, tickAmount: 4, labels: { formatter: compactAxisMoney(locale, data.currency) } },
       yaxis: { labels: { maxWidth: 140, formatter: (value: number | string) => String(value) } },
       tooltip: { shared: true, intersect: false, y: { formatter: format } },
       grid: { padding: { right: 28 } },
