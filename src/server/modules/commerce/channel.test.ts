@@ -66,6 +66,13 @@ describe('channelOf', () => {
     expect(channelOf({ landingSite: '/products/tent?utm_source=google&utm_medium=cpc&utm_campaign=summer' })).toBe('googleads');
     expect(channelOf({ landingSite: 'https://shop.example/?fbclid=IwAR123' })).toBe('metaads');
     expect(channelOf({ landingSite: '/?utm_source=klaviyo&utm_medium=email', referrer: 'https://www.google.com/' })).toBe('klaviyo');
+    // The query ends where the fragment starts; a "?" inside the fragment is not a query.
+    expect(withLandingSiteParameters({ landingSite: '/products/tent?utm_source=google&utm_medium=cpc&utm_term=two%20words#reviews' })).toMatchObject({
+      utmSource: 'google',
+      utmMedium: 'cpc',
+      utmTerm: 'two words',
+    });
+    expect(channelOf({ landingSite: '/products/tent#reviews?utm_source=google&utm_medium=cpc' })).toBe('direct');
   });
 
   it('fields sent by the platform win over the landing site parameters', () => {

@@ -42,18 +42,27 @@ function blankToNull(value: string | null | undefined): string | null {
   return trimmed ? trimmed : null;
 }
 
+/** The query string of a landing site ("/products/x?utm_source=...#reviews" -> "utm_source=..."), if it has one. */
+function queryOf(landingSite: string | null | undefined): URLSearchParams | null {
+  const question = landingSite?.indexOf('?') ?? -1;
+  if (question < 0) return null;
+  const hash = landingSite!.indexOf('#');
+  if (hash >= 0 && hash < question) return null;
+  return new URLSearchParams(landingSite!.slice(question + 1, hash < 0 ? undefined : hash));
+}
+
 /**
  * The order's fields completed from its landing site's query string: a field the platform sent
  * wins over the same parameter in the URL. Blank values become null.
  */
 export function withLandingSiteParameters(fields: AttributionFields): Required<AttributionFields> {
-  const url = parseUrl(fields.landingSite);
+  const query = queryOf(fields.landingSite);
   const result = {
     landingSite: blankToNull(fields.landingSite),
     referrer: blankToNull(fields.referrer),
   } as Required<AttributionFields>;
   for (const [parameter, key] of Object.entries(QUERY_FIELDS)) {
-    result[key] = blankToNull(fields[key]) ?? blankToNull(url?.searchParams.get(parameter));
+    result[key] = blankToNull(fields[key]) ?? blankToNull(query?.get(parameter));
   }
   return result;
 }
@@ -118,7 +127,11 @@ function channelFromReferrer(referrer: string | null, landingSite: string | null
  * Fields missing on the order are read from its landing site's query string.
  */
 export function channelOf(order: AttributionFields): Channel {
-  const fields = withLandingSiteParameters(order);
+  return channelOfCompleted(withLandingSiteParameters(order));
+}
+
+/** channelOf for fields that withLandingSiteParameters has completed already. */
+export function channelOfCompleted(fields: Required<AttributionFields>): Channel {
   if (fields.gclid) return 'googleads';
   if (fields.fbclid) return 'metaads';
   if (fields.msclkid) return 'bingads';

@@ -3,25 +3,40 @@ import { CompiledQuery } from 'kysely';
 
 /**
  * Set-based SQL with real bind parameters ($1, $2, ...), on the EntityManager's connection: inside
- * `em.transactional(...)` it runs in that transaction. Large batches travel as one JSON parameter
- * (`jsonb_to_recordset($n::jsonb)`) or as arrays (`unnest($n::text[])`), so the SQL text stays the same
- * whatever the batch size. Cast bigint, numeric and date results in the SQL (::int, ::text, to_char):
- * the driver returns int8 and numeric as strings.
+ * `em.transactional(...)` it runs in that transaction. Large batches travel as one array per column
+ * (`unnest($n::text[], ...)`, see recordset), so the SQL text stays the same whatever the batch
+ * size. Cast bigint, numeric and date results in the SQL (::int, ::text, to_char): the driver
+ * returns int8 and numeric as strings.
  */
 export interface SqlRunner {
   rows<T extends object>(sql: string, params?: unknown[]): Promise<T[]>;
   run(sql: string, params?: unknown[]): Promise<number>;
 }
 
-export function sqlRunner(em: EntityManager): SqlRunner {
+export interface SqlRunnerOptions {
+  /**
+   * After each statement, let whatever else waits for the connection go first (a bulk load writes
+   * two batches at once: see demo.service's writeTwoAtATime). Without it this batch's JavaScript
+   * (building its next statement) runs before the other batch's statement is sent, and the database
+   * waits for it.
+   */
+  yieldAfterEachStatement?: boolean;
+}
+
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+export function sqlRunner(em: EntityManager, options: SqlRunnerOptions = {}): SqlRunner {
   const kysely = em.getKysely();
+  const yielding = options.yieldAfterEachStatement === true;
   return {
     async rows<T extends object>(sql: string, params: unknown[] = []) {
       const result = await kysely.executeQuery<T>(CompiledQuery.raw(sql, params));
+      if (yielding) await nextTurn();
       return result.rows as T[];
     },
     async run(sql: string, params: unknown[] = []) {
       const result = await kysely.executeQuery(CompiledQuery.raw(sql, params));
+      if (yielding) await nextTurn();
       return Number(result.numAffectedRows ?? 0);
     },
   };
@@ -31,4 +46,45 @@ export function sqlRunner(em: EntityManager): SqlRunner {
 export function num(value: unknown): number {
   if (value === null || value === undefined) return 0;
   return typeof value === 'number' ? value : Number(value);
+}
+
+export type ArrayElementType = 'text' | 'bigint' | 'int' | 'float8' | 'boolean' | 'timestamptz' | 'date';
+
+type ArrayElement = string | number | boolean | null | undefined;
+
+const NEEDS_ESCAPE = /[\\"]/;
+
+/** A PostgreSQL array literal of the values, every text element quoted (so "NULL" and "" stay text). */
+export function arrayLiteral(values: readonly ArrayElement[]): string {
+  let literal = '{';
+  for (let index = 0; index < values.length; index++) {
+    if (index > 0) literal += ',';
+    const value = values[index];
+    if (value === null || value === undefined) literal += 'NULL';
+    else if (typeof value === 'number') literal += String(value);
+    else if (typeof value === 'boolean') literal += value ? 't' : 'f';
+    else literal += `"${NEEDS_ESCAPE.test(value) ? value.replace(/[\\"]/g, '\\$&') : value}"`;
+  }
+  return `${literal}}`;
+}
+
+/**
+ * Rows as one array parameter per column: `from` is `unnest($n::type[], ...) as x(column, ...)` with
+ * the parameters numbered from `firstParameter`, and `parameters(rows)` gives their values. PostgreSQL
+ * reads these arrays at about twice the speed of the same rows as JSON objects (json_to_recordset
+ * builds a hash table per object; 5,000 orders: 120 ms as JSON, 65 ms as arrays), and they are half
+ * the bytes.
+ */
+export function recordset<Row>(columns: readonly (readonly [column: keyof Row & string, type: ArrayElementType])[], firstParameter: number) {
+  const arrays = columns.map(([, type], index) => `$${firstParameter + index}::${type}[]`);
+  return {
+    from: `unnest(${arrays.join(', ')}) as x(${columns.map(([column]) => column).join(', ')})`,
+    parameters(rows: readonly Row[]): string[] {
+      return columns.map(([column]) => {
+        const values = new Array<ArrayElement>(rows.length);
+        for (let index = 0; index < rows.length; index++) values[index] = rows[index]![column] as ArrayElement;
+        return arrayLiteral(values);
+      });
+    },
+  };
 }
