@@ -3,6 +3,7 @@ import { useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { CampaignsOutput } from '../../../shared/marketing.ts';
 import { Chart } from '../../components/chart.tsx';
+import { SectionCard } from '../../components/section-card.tsx';
 import { useFigureFormat, useNarrowScreen, xTickAmount } from '../../lib/figure-format.ts';
 import { useSearchParam } from '../../lib/use-search-param.ts';
 
@@ -44,14 +45,11 @@ export function AdsTrendChart({ data }: { data: CampaignsOutput }) {
   }, [categories, view, currency, format, narrow]);
 
   return (
-    <section className="bg-base-100 border-base-content/10 rounded-box border p-4 shadow-xs sm:p-5" aria-labelledby="ads-trend-title">
-      <div className="flex flex-wrap items-center justify-between gap-3">
-        <div className="min-w-0">
-          <h2 id="ads-trend-title" className="text-lg font-semibold">
-            {t('trend.title')}
-          </h2>
-          <p className="text-base-content/70 text-sm">{view === 'sales' ? t('trend.salesHint', { platform: platformName }) : t('trend.roasHint', { platform: platformName })}</p>
-        </div>
+    <SectionCard
+      titleId="ads-trend-title"
+      title={t('trend.title')}
+      description={view === 'sales' ? t('trend.salesHint', { platform: platformName }) : t('trend.roasHint', { platform: platformName })}
+      actions={
         <div role="group" aria-label={t('trend.viewLabel')} className="join">
           {VIEWS.map((option) => (
             <button
@@ -65,16 +63,16 @@ export function AdsTrendChart({ data }: { data: CampaignsOutput }) {
             </button>
           ))}
         </div>
-      </div>
+      }
+    >
       <Chart
         type="line"
         series={chartSeries as ApexOptions['series']}
         options={options}
         height={300}
         ariaLabel={view === 'sales' ? t('trend.salesAria', { platform: platformName }) : t('trend.roasAria', { platform: platformName })}
-        className="mt-4"
         testId="ads-trend-chart"
       />
-    </section>
+    </SectionCard>
   );
 }

@@ -75,9 +75,9 @@ export function CampaignsTable({ data }: { data: CampaignsOutput }) {
 
   return (
     <section className="bg-base-100 border-base-content/10 rounded-box border shadow-xs" aria-labelledby="campaigns-title">
-      <div className="flex flex-wrap items-end justify-between gap-3 p-4 sm:p-5">
+      <div className="flex flex-wrap items-end justify-between gap-3 p-4 sm:p-6">
         <div className="min-w-0">
-          <h2 id="campaigns-title" className="text-lg font-semibold">
+          <h2 id="campaigns-title" className="text-base font-semibold">
             {t('table.title')}
           </h2>
           <p className="text-base-content/70 text-sm">{t('table.count', { count: data.campaigns.length })}</p>
@@ -223,7 +223,7 @@ function AttributionNote({ data }: { data: CampaignsOutput }) {
     text = t('attribution.partial', { platform: platformName, count: data.unmatched.orders, amount: format.money(data.unmatched.netSales, data.currency) });
   else text = t('attribution.campaign');
   return (
-    <div className="text-base-content/75 border-base-content/10 flex gap-2 border-t px-4 py-3 text-sm sm:px-5" data-testid="attribution-note" data-attribution={data.attribution}>
+    <div className="text-base-content/75 border-base-content/10 flex gap-2 border-t px-4 py-3 text-sm sm:px-6" data-testid="attribution-note" data-attribution={data.attribution}>
       <InfoIcon className="text-info mt-0.5 size-4 shrink-0" aria-hidden="true" />
       <p>{text}</p>
     </div>

@@ -10,6 +10,7 @@ import { Chart } from '../../components/chart.tsx';
 import { DataError, DataPage, StoreDataGate } from '../../components/data-page.tsx';
 import { useDateRange } from '../../components/date-range-picker.tsx';
 import { deltaTone } from '../../components/kpi-card.tsx';
+import { SectionCard } from '../../components/section-card.tsx';
 import { trpc } from '../../lib/trpc.ts';
 import { useFigureFormat, useNarrowScreen, xTickAmount, type FigureFormat } from '../../lib/figure-format.ts';
 import { useScrollEdges } from '../../lib/scroll-edges.ts';
@@ -179,14 +180,14 @@ function TrendCard({ data }: { data: TrendOutput }) {
   const toneClass = { good: 'badge-success', bad: 'badge-error', neutral: 'badge-ghost' }[tone];
 
   return (
-    <section className="bg-base-100 border-base-content/10 rounded-box border p-4 shadow-xs sm:p-5" aria-labelledby="trend-title" data-testid="trend-card" data-kpi={data.kpi} data-granularity={data.granularity}>
-      <div className="flex flex-wrap items-start justify-between gap-3">
-        <div className="min-w-0">
-          <h2 id="trend-title" className="text-lg font-semibold">
-            {t('trend.title', { kpi: kpiName })}
-          </h2>
-          <p className="text-base-content/70 text-sm">{t(`hints.${data.kpi}`)}</p>
-        </div>
+    <SectionCard
+      titleId="trend-title"
+      title={t('trend.title', { kpi: kpiName })}
+      description={t(`hints.${data.kpi}`)}
+      testId="trend-card"
+      data-kpi={data.kpi}
+      data-granularity={data.granularity}
+      actions={
         <div className="sm:text-right">
           <p className="text-2xl font-semibold tabular-nums" data-testid="trend-total">
             {kpiValueText(data.kpi, data.total.current, data.currency, format)}
@@ -198,18 +199,18 @@ function TrendCard({ data }: { data: TrendOutput }) {
             </p>
           )}
         </div>
-      </div>
+      }
+    >
       <Chart
         type="line"
         series={series}
         options={options}
         height={320}
         ariaLabel={t('trend.aria', { kpi: kpiName, granularity: t(`granularity.${data.granularity}`) })}
-        className="mt-4"
         testId="trend-chart"
       />
-      {!data.previousRange && <p className="text-base-content/60 mt-2 text-xs">{t('trend.noComparison')}</p>}
-    </section>
+      {!data.previousRange && <p className="text-base-content/60 text-xs">{t('trend.noComparison')}</p>}
+    </SectionCard>
   );
 }
 
@@ -237,29 +238,22 @@ function BreakdownCard({ data }: { data: TrendOutput }) {
 
   if (data.breakdown === null) {
     return (
-      <section className="bg-base-100 border-base-content/10 rounded-box border p-4 shadow-xs sm:p-5" aria-labelledby="breakdown-title">
-        <h2 id="breakdown-title" className="text-lg font-semibold">
-          {t('breakdown.title')}
-        </h2>
-        <p className="text-base-content/70 mt-1 text-sm" data-testid="breakdown-not-applicable">
+      <SectionCard titleId="breakdown-title" title={t('breakdown.title')}>
+        <p className="text-base-content/70 text-sm" data-testid="breakdown-not-applicable">
           {t('breakdown.notApplicable', { kpi: kpiName })}
         </p>
-      </section>
+      </SectionCard>
     );
   }
   const series = data.breakdown.map((entry) => ({ name: channelName(entry.channel), data: entry.values.map((value) => (money ? value / 100 : value)) }));
   return (
-    <section className="bg-base-100 border-base-content/10 rounded-box border p-4 shadow-xs sm:p-5" aria-labelledby="breakdown-title">
-      <h2 id="breakdown-title" className="text-lg font-semibold">
-        {t('breakdown.title')}
-      </h2>
-      <p className="text-base-content/70 text-sm">{t('breakdown.hint', { kpi: kpiName })}</p>
+    <SectionCard titleId="breakdown-title" title={t('breakdown.title')} description={t('breakdown.hint', { kpi: kpiName })}>
       {data.breakdown.length === 0 ? (
         <p className="text-base-content/70 py-10 text-center text-sm">{t('breakdown.empty')}</p>
       ) : (
         <>
-          <Chart type="bar" series={series} options={options} height={300} ariaLabel={t('breakdown.aria', { kpi: kpiName })} className="mt-4" testId="breakdown-chart" />
-          <ul className="mt-4 grid grid-cols-1 gap-x-6 gap-y-1 text-sm sm:grid-cols-2 lg:grid-cols-3">
+          <Chart type="bar" series={series} options={options} height={300} ariaLabel={t('breakdown.aria', { kpi: kpiName })} testId="breakdown-chart" />
+          <ul className="mt-1 grid grid-cols-1 gap-x-6 gap-y-1 text-sm sm:grid-cols-2 lg:grid-cols-3">
             {data.breakdown.map((entry) => (
               <li key={entry.channel} className="border-base-content/10 flex justify-between gap-3 border-b py-1.5">
                 <span className="truncate">{channelName(entry.channel)}</span>
@@ -269,7 +263,7 @@ function BreakdownCard({ data }: { data: TrendOutput }) {
           </ul>
         </>
       )}
-    </section>
+    </SectionCard>
   );
 }
 

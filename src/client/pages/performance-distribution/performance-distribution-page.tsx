@@ -7,6 +7,7 @@ import { Chart } from '../../components/chart.tsx';
 import { DataError, DataLoading, DataPage, StoreDataGate } from '../../components/data-page.tsx';
 import { useDateRange } from '../../components/date-range-picker.tsx';
 import { EmptyState } from '../../components/empty-state.tsx';
+import { SectionCard } from '../../components/section-card.tsx';
 import { trpc } from '../../lib/trpc.ts';
 import { useFigureFormat, useNarrowScreen } from '../../lib/figure-format.ts';
 import { useSearchParam } from '../../lib/use-search-param.ts';
@@ -106,14 +107,11 @@ function CampaignsView({ data }: { data: DistributionOutput }) {
           hint={t('distribution.campaignsHint', { spend: format.money(campaigns.totalSpend, currency), revenue: format.money(campaigns.totalRevenue, currency) })}
         />
       </div>
-      <section className="bg-base-100 border-base-content/10 rounded-box border p-4 shadow-xs sm:p-5" aria-labelledby="pareto-title">
-        <div className="flex flex-wrap items-start justify-between gap-3">
-          <div className="min-w-0">
-            <h2 id="pareto-title" className="text-lg font-semibold">
-              {t(`distribution.pareto.${measure}Title`)}
-            </h2>
-            <p className="text-base-content/70 text-sm">{t(`distribution.pareto.${measure}Hint`)}</p>
-          </div>
+      <SectionCard
+        titleId="pareto-title"
+        title={t(`distribution.pareto.${measure}Title`)}
+        description={t(`distribution.pareto.${measure}Hint`)}
+        actions={
           <div role="group" aria-label={t('distribution.measureLabel')} className="join">
             {MEASURES.map((option) => (
               <button
@@ -127,9 +125,10 @@ function CampaignsView({ data }: { data: DistributionOutput }) {
               </button>
             ))}
           </div>
-        </div>
+        }
+      >
         <ParetoChart pareto={pareto} currency={currency} valueName={t(`distribution.measures.${measure}`)} ariaLabel={t(`distribution.pareto.${measure}Title`)} />
-      </section>
+      </SectionCard>
       <RoasHistogram data={data} />
     </>
   );
@@ -157,20 +156,16 @@ function ProductsView({ data }: { data: DistributionOutput }) {
         <StatCard label={t('distribution.productsLabel')} value={format.integer(pareto.count)} hint={t('distribution.productsHint')} />
         <StatCard label={t('distribution.productSalesLabel')} value={format.money(pareto.total, currency)} hint={t('distribution.productSalesHint')} />
       </div>
-      <section className="bg-base-100 border-base-content/10 rounded-box border p-4 shadow-xs sm:p-5" aria-labelledby="pareto-title">
-        <h2 id="pareto-title" className="text-lg font-semibold">
-          {t('distribution.pareto.productsTitle')}
-        </h2>
-        <p className="text-base-content/70 text-sm">{t('distribution.pareto.productsHint')}</p>
+      <SectionCard titleId="pareto-title" title={t('distribution.pareto.productsTitle')} description={t('distribution.pareto.productsHint')}>
         <ParetoChart pareto={pareto} currency={currency} valueName={t('distribution.measures.productSales')} ariaLabel={t('distribution.pareto.productsTitle')} />
-      </section>
+      </SectionCard>
       <section className="bg-base-100 border-base-content/10 rounded-box border shadow-xs" aria-labelledby="top-products-title">
-        <h2 id="top-products-title" className="p-4 pb-2 text-lg font-semibold sm:px-5">
+        <h2 id="top-products-title" className="p-4 pb-2 text-base font-semibold sm:px-6">
           {t('distribution.topProductsTitle')}
         </h2>
         <ol className="divide-base-content/10 divide-y" data-testid="top-products">
           {top.map((point, index) => (
-            <li key={point.key} className="flex items-center gap-3 px-4 py-2.5 text-sm sm:px-5">
+            <li key={point.key} className="flex items-center gap-3 px-4 py-2.5 text-sm sm:px-6">
               <span className="text-base-content/60 w-5 shrink-0 text-right tabular-nums">{index + 1}</span>
               <span className="line-clamp-2 min-w-0 flex-1 wrap-break-word" title={point.label}>
                 {point.label}
@@ -228,7 +223,7 @@ function ParetoChart({ pareto, currency, valueName, ariaLabel }: { pareto: Paret
   );
   return (
     <>
-      <Chart type="line" series={series as ApexOptions['series']} options={options} height={340} ariaLabel={ariaLabel} className="mt-4" testId="pareto-chart" />
+      <Chart type="line" series={series as ApexOptions['series']} options={options} height={340} ariaLabel={ariaLabel} testId="pareto-chart" />
       {others && (
         <p className="text-base-content/70 mt-2 text-xs" data-testid="pareto-others">
           {t('distribution.othersNote', { count: others.items, share: format.percent(others.share), value: format.money(others.value, currency) })}
@@ -276,20 +271,15 @@ function RoasHistogram({ data }: { data: DistributionOutput }) {
     [labels, buckets, format, t, data.currency, narrow],
   );
   return (
-    <section className="bg-base-100 border-base-content/10 rounded-box border p-4 shadow-xs sm:p-5" aria-labelledby="histogram-title">
-      <h2 id="histogram-title" className="text-lg font-semibold">
-        {t('distribution.histogram.title')}
-      </h2>
-      <p className="text-base-content/70 text-sm">{t('distribution.histogram.hint')}</p>
+    <SectionCard titleId="histogram-title" title={t('distribution.histogram.title')} description={t('distribution.histogram.hint')}>
       <Chart
         type="bar"
         series={[{ name: t('distribution.histogram.campaigns'), data: buckets.map((bucket) => bucket.campaigns) }]}
         options={options}
         height={280}
         ariaLabel={t('distribution.histogram.title')}
-        className="mt-4"
         testId="roas-histogram"
       />
-    </section>
+    </SectionCard>
   );
 }
