@@ -1,7 +1,6 @@
 import { MailIcon } from 'lucide-react';
 import { siGoogleads, siMailchimp, siMeta, siShopify, siTiktok, siWoocommerce } from 'simple-icons';
 import type { PlatformKey } from '../../shared/platforms.ts';
-import type { ResolvedTheme } from '../lib/theme.tsx';
 
 // Each platform's mark on a small white tile, in both themes: the brand's own logo (simple-icons) where
 // it has one, a lettermark in the brand colour otherwise. Brand colours are made for white (TikTok's and
@@ -25,8 +24,6 @@ const LOGOS: Record<PlatformKey, LogoMark> = {
   email: { kind: 'mail' },
 };
 
-/** The card surfaces of the two daisyUI themes (base-100). */
-const SURFACES: Record<ResolvedTheme, string> = { light: 'ffffff', dark: '1d232a' };
 /** WCAG's minimum contrast for graphics (1.4.11). */
 const MIN_CONTRAST = 3;
 
@@ -54,12 +51,10 @@ function mix(hex: string, toward: string, amount: number): string {
   return from.map((channel, index) => Math.round(channel + (to[index]! - channel) * amount).toString(16).padStart(2, '0')).join('');
 }
 
-/** The brand colour (hex without #), darkened on the light surface or lightened on the dark one until it contrasts 3:1. */
-export function readableBrandColor(hex: string, theme: ResolvedTheme): string {
-  const surface = SURFACES[theme];
-  const toward = theme === 'dark' ? 'ffffff' : '000000';
+/** The brand colour (hex without #), darkened until it contrasts 3:1 with the white tile every logo sits on, in both themes. */
+export function readableBrandColor(hex: string): string {
   let color = hex.toLowerCase();
-  for (let step = 1; step <= 10 && contrastRatio(color, surface) < MIN_CONTRAST; step++) color = mix(hex.toLowerCase(), toward, step / 10);
+  for (let step = 1; step <= 10 && contrastRatio(color, 'ffffff') < MIN_CONTRAST; step++) color = mix(hex.toLowerCase(), '000000', step / 10);
   return color;
 }
 
@@ -73,7 +68,7 @@ export function PlatformLogo({ platform, className = 'size-11' }: { platform: Pl
       </span>
     );
   }
-  const color = `#${readableBrandColor(mark.hex, 'light')}`;
+  const color = `#${readableBrandColor(mark.hex)}`;
   return (
     <span className={tile} aria-hidden="true" data-testid="platform-logo">
       {mark.kind === 'icon' ? (
