@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash } from 'node:crypto';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { ORDER_STATUSES, type OrderStatus } from '../../../shared/commerce.ts';
 import { AppError } from '../../errors.ts';
 import { channelOfCompleted, withLandingSiteParameters, type AttributionFields } from './channel.ts';
@@ -104,20 +105,28 @@ export async function bulkLoad<T>(em: EntityManager, store: StoreRef, load: (tx:
   });
 }
 
+/** What a batch writes with: its transaction, a runner on it, the locked store, and whether it keeps the upkeep. */
+interface Batch {
+  tx: EntityManager;
+  q: SqlRunner;
+  store: LockedStore;
+  upkeep: boolean;
+}
+
 /**
  * One batch's transaction, holding the store's ingest lock; `upkeep` says whether the batch keeps
  * the derived numbers (rollups, flags, customers' totals) up to date itself. Inside a bulk load the
  * batch joins the load's transaction, which holds the lock already (a savepoint per batch would only
- * cost: the load stands or falls as a whole), and leaves the upkeep to the load's end.
+ * cost: the load stands or falls as a whole), leaves the upkeep to the load's end, and yields after
+ * each statement: the load may write two batches at once (see sqlRunner's yieldAfterEachStatement).
  */
-function batchTransaction<T>(
-  em: EntityManager,
-  storeId: number,
-  work: (tx: EntityManager, store: LockedStore, upkeep: boolean) => Promise<T>,
-): Promise<T> {
+function batchTransaction<T>(em: EntityManager, storeId: number, work: (batch: Batch) => Promise<T>): Promise<T> {
   const bulk = bulkLoadContext.getStore();
-  if (bulk?.storeId === storeId) return work(em, bulk.store, false);
-  return em.transactional(async (tx) => work(tx, await lockStoreForIngest(sqlRunner(tx), storeId), true));
+  if (bulk?.storeId === storeId) return work({ tx: em, q: sqlRunner(em, { yieldAfterEachStatement: true }), store: bulk.store, upkeep: false });
+  return em.transactional(async (tx) => {
+    const q = sqlRunner(tx);
+    return work({ tx, q, store: await lockStoreForIngest(q, storeId), upkeep: true });
+  });
 }
 
 export interface IngestOrderLine {
@@ -281,7 +290,7 @@ function latestPerKey<T>(rows: T[], keyOf: (row: T) => string, version?: (row: T
 async function mapInSlices<T, U>(rows: readonly T[], map: (row: T) => U, sliceSize = 500): Promise<U[]> {
   const mapped = new Array<U>(rows.length);
   for (let start = 0; start < rows.length; start += sliceSize) {
-    if (start > 0) await new Promise<void>((resolve) => setImmediate(resolve));
+    if (start > 0) await nextTurn();
     const end = Math.min(rows.length, start + sliceSize);
     for (let index = start; index < end; index++) mapped[index] = map(rows[index]!);
   }
@@ -693,9 +702,8 @@ const NEW_CUSTOMER_RECORDS = recordset<NewCustomerRow>(
 );
 
 async function ingestOrderBatch(em: EntityManager, storeId: number, orders: NormalizedOrder[]): Promise<IngestResult> {
-  return batchTransaction(em, storeId, async (tx, store, upkeep) => {
+  return batchTransaction(em, storeId, async ({ tx, q, store, upkeep }) => {
     const clock = phaseClock('orders', orders.length);
-    const q = sqlRunner(tx, { yieldAfterEachStatement: !upkeep });
     await assertBatchFxCoverage(tx, store, orders);
     clock.lap('lock+fx');
 
@@ -891,9 +899,8 @@ const REFUND_RECORDS = recordset<NormalizedRefund & { order_id: number }>(
 );
 
 async function ingestRefundBatch(em: EntityManager, storeId: number, refunds: NormalizedRefund[]): Promise<IngestResult> {
-  return batchTransaction(em, storeId, async (tx, store, upkeep) => {
+  return batchTransaction(em, storeId, async ({ q, store, upkeep }) => {
     const clock = phaseClock('refunds', refunds.length);
-    const q = sqlRunner(tx, { yieldAfterEachStatement: !upkeep });
 
     const orderKeys = [...new Set(refunds.map((refund) => `${refund.order_platform}\u0000${refund.order_external_id}`))].sort().map((key) => key.split('\u0000'));
     const orders = await q.rows<{ id: string; platform: string; external_id: string; customer_id: string | null; currency: string }>(
@@ -1040,8 +1047,7 @@ async function ingestMetricRows<Row, Key>(em: EntityManager, store: StoreRef, ro
   const normalized = latestPerKey(rows, feed.keyOf).sort((a, b) => (feed.keyOf(a) < feed.keyOf(b) ? -1 : 1));
   const total: IngestResult = { inserted: 0, updated: 0, skipped: rows.length - normalized.length };
   for (const batch of chunks(normalized)) {
-    await batchTransaction(em, storeId, async (tx, _store, upkeep) => {
-      const q = sqlRunner(tx, { yieldAfterEachStatement: !upkeep });
+    await batchTransaction(em, storeId, async ({ q, upkeep }) => {
       const keys = batch.map(feed.key);
       const delta = new RollupDelta();
       // The lock keeps the contributions read here true until the upsert; a bulk load reads none.

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { CompiledQuery } from 'kysely';
 
 /**
@@ -22,8 +23,6 @@ export interface SqlRunnerOptions {
    */
   yieldAfterEachStatement?: boolean;
 }
-
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 export function sqlRunner(em: EntityManager, options: SqlRunnerOptions = {}): SqlRunner {
   const kysely = em.getKysely();

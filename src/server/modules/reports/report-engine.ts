@@ -25,7 +25,6 @@ import type { StoreEntity } from '../stores/store.entity.ts';
 
 type StoreRef = Pick<StoreEntity, 'id' | 'currency' | 'timezone'>;
 
-
 /** One source row: its day, currency, dimension value and its additive figures (money not yet converted). */
 interface Fact {
   day: string;
