@@ -1,4 +1,4 @@
-import { test as base, expect, request as requestFactory, type APIRequestContext, type Page } from '@playwright/test';
+import { test as base, expect, request as requestFactory, type APIRequestContext, type Locator, type Page } from '@playwright/test';
 import { execFileSync } from 'node:child_process';
 
 /** A client address of its own ("10.x.y.z"); the e2e server trusts X-Forwarded-For. */
@@ -95,4 +95,23 @@ export async function signIn(page: Page, username: string, password: string): Pr
   await page.getByLabel('Username or email').fill(username);
   await page.getByLabel('Password', { exact: true }).fill(password);
   await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+}
+
+/**
+ * A deletion that asks first, both ways: `deleteButton` opens the dialog named `dialogName` (which
+ * says `says`, when given); Cancel closes it and `item` stays; asked again, `confirmLabel` confirms.
+ */
+export async function deleteAfterCancelling(
+  page: Page,
+  { deleteButton, dialogName, says, confirmLabel, item }: { deleteButton: Locator; dialogName: string; says?: string; confirmLabel: string; item: Locator },
+): Promise<void> {
+  await deleteButton.click();
+  const dialog = page.getByRole('dialog', { name: dialogName });
+  if (says) await expect(dialog).toContainText(says);
+  else await expect(dialog).toBeVisible();
+  await dialog.getByRole('button', { name: 'Cancel' }).click();
+  await expect(dialog).toBeHidden();
+  await expect(item).toBeVisible();
+  await deleteButton.click();
+  await dialog.getByRole('button', { name: confirmLabel }).click();
 }

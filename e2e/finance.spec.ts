@@ -1,7 +1,7 @@
 import { expect, type Page } from '@playwright/test';
 import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { createStore, register, startTrial, test } from './account-helpers.ts';
+import { createStore, deleteAfterCancelling, register, startTrial, test } from './account-helpers.ts';
 
 // The profit-and-loss journey on a demo store: the statement, a COGS edit applied to past orders
 // (gross and net profit fall by exactly units x the cost increase), a custom expense (net profit
@@ -93,14 +93,12 @@ test('P&L: the statement of a demo store; a higher COGS and a new expense lower 
 
   // Deleting the expense asks first; cancelled, it stays; confirmed, the profit is back.
   const expenseRow = page.getByTestId('expense-row').filter({ hasText: 'Trade fair stand' });
-  await expenseRow.getByRole('button', { name: 'Delete Trade fair stand' }).click();
-  const confirm = page.getByRole('dialog', { name: 'Delete the expense “Trade fair stand”?' });
-  await expect(confirm).toBeVisible();
-  await confirm.getByRole('button', { name: 'Cancel' }).click();
-  await expect(confirm).toBeHidden();
-  await expect(expenseRow).toBeVisible();
-  await expenseRow.getByRole('button', { name: 'Delete Trade fair stand' }).click();
-  await confirm.getByRole('button', { name: 'Delete expense' }).click();
+  await deleteAfterCancelling(page, {
+    deleteButton: expenseRow.getByRole('button', { name: 'Delete Trade fair stand' }),
+    dialogName: 'Delete the expense “Trade fair stand”?',
+    confirmLabel: 'Delete expense',
+    item: expenseRow,
+  });
   await expect(page.getByText('Expense deleted')).toBeVisible();
   await expect(expenseRow).toHaveCount(0);
   await expect.poll(() => total(page, 'netProfit')).toBe(netAfterCogs);

@@ -1,7 +1,7 @@
 import { expect, type Page } from '@playwright/test';
 import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { createStore, register, startTrial, test } from './account-helpers.ts';
+import { createStore, deleteAfterCancelling, register, startTrial, test } from './account-helpers.ts';
 
 // The reports journey on a demo store: net sales and orders by channel, its CSV (same header and
 // rows as the table), saving it, finding it after a reload, scheduling it weekly. With SCREENSHOTS_DIR
@@ -82,14 +82,13 @@ test('reports: net sales and orders by channel, CSV like the table, saved, still
   await expect(page.getByTestId('saved-report').filter({ hasText: 'Channel mix' }).getByTestId('saved-report-schedule')).toContainText('Weekly to owner@example.com');
 
   // Deleting it asks first, and says that its e-mails stop; cancelled, it stays; confirmed, it is gone.
-  await saved.getByRole('button', { name: 'Delete Channel mix' }).click();
-  const confirm = page.getByRole('dialog', { name: 'Delete the report “Channel mix”?' });
-  await expect(confirm).toContainText('Its scheduled e-mails stop too');
-  await confirm.getByRole('button', { name: 'Cancel' }).click();
-  await expect(confirm).toBeHidden();
-  await expect(saved).toBeVisible();
-  await saved.getByRole('button', { name: 'Delete Channel mix' }).click();
-  await confirm.getByRole('button', { name: 'Delete report' }).click();
+  await deleteAfterCancelling(page, {
+    deleteButton: saved.getByRole('button', { name: 'Delete Channel mix' }),
+    dialogName: 'Delete the report “Channel mix”?',
+    says: 'Its scheduled e-mails stop too',
+    confirmLabel: 'Delete report',
+    item: saved,
+  });
   await expect(page.getByText('Report deleted')).toBeVisible();
   await expect(page.getByTestId('saved-report')).toHaveCount(0);
   await page.reload();
