@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { comparisonRange, dayInZone, presetOf, presetRange, rangeProblem } from './date-ranges.ts';
+import { addDays, comparisonRange, dayInZone, daysOf, presetOf, presetRange, rangeProblem } from './date-ranges.ts';
 
 describe('date range presets', () => {
   const today = '2026-03-15';
@@ -60,5 +60,23 @@ describe("a store's today", () => {
     expect(dayInZone(instant, 'Europe/London')).toBe('2026-03-15');
     expect(dayInZone(instant, 'Europe/Berlin')).toBe('2026-03-16');
     expect(dayInZone(instant, 'America/New_York')).toBe('2026-03-15');
+  });
+});
+
+describe('days of a range', () => {
+  it('lists every day across month, leap-day and year boundaries', () => {
+    expect(daysOf({ from: '2024-02-27', to: '2024-03-02' })).toEqual(['2024-02-27', '2024-02-28', '2024-02-29', '2024-03-01', '2024-03-02']);
+    expect(daysOf({ from: '2025-12-30', to: '2026-01-02' })).toEqual(['2025-12-30', '2025-12-31', '2026-01-01', '2026-01-02']);
+  });
+
+  it('gives one day for a one-day range and none for a reversed one', () => {
+    expect(daysOf({ from: '2026-11-21', to: '2026-11-21' })).toEqual(['2026-11-21']);
+    expect(daysOf({ from: '2026-11-21', to: '2026-11-20' })).toEqual([]);
+  });
+
+  it('agrees with addDays over two years', () => {
+    const days = daysOf({ from: '2024-11-22', to: '2026-11-21' });
+    expect(days).toHaveLength(730);
+    days.forEach((day, index) => expect(day).toBe(addDays('2024-11-22', index)));
   });
 });

@@ -3,7 +3,7 @@ import type { Comparison } from '../../../shared/commerce.ts';
 import type { AdPlatform, CampaignRow, CampaignsOutput, CampaignTotals } from '../../../shared/marketing.ts';
 import { attributedRoas, cpc, cpm, ctr, delta, platformRoas } from '../../../shared/metrics.ts';
 import type { StoreEntity } from '../stores/store.entity.ts';
-import { addDays, comparisonRange, isDayInRange, type DayRange } from '../../../shared/date-ranges.ts';
+import { comparisonRange, daysOf, isDayInRange, type DayRange } from '../../../shared/date-ranges.ts';
 import { loadFxRates, roundMinor, type FxRates } from '../commerce/fx.ts';
 import { rangeParameters } from '../commerce/kpis.service.ts';
 import { num, sqlRunner } from '../commerce/raw-sql.ts';
@@ -234,7 +234,7 @@ export async function campaigns(
 
   // Per day of the current range.
   const days = new Map<string, { sums: PlatformSums; netSales: number }>();
-  for (let day = range.from; day <= range.to; day = addDays(day, 1)) days.set(day, { sums: emptySums(), netSales: 0 });
+  for (const day of daysOf(range)) days.set(day, { sums: emptySums(), netSales: 0 });
   for (const row of metrics) {
     const entry = days.get(row.day);
     if (entry) addMetric(entry.sums, row, fx.factor(row.currency, currency, row.day));

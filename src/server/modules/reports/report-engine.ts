@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { isAdChannel, isMarketingChannel } from '../../../shared/commerce.ts';
-import { addDays, comparisonRange, dayInZone, presetRange, type DayRange } from '../../../shared/date-ranges.ts';
+import { addDays, comparisonRange, dayInZone, daysOf, presetRange, type DayRange } from '../../../shared/date-ranges.ts';
 import { platformDisplayName } from '../../../shared/platforms.ts';
 import {
   emptySums,
@@ -220,7 +220,7 @@ function valuesOf(definition: ReportDefinition, sums: ReportSums): Record<string
 /** Every period of a time dimension in the range, so days without data show as zero rows. */
 function allPeriods(range: DayRange, dimension: 'day' | 'week' | 'month'): string[] {
   const periods: string[] = [];
-  for (let day = range.from; day <= range.to; day = addDays(day, 1)) {
+  for (const day of daysOf(range)) {
     const period = periodOf(day, dimension);
     if (periods.at(-1) !== period) periods.push(period);
   }

@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Comparison } from '../../../shared/commerce.ts';
 import { aov, delta, netSales, ratio } from '../../../shared/metrics.ts';
 import { TOP_PRODUCTS, type RevenueBreakdownOutput } from '../../../shared/revenue.ts';
-import { addDays, comparisonRange, isDayInRange, type DayRange } from '../../../shared/date-ranges.ts';
+import { comparisonRange, daysOf, isDayInRange, type DayRange } from '../../../shared/date-ranges.ts';
 import { loadFxRates, roundMinor, type FxRates } from '../commerce/fx.ts';
 import { num, sqlRunner } from '../commerce/raw-sql.ts';
 import { COUNTING_ORDER } from '../commerce/rollups.ts';
@@ -125,7 +125,7 @@ export async function revenueBreakdown(
   const current = emptyDaily();
   const previous = emptyDaily();
   const byDay = new Map<string, DailyTotals>();
-  for (let day = range.from; day <= range.to; day = addDays(day, 1)) byDay.set(day, emptyDaily());
+  for (const day of daysOf(range)) byDay.set(day, emptyDaily());
   for (const raw of rows.daily) {
     const row = { day: text(raw.day), currency: text(raw.currency) };
     const rate = factor(row);
