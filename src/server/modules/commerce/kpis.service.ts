@@ -5,7 +5,7 @@ import type { StoreEntity } from '../stores/store.entity.ts';
 import { addDays, comparisonRange, dayInZone, daysOf, isDayInRange, type DayRange } from '../../../shared/date-ranges.ts';
 import { addMonths, lastDayOfMonth, monthOf } from './days.ts';
 import { FX_BASE_CURRENCY, FxRateMissingError, type FxRates, loadFxRates, rateSql, roundMinor } from './fx.ts';
-import { num, sqlRunner } from './raw-sql.ts';
+import { num, preparedRows, sqlRunner } from './raw-sql.ts';
 
 // Dashboard KPIs, read from the rollup tables only (their cost grows with days, not orders). Every
 // (day, currency) row is converted into the display currency at that day's rate, then summed; money
@@ -272,12 +272,12 @@ const CONVERTED_KPI_ROWS_SQL = `
  * current range's days, the previous range's totals (null without one) and the channels.
  */
 async function readConvertedRollups(em: EntityManager, storeId: number, currency: string, ranges: DayRange[]) {
-  const [row] = await sqlRunner(em).rows<{
+  const [row] = await preparedRows<{
     missing: string | null;
     days: (DailyFigures & SpendFigures)[];
     previous: Totals;
     channels: Omit<ChannelRow, keyof StoredRow | 'day' | 'adSpendMinor'>[];
-  }>(CONVERTED_KPI_ROWS_SQL, [storeId, ...rangeParameters(ranges), currency]);
+  }>(em, 'commerce.kpis', CONVERTED_KPI_ROWS_SQL, [storeId, ...rangeParameters(ranges), currency]);
   if (row!.missing) {
     const [missingCurrency, day] = row!.missing.split(' ');
     throw new FxRateMissingError(missingCurrency!, day!);

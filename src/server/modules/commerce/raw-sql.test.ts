@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { useTestDatabase } from '../../../../test/harness.ts';
-import { arrayLiteral, recordset, sqlRunner } from './raw-sql.ts';
+import { arrayLiteral, preparedRows, recordset, sqlRunner } from './raw-sql.ts';
 
 const database = useTestDatabase();
 
@@ -42,5 +42,28 @@ describe('recordset', () => {
   it('an empty batch is empty arrays', () => {
     expect(arrayLiteral([])).toBe('{}');
     expect(arrayLiteral(['a', null, 2, false])).toBe('{"a",NULL,2,f}');
+  });
+});
+
+describe('preparedRows', () => {
+  it('runs as a named prepared statement, with each call its own parameters', async () => {
+    const em = database.orm.em.fork();
+    const sql = `select name, $2::int * 2 as doubled from pg_prepared_statements where name = $1`;
+    // Past the five custom plans after which PostgreSQL may switch to a generic one.
+    for (let value = 1; value <= 8; value += 1) {
+      expect(await preparedRows(em, 'raw-sql.test.probe', sql, ['raw-sql.test.probe', value])).toEqual([{ name: 'raw-sql.test.probe', doubled: value * 2 }]);
+    }
+    // The same text run unnamed is not a prepared statement of the session.
+    expect(await sqlRunner(em).rows(sql, ['raw-sql.test.unnamed', 1])).toEqual([]);
+  });
+
+  it("inside a transaction runs on the transaction's connection and sees its uncommitted rows", async () => {
+    const counted = await database.orm.em.fork().transactional(async (tx) => {
+      const q = sqlRunner(tx);
+      await q.run(`create temporary table prepared_rows_probe (id int) on commit drop`);
+      await q.run(`insert into prepared_rows_probe values (1), (2), (3)`);
+      return preparedRows<{ count: number }>(tx, 'raw-sql.test.in-transaction', `select count(*)::int as count from prepared_rows_probe where id >= $1`, [2]);
+    });
+    expect(counted).toEqual([{ count: 2 }]);
   });
 });

@@ -41,6 +41,19 @@ export function sqlRunner(em: EntityManager, options: SqlRunnerOptions = {}): Sq
   };
 }
 
+/**
+ * A read that runs again and again with the same text (the dashboard's KPI statement) as a named
+ * prepared statement: each pooled connection plans it once instead of on every request (planning is
+ * ~3 ms of the KPI statement's ~20 ms on the 1M-order store). Inside a transaction it runs like
+ * `rows`, on the transaction's connection.
+ */
+export async function preparedRows<T extends object>(em: EntityManager, name: string, sql: string, params: unknown[]): Promise<T[]> {
+  if (em.isInTransaction()) return sqlRunner(em).rows<T>(sql, params);
+  const pool = await em.getConnection().getNativeClient();
+  const result = await pool.query({ name, text: sql, values: params });
+  return result.rows as T[];
+}
+
 /** A JS number from a bigint or numeric column (sums of minor units stay far below 2^53). */
 export function num(value: unknown): number {
   if (value === null || value === undefined) return 0;
