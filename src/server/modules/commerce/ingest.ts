@@ -701,13 +701,108 @@ const NEW_CUSTOMER_RECORDS = recordset<NewCustomerRow>(
   2,
 );
 
+const customerKey = (customer: { platform: string; external_id: string }) => `${customer.platform}\u0000${customer.external_id}`;
+
+/** The batch's customers by platform and external id, and those the batch added. */
+interface BatchCustomers {
+  ids: Map<string, number>;
+  inserted: Set<number>;
+}
+
+/** The stored customers of these keys (no lock), with their e-mail hash. */
+async function lookUpCustomers(q: SqlRunner, storeId: number, customers: readonly NewCustomerRow[]) {
+  if (customers.length === 0) return [];
+  return q.rows<{ id: string; platform: string; external_id: string; email_hash: string | null }>(
+    `select c.id::text as id, c.platform, c.external_id, c.email_hash
+       from unnest($2::text[], $3::text[]) as k(platform, external_id)
+       join lateral (select c.id, c.platform, c.external_id, c.email_hash from customers c
+                      where c.store_id = $1 and c.platform = k.platform and c.external_id = k.external_id offset 0) c on true`,
+    [storeId, customers.map((customer) => customer.platform), customers.map((customer) => customer.external_id)],
+  );
+}
+
+/**
+ * Adds the new customers and locks the known ones (in key order), so that no other batch changes
+ * them before this one has refreshed their totals. A known customer is only written when its e-mail
+ * changes (a write makes a new row version and index entries); the others are locked by the
+ * conflict all the same, and looked up after.
+ */
+async function upsertCustomers(q: SqlRunner, storeId: number, customers: NewCustomerRow[]): Promise<BatchCustomers> {
+  const ids = new Map<string, number>();
+  const inserted = new Set<number>();
+  if (customers.length === 0) return { ids, inserted };
+  const rows = await q.rows<{ id: string; platform: string; external_id: string; inserted: boolean }>(
+    `insert into customers (store_id, platform, external_id, email_hash, first_order_at, orders_count, total_spent_minor, updated_at)
+     select $1, x.platform, x.external_id, x.email_hash, x.first_order_at, x.orders_count, x.total_spent_minor, now()
+       from ${NEW_CUSTOMER_RECORDS.from}
+      order by x.platform, x.external_id
+     on conflict (store_id, platform, external_id) do update set email_hash = excluded.email_hash
+      where excluded.email_hash is not null and customers.email_hash is distinct from excluded.email_hash
+     returning id::text as id, platform, external_id, (xmax = 0) as inserted`,
+    [storeId, ...NEW_CUSTOMER_RECORDS.parameters(customers)],
+  );
+  for (const row of rows) {
+    ids.set(customerKey(row), num(row.id));
+    if (row.inserted) inserted.add(num(row.id));
+  }
+  for (const row of await lookUpCustomers(q, storeId, customers.filter((customer) => !ids.has(customerKey(customer))))) {
+    ids.set(customerKey(row), num(row.id));
+  }
+  return { ids, inserted };
+}
+
+/**
+ * A bulk load's customers: looked up first, and only the new ones inserted. The load's transaction
+ * holds the store's ingest lock, so the upsert's row locks (a write to the row of every returning
+ * customer) would buy nothing. The load's two batches in flight may both add a customer between one
+ * batch's look-up and its insert: `do nothing` and a second look-up settle that.
+ */
+async function addCustomersOfBulkLoad(q: SqlRunner, storeId: number, customers: NewCustomerRow[]): Promise<BatchCustomers> {
+  const ids = new Map<string, number>();
+  const inserted = new Set<number>();
+  const stored = new Map((await lookUpCustomers(q, storeId, customers)).map((row) => [customerKey(row), row]));
+  const fresh = customers.filter((customer) => !stored.has(customerKey(customer)));
+  if (fresh.length > 0) {
+    const rows = await q.rows<{ id: string; platform: string; external_id: string }>(
+      `insert into customers (store_id, platform, external_id, email_hash, first_order_at, orders_count, total_spent_minor, updated_at)
+       select $1, x.platform, x.external_id, x.email_hash, x.first_order_at, x.orders_count, x.total_spent_minor, now()
+         from ${NEW_CUSTOMER_RECORDS.from}
+       on conflict (store_id, platform, external_id) do nothing
+       returning id::text as id, platform, external_id`,
+      [storeId, ...NEW_CUSTOMER_RECORDS.parameters(fresh)],
+    );
+    for (const row of rows) {
+      ids.set(customerKey(row), num(row.id));
+      inserted.add(num(row.id));
+    }
+    for (const row of await lookUpCustomers(q, storeId, fresh.filter((customer) => !ids.has(customerKey(customer))))) {
+      stored.set(customerKey(row), row);
+    }
+  }
+  for (const [key, row] of stored) ids.set(key, num(row.id));
+  // An order that carries an e-mail sets it, as the upsert does.
+  const changed = customers.filter((customer) => {
+    const row = stored.get(customerKey(customer));
+    return row !== undefined && customer.email_hash !== null && customer.email_hash !== row.email_hash;
+  });
+  if (changed.length > 0) {
+    await q.run(
+      `update customers c set email_hash = k.email_hash
+         from unnest($2::text[], $3::text[], $4::text[]) as k(platform, external_id, email_hash)
+        where c.store_id = $1 and c.platform = k.platform and c.external_id = k.external_id`,
+      [storeId, changed.map((customer) => customer.platform), changed.map((customer) => customer.external_id), changed.map((customer) => customer.email_hash)],
+    );
+  }
+  return { ids, inserted };
+}
+
 async function ingestOrderBatch(em: EntityManager, storeId: number, orders: NormalizedOrder[]): Promise<IngestResult> {
   return batchTransaction(em, storeId, async ({ tx, q, store, upkeep }) => {
     const clock = phaseClock('orders', orders.length);
     await assertBatchFxCoverage(tx, store, orders);
     clock.lap('lock+fx');
 
-    // 1. Customers (locked by the upsert, in key order).
+    // 1. Customers (see upsertCustomers and addCustomersOfBulkLoad).
     // One row per customer; an order that carries no e-mail does not erase another order's. A new
     // customer starts with the aggregates of the batch's orders (exact when they are all in the
     // store's currency), so that refreshCustomerAggregates rarely has to write it a second time.
@@ -728,39 +823,9 @@ async function ingestOrderBatch(em: EntityManager, storeId: number, orders: Norm
       customer.total_spent_minor += order.currency === store.currency ? order.gross_minor - order.discounts_minor : 0;
     }
     const customers = [...customersByKey.values()];
-    const customerIds = new Map<string, number>();
-    const newCustomerIds = new Set<number>();
-    if (customers.length > 0) {
-      // A known customer is only written when its e-mail changes (a write makes a new row version
-      // and index entries); the others are locked by the conflict all the same, and looked up after.
-      const rows = await q.rows<{ id: string; platform: string; external_id: string; inserted: boolean }>(
-        `insert into customers (store_id, platform, external_id, email_hash, first_order_at, orders_count, total_spent_minor, updated_at)
-         select $1, x.platform, x.external_id, x.email_hash, x.first_order_at, x.orders_count, x.total_spent_minor, now()
-           from ${NEW_CUSTOMER_RECORDS.from}
-          order by x.platform, x.external_id
-         on conflict (store_id, platform, external_id) do update set email_hash = excluded.email_hash
-          where excluded.email_hash is not null and customers.email_hash is distinct from excluded.email_hash
-         returning id::text as id, platform, external_id, (xmax = 0) as inserted`,
-        [storeId, ...NEW_CUSTOMER_RECORDS.parameters(customers)],
-      );
-      for (const row of rows) {
-        customerIds.set(`${row.platform}\u0000${row.external_id}`, num(row.id));
-        if (row.inserted) newCustomerIds.add(num(row.id));
-      }
-      const unchanged = customers.filter((customer) => !customerIds.has(`${customer.platform}\u0000${customer.external_id}`));
-      if (unchanged.length > 0) {
-        const known = await q.rows<{ id: string; platform: string; external_id: string }>(
-          `select c.id::text as id, c.platform, c.external_id
-             from unnest($2::text[], $3::text[]) as k(platform, external_id)
-             join lateral (select c.id, c.platform, c.external_id from customers c
-                            where c.store_id = $1 and c.platform = k.platform and c.external_id = k.external_id offset 0) c on true`,
-          [storeId, unchanged.map((customer) => customer.platform), unchanged.map((customer) => customer.external_id)],
-        );
-        for (const row of known) customerIds.set(`${row.platform}\u0000${row.external_id}`, num(row.id));
-      }
-      // The orders' foreign keys probe customers next.
-      await analyzeGrownTables(q, { customers: rows.filter((row) => row.inserted).length });
-    }
+    const { ids: customerIds, inserted: newCustomerIds } = upkeep ? await upsertCustomers(q, storeId, customers) : await addCustomersOfBulkLoad(q, storeId, customers);
+    // The orders' foreign keys probe customers next.
+    if (newCustomerIds.size > 0) await analyzeGrownTables(q, { customers: newCustomerIds.size });
     for (const order of orders) {
       order.customer_id = order.customer ? customerIds.get(`${order.platform}\u0000${order.customer.externalId}`)! : null;
     }

@@ -7,6 +7,7 @@ import { addDays } from '../../../shared/date-ranges.ts';
 import { seededRandom } from '../../random.ts';
 import {
   bulkLoad,
+  hashEmail,
   INGEST_BATCH_SIZE,
   ingestAdMetrics,
   ingestEmailMetrics,
@@ -333,13 +334,43 @@ describe('bulkLoad', () => {
     const snapshot = async (storeId: number) => ({
       rollups: await readRollups(em, storeId),
       orders: await q.rows(`select external_id, is_new_customer, status, net_sales_minor::text from orders where store_id = $1 order by external_id`, [storeId]),
-      customers: await q.rows(`select external_id, first_order_at, orders_count, total_spent_minor::text from customers where store_id = $1 order by external_id`, [storeId]),
+      customers: await q.rows(`select external_id, email_hash, first_order_at, orders_count, total_spent_minor::text from customers where store_id = $1 order by external_id`, [storeId]),
     });
     const [batchByBatch, bulk] = [await snapshot(stores[0]!), await snapshot(stores[1]!)];
+    // Orders whose customer changed e-mail (or had none) came later: the last e-mail given is kept.
+    expect(new Set(bulk.customers.map((customer) => (customer as { email_hash: string | null }).email_hash)).size).toBeGreaterThan(1);
     expect(bulk.orders).toHaveLength(orders.length);
     expect(bulk.orders.filter((order) => (order as { is_new_customer: boolean }).is_new_customer).length).toBeGreaterThan(0);
     expect(bulk).toEqual(batchByBatch);
     await expectDerivedFieldsConsistent(em, stores[1]!, 'GBP');
+  });
+
+  it("gives a customer added by two batches in flight at once one row, which both batches' orders point to", async () => {
+    const em = database.orm.em.fork();
+    const placed = (i: number) => `2026-05-${String(1 + (i % 20)).padStart(2, '0')}T10:00:00Z`;
+    // Both batches bring the same twenty customers, new to the store.
+    const batchOf = (half: number) =>
+      Array.from({ length: 40 }, (_, i) =>
+        testOrder({ externalId: `h${half}-${i}`, placedAt: placed(i + half), grossMinor: 1_000 + i, customer: { externalId: `shared-${i % 20}`, email: `shared-${i % 20}@example.com` } }),
+      );
+    const store = await createCommerceStore(database.orm, { timezone: 'Europe/London', currency: 'GBP' });
+    await bulkLoad(em, store, (tx) => Promise.all([ingestOrders(tx, store, batchOf(0)), ingestOrders(tx, store, batchOf(1))]));
+
+    const q = sqlRunner(em);
+    const customers = await q.rows<{ external_id: string; orders_count: number; email_hash: string }>(
+      `select external_id, orders_count, email_hash from customers where store_id = $1 order by external_id`,
+      [store.id],
+    );
+    expect(customers).toHaveLength(20);
+    expect(customers.every((customer) => customer.orders_count === 4 && customer.email_hash === hashEmail(`${customer.external_id}@example.com`))).toBe(true);
+    const orders = await q.rows<{ external_id: string; customer: string | null }>(
+      `select o.external_id, c.external_id as customer from orders o left join customers c on c.id = o.customer_id where o.store_id = $1`,
+      [store.id],
+    );
+    expect(orders).toHaveLength(80);
+    for (const order of orders) expect(order.customer, order.external_id).toBe(`shared-${Number(order.external_id.split('-')[1]) % 20}`);
+    expect(await q.rows(`select count(*)::int as count from orders where store_id = $1 and is_new_customer`, [store.id])).toEqual([{ count: 20 }]);
+    await expectDerivedFieldsConsistent(em, store.id, 'GBP');
   });
 
   it('writes nothing when the load fails, and a store being loaded cannot be deleted until the load ends', async () => {
