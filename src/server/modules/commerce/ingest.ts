@@ -701,6 +701,10 @@ const NEW_CUSTOMER_RECORDS = recordset<NewCustomerRow>(
   2,
 );
 
+const INSERT_NEW_CUSTOMERS_SQL = `insert into customers (store_id, platform, external_id, email_hash, first_order_at, orders_count, total_spent_minor, updated_at)
+     select $1, x.platform, x.external_id, x.email_hash, x.first_order_at, x.orders_count, x.total_spent_minor, now()
+       from ${NEW_CUSTOMER_RECORDS.from}`;
+
 const customerKey = (customer: { platform: string; external_id: string }) => `${customer.platform}\u0000${customer.external_id}`;
 
 /** The batch's customers by platform and external id, and those the batch added. */
@@ -732,9 +736,7 @@ async function upsertCustomers(q: SqlRunner, storeId: number, customers: NewCust
   const inserted = new Set<number>();
   if (customers.length === 0) return { ids, inserted };
   const rows = await q.rows<{ id: string; platform: string; external_id: string; inserted: boolean }>(
-    `insert into customers (store_id, platform, external_id, email_hash, first_order_at, orders_count, total_spent_minor, updated_at)
-     select $1, x.platform, x.external_id, x.email_hash, x.first_order_at, x.orders_count, x.total_spent_minor, now()
-       from ${NEW_CUSTOMER_RECORDS.from}
+    `${INSERT_NEW_CUSTOMERS_SQL}
       order by x.platform, x.external_id
      on conflict (store_id, platform, external_id) do update set email_hash = excluded.email_hash
       where excluded.email_hash is not null and customers.email_hash is distinct from excluded.email_hash
@@ -764,9 +766,7 @@ async function addCustomersOfBulkLoad(q: SqlRunner, storeId: number, customers: 
   const fresh = customers.filter((customer) => !stored.has(customerKey(customer)));
   if (fresh.length > 0) {
     const rows = await q.rows<{ id: string; platform: string; external_id: string }>(
-      `insert into customers (store_id, platform, external_id, email_hash, first_order_at, orders_count, total_spent_minor, updated_at)
-       select $1, x.platform, x.external_id, x.email_hash, x.first_order_at, x.orders_count, x.total_spent_minor, now()
-         from ${NEW_CUSTOMER_RECORDS.from}
+      `${INSERT_NEW_CUSTOMERS_SQL}
        on conflict (store_id, platform, external_id) do nothing
        returning id::text as id, platform, external_id`,
       [storeId, ...NEW_CUSTOMER_RECORDS.parameters(fresh)],
