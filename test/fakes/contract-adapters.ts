@@ -182,9 +182,11 @@ function emailAdapter(platform: PlatformKey, startFake: (start: string) => Promi
           return { rows: rows.length, amount: rows.reduce((sum, row) => sum + row.sends, 0) };
         },
         mutate(current) {
-          const recent = fake.expectedRows(new Date(current.getTime() - 2 * DAY_MS), current);
-          const row = recent[0];
-          if (!row) throw new Error(`${platform} fake: no campaign sent in the last two days`);
+          // From the start of the day before yesterday (UTC): days an incremental sync re-reads
+          // whatever the time of day (it restates the last three days of the store's time zone).
+          const recent = fake.expectedRows(new Date(`${utcDay(new Date(current.getTime() - 2 * DAY_MS))}T00:00:00Z`), current);
+          const row = recent.at(-1);
+          if (!row) throw new Error(`${platform} fake: no campaign sent since the day before yesterday`);
           change(fake, row.campaignId);
           return { key: `${row.campaignId}|${row.day}` };
         },
