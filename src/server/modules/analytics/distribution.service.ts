@@ -3,7 +3,7 @@ import { NO_SPEND_BUCKET, PARETO_MAX_POINTS, ROAS_BUCKETS, type DistributionOutp
 import { AD_CHANNELS } from '../../../shared/commerce.ts';
 import { platformRoas } from '../../../shared/metrics.ts';
 import type { StoreEntity } from '../stores/store.entity.ts';
-import { loadFxRates, roundMinor } from '../commerce/fx.ts';
+import { roundMinor, withFxRates } from '../commerce/fx.ts';
 import type { DayRange } from '../../../shared/date-ranges.ts';
 import { num, sqlRunner } from '../commerce/raw-sql.ts';
 
@@ -61,6 +61,11 @@ export function roasHistogram(campaigns: { spend: number; revenue: number }[]): 
   return buckets;
 }
 
+/** The rows of `sql` (each with its `currency`) and the FX rates that convert them, in one round trip. */
+function rowsWithFx(em: EntityManager, expected: string[], range: DayRange, sql: string, params: unknown[]) {
+  return withFxRates(em, expected, range, sqlRunner(em).rows<Record<string, string>>(sql, params), (rows) => rows.map((row) => row.currency!));
+}
+
 interface CampaignSums {
   key: string;
   label: string;
@@ -69,15 +74,17 @@ interface CampaignSums {
   revenue: number;
 }
 
-async function campaignSums(em: EntityManager, storeId: number, range: DayRange, currency: string): Promise<CampaignSums[]> {
-  const rows = await sqlRunner(em).rows<Record<string, string>>(
+async function campaignSums(em: EntityManager, store: Pick<StoreEntity, 'id' | 'currency'>, range: DayRange, currency: string): Promise<CampaignSums[]> {
+  const [rows, fx] = await rowsWithFx(
+    em,
+    [currency, store.currency],
+    range,
     `select platform, account_id, campaign_id, campaign_name, to_char(day, 'YYYY-MM-DD') as day, currency,
             spend_minor::text as spend_minor, conversion_value_minor::text as conversion_value_minor
        from ad_metrics_daily
       where store_id = $1 and platform = any($2::text[]) and day >= $3::date and day <= $4::date`,
-    [storeId, [...AD_CHANNELS], range.from, range.to],
+    [store.id, [...AD_CHANNELS], range.from, range.to],
   );
-  const fx = await loadFxRates(em, new Set([currency, ...rows.map((row) => row.currency!)]), range.from, range.to);
   const byCampaign = new Map<string, CampaignSums>();
   for (const row of rows) {
     const key = `${row.platform}:${row.account_id}:${row.campaign_id}`;
@@ -95,8 +102,11 @@ async function campaignSums(em: EntityManager, storeId: number, range: DayRange,
 }
 
 /** Net line sales by product of the counting orders placed in the range; lines without a product count under their title. */
-async function productSales(em: EntityManager, storeId: number, range: DayRange, currency: string): Promise<DistributionItem[]> {
-  const rows = await sqlRunner(em).rows<Record<string, string>>(
+async function productSales(em: EntityManager, store: Pick<StoreEntity, 'id' | 'currency'>, range: DayRange, currency: string): Promise<DistributionItem[]> {
+  const [rows, fx] = await rowsWithFx(
+    em,
+    [currency, store.currency],
+    range,
     `select coalesce('product:' || l.product_id::text, 'title:' || l.title) as key, min(coalesce(p.title, l.title)) as label,
             o.currency, to_char(o.placed_day, 'YYYY-MM-DD') as day,
             sum(l.quantity::bigint * l.unit_price_minor - l.discount_minor)::text as value
@@ -106,9 +116,8 @@ async function productSales(em: EntityManager, storeId: number, range: DayRange,
       where o.store_id = $1 and o.placed_day >= $2::date and o.placed_day <= $3::date
         and o.status <> 'cancelled' and not o.is_test
       group by 1, o.currency, o.placed_day`,
-    [storeId, range.from, range.to],
+    [store.id, range.from, range.to],
   );
-  const fx = await loadFxRates(em, new Set([currency, ...rows.map((row) => row.currency!)]), range.from, range.to);
   const byProduct = new Map<string, DistributionItem>();
   for (const row of rows) {
     let entry = byProduct.get(row.key!);
@@ -125,7 +134,7 @@ export async function distribution(
 ): Promise<DistributionOutput> {
   const currency = input.currency ?? store.currency;
   const range = { from: input.from, to: input.to };
-  const [campaigns, products] = await Promise.all([campaignSums(em, store.id, range, currency), productSales(em, store.id, range, currency)]);
+  const [campaigns, products] = await Promise.all([campaignSums(em, store, range, currency), productSales(em, store, range, currency)]);
   return {
     storeId: store.id,
     currency,

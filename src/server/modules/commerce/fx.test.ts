@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { clearFxRates, setFxRates } from '../../../../test/commerce-fixtures.ts';
 import { useTestDatabase } from '../../../../test/harness.ts';
 import { addDays } from '../../../shared/date-ranges.ts';
-import { convert, FxRates, loadFxRates, SEEDED_CURRENCIES, seedFxRates, syntheticRate } from './fx.ts';
+import { convert, FxRates, loadFxRates, SEEDED_CURRENCIES, seedFxRates, syntheticRate, withFxRates } from './fx.ts';
 import { sqlRunner } from './raw-sql.ts';
 
 const database = useTestDatabase();
@@ -81,6 +81,28 @@ describe('the rates table', () => {
     const loaded = await loadFxRates(em, ['USD', 'GBP', 'EUR'], '2025-01-11', '2025-01-13');
     expect(loaded.rate('USD', '2025-01-11')).toBe(1.03);
     expect(loaded.rate('GBP', '2025-01-13')).toBe(0.84);
+  });
+
+  it('reads rows with the rates that convert them, also for a currency that was not expected', async () => {
+    const em = database.orm.em.fork();
+    // Before the synthetic seed's years: only these rates exist.
+    await setFxRates(em, [
+      { day: '2019-02-04', currency: 'USD', rate: 1.04 },
+      { day: '2019-02-04', currency: 'GBP', rate: 0.84 },
+      { day: '2019-02-04', currency: 'CAD', rate: 1.5 },
+    ]);
+    const read = (currencies: string[]) => sqlRunner(em).rows<{ currency: string }>(`select unnest($1::text[]) as currency`, [currencies]);
+    const span = { from: '2019-02-04', to: '2019-02-05' };
+
+    const [expectedOnly, fx] = await withFxRates(em, ['GBP', 'USD'], span, read(['USD', 'GBP']), (rows) => rows.map((row) => row.currency));
+    expect(expectedOnly).toEqual([{ currency: 'USD' }, { currency: 'GBP' }]);
+    expect(fx.convert(10_000, 'USD', 'GBP', '2019-02-05')).toBe(8077);
+    expect(() => fx.rate('CAD', '2019-02-05')).toThrow('No exchange rate for CAD on or before 2019-02-05');
+
+    // A row in CAD, which the caller did not expect: its rates are loaded too.
+    const [withCad, fxWithCad] = await withFxRates(em, ['GBP', 'USD'], span, read(['CAD']), (rows) => rows.map((row) => row.currency));
+    expect(withCad).toEqual([{ currency: 'CAD' }]);
+    expect(fxWithCad.convert(15_000, 'CAD', 'GBP', '2019-02-05')).toBe(8400);
   });
 
   it('says which rate is missing', async () => {

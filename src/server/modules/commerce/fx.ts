@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../../errors.ts';
-import { addDays, daysBetween } from '../../../shared/date-ranges.ts';
+import { addDays, daysBetween, type DayRange } from '../../../shared/date-ranges.ts';
 import { sqlRunner } from './raw-sql.ts';
 
 /** Rates are quoted per 1 EUR (the ECB's convention); EUR itself is always 1 and has no rows. */
@@ -153,6 +153,25 @@ export async function loadFxRates(em: EntityManager, currencies: Iterable<string
     [wanted, from, to],
   );
   return new FxRates(rows.map((row) => ({ ...row, rate: Number(row.rate) })));
+}
+
+/**
+ * `read`'s rows with the FX rates that convert them over `span`, in one round trip instead of two:
+ * the rates of the expected currencies (the display currency and the store's) load alongside the
+ * rows, and only rows in yet another currency (rare: orders or an ad account in a second currency)
+ * load the rates again.
+ */
+export async function withFxRates<T>(
+  em: EntityManager,
+  expected: Iterable<string>,
+  span: DayRange,
+  read: Promise<T>,
+  currenciesOf: (result: T) => Iterable<string>,
+): Promise<[T, FxRates]> {
+  const expectedCurrencies = new Set(expected);
+  const [result, expectedFx] = await Promise.all([read, loadFxRates(em, expectedCurrencies, span.from, span.to)]);
+  const currencies = new Set([...expectedCurrencies, ...currenciesOf(result)]);
+  return [result, currencies.size === expectedCurrencies.size ? expectedFx : await loadFxRates(em, currencies, span.from, span.to)];
 }
 
 /** Converts one amount at the rate of its own day: convert(1000, 'USD', 'GBP', '2026-03-01'). */

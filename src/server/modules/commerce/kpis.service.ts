@@ -4,7 +4,7 @@ import { aov, attributedRoas, cac, delta, LTV_HORIZONS, ltv, mer, platformRoas, 
 import type { StoreEntity } from '../stores/store.entity.ts';
 import { addDays, comparisonRange, dayInZone, daysOf, isDayInRange, type DayRange } from '../../../shared/date-ranges.ts';
 import { addMonths, lastDayOfMonth, monthOf } from './days.ts';
-import { FX_BASE_CURRENCY, FxRateMissingError, type FxRates, loadFxRates, rateSql, roundMinor } from './fx.ts';
+import { FX_BASE_CURRENCY, FxRateMissingError, type FxRates, rateSql, roundMinor, withFxRates } from './fx.ts';
 import { num, preparedRows, sqlRunner } from './raw-sql.ts';
 
 // Dashboard KPIs, read from the rollup tables only (their cost grows with days, not orders). Every
@@ -180,12 +180,7 @@ function kpiValuesOf(totals: Totals) {
   };
 }
 
-/**
- * The daily and channel rollup rows of the stores over the ranges, with the FX rates that convert
- * them into `currency`. The rates of the display and store currencies load alongside the rows (one
- * round trip instead of two); a row in yet another currency (rare: orders in a second currency)
- * loads the rates again with it.
- */
+/** The daily and channel rollup rows of the stores over the ranges, with the FX rates that convert them into `currency`. */
 async function readRollupsWithFx(
   em: EntityManager,
   stores: readonly Pick<StoreEntity, 'id' | 'currency'>[],
@@ -196,14 +191,13 @@ async function readRollupsWithFx(
   const storeIds = stores.map((store) => store.id);
   const from = ranges.map((r) => r.from).sort()[0]!;
   const to = ranges.map((r) => r.to).sort().at(-1)!;
-  const expected = new Set([currency, FX_BASE_CURRENCY, ...stores.map((store) => store.currency)]);
-  const [daily, channels, expectedFx] = await Promise.all([
-    readDailyRows(em, storeIds, ranges),
-    options.channels ? readChannelRows(em, storeIds, ranges) : ([] as ChannelRow[]),
-    loadFxRates(em, expected, from, to),
-  ]);
-  const currencies = new Set([...expected, ...daily.map((row) => row.currency), ...channels.map((row) => row.currency)]);
-  const fx = currencies.size === expected.size ? expectedFx : await loadFxRates(em, currencies, from, to);
+  const [[daily, channels], fx] = await withFxRates(
+    em,
+    [currency, FX_BASE_CURRENCY, ...stores.map((store) => store.currency)],
+    { from, to },
+    Promise.all([readDailyRows(em, storeIds, ranges), options.channels ? readChannelRows(em, storeIds, ranges) : ([] as ChannelRow[])]),
+    ([daily, channels]) => [...daily.map((row) => row.currency), ...channels.map((row) => row.currency)],
+  );
   return { daily, channels, fx };
 }
 
@@ -374,14 +368,19 @@ export async function ltvCohorts(
   const today = dayInZone(now, store.timezone);
   const firstMonth = addMonths(monthOf(today), -(input.months - 1));
   const range = { from: `${firstMonth}-01`, to: today };
-  const rows = await sqlRunner(em).rows<Record<string, string | number>>(
-    `select to_char(day, 'YYYY-MM-DD') as day, currency, new_customers,
-            ${LTV_HORIZONS.map((n) => `ltv_net_${n}_minor::text as ltv_${n}`).join(', ')}
-       from daily_rollups
-      where store_id = $1 and day >= $2::date and day <= $3::date`,
-    [store.id, range.from, range.to],
+  const [rows, fx] = await withFxRates(
+    em,
+    [currency, store.currency],
+    range,
+    sqlRunner(em).rows<Record<string, string | number>>(
+      `select to_char(day, 'YYYY-MM-DD') as day, currency, new_customers,
+              ${LTV_HORIZONS.map((n) => `ltv_net_${n}_minor::text as ltv_${n}`).join(', ')}
+         from daily_rollups
+        where store_id = $1 and day >= $2::date and day <= $3::date`,
+      [store.id, range.from, range.to],
+    ),
+    (rows) => rows.map((row) => String(row.currency)),
   );
-  const fx = await loadFxRates(em, new Set([currency, ...rows.map((row) => String(row.currency))]), range.from, range.to);
   const cohorts = new Map<string, { customers: number; sums: Record<LtvHorizon, number> }>();
   for (let month = firstMonth; month <= monthOf(today); month = addMonths(month, 1)) {
     cohorts.set(month, { customers: 0, sums: { 30: 0, 60: 0, 90: 0, 180: 0, 365: 0 } });

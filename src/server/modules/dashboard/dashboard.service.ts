@@ -3,7 +3,7 @@ import type { Comparison } from '../../../shared/commerce.ts';
 import type { AllStoresOutput, TodayVsYesterdayOutput } from '../../../shared/dashboard.ts';
 import { addDays, comparisonRange, dayInZone } from '../../../shared/date-ranges.ts';
 import { delta } from '../../../shared/metrics.ts';
-import { loadFxRates, roundMinor } from '../commerce/fx.ts';
+import { roundMinor, withFxRates } from '../commerce/fx.ts';
 import { emptyTotals, kpisWithComparison, kpiTotalsByStore, type KpiTotals } from '../commerce/kpis.service.ts';
 import { num, sqlRunner } from '../commerce/raw-sql.ts';
 import type { StoreEntity } from '../stores/store.entity.ts';
@@ -52,30 +52,35 @@ export async function todayVsYesterday(
   const inWindows = (column: string) => `${column} >= $2::timestamptz and ${column} <= $3::timestamptz and (${column} >= $4::timestamptz or ${column} <= $5::timestamptz)`;
   const periodOf = (column: string) => `case when ${column} >= $4::timestamptz then 'today' else 'yesterday' end`;
 
-  const [orderRows, refundRows] = await Promise.all([
-    q.rows<{ period: Window['period']; currency: string; orders: string; sales: string }>(
-      `select ${periodOf('o.placed_at')} as period, o.currency, count(*)::text as orders,
-              sum(o.gross_minor - o.discounts_minor)::text as sales
-         from orders o
-        where o.store_id = $1 and ${inWindows('o.placed_at')} and ${COUNTING_ORDER}
-        group by 1, 2`,
-      windowParameters,
-    ),
-    q.rows<{ period: Window['period']; currency: string; refunds: string }>(
-      `select ${periodOf('r.refunded_at')} as period, r.currency, sum(r.amount_minor)::text as refunds
-         from refunds r
-         join orders o on o.store_id = r.store_id and o.id = r.order_id
-        where r.store_id = $1 and r.refunded_day between $6::date and $7::date and ${inWindows('r.refunded_at')} and ${COUNTING_ORDER}
-        group by 1, 2`,
-      [...windowParameters, yesterday, today],
-    ),
-  ]);
+  const [[orderRows, refundRows], fx] = await withFxRates(
+    em,
+    [currency, store.currency],
+    { from: yesterday, to: today },
+    Promise.all([
+      q.rows<{ period: Window['period']; currency: string; orders: string; sales: string }>(
+        `select ${periodOf('o.placed_at')} as period, o.currency, count(*)::text as orders,
+                sum(o.gross_minor - o.discounts_minor)::text as sales
+           from orders o
+          where o.store_id = $1 and ${inWindows('o.placed_at')} and ${COUNTING_ORDER}
+          group by 1, 2`,
+        windowParameters,
+      ),
+      q.rows<{ period: Window['period']; currency: string; refunds: string }>(
+        `select ${periodOf('r.refunded_at')} as period, r.currency, sum(r.amount_minor)::text as refunds
+           from refunds r
+           join orders o on o.store_id = r.store_id and o.id = r.order_id
+          where r.store_id = $1 and r.refunded_day between $6::date and $7::date and ${inWindows('r.refunded_at')} and ${COUNTING_ORDER}
+          group by 1, 2`,
+        [...windowParameters, yesterday, today],
+      ),
+    ]),
+    ([orderRows, refundRows]) => [...orderRows.map((row) => row.currency), ...refundRows.map((row) => row.currency)],
+  );
 
   const windows: Window[] = [
     ...orderRows.map((row) => ({ period: row.period, currency: row.currency, orders: num(row.orders), salesMinor: num(row.sales) })),
     ...refundRows.map((row) => ({ period: row.period, currency: row.currency, orders: 0, salesMinor: -num(row.refunds) })),
   ];
-  const fx = await loadFxRates(em, [currency, ...windows.map((window) => window.currency)], yesterday, today);
   const figures = { today: { netSales: 0, orders: 0 }, yesterday: { netSales: 0, orders: 0 } };
   for (const window of windows) {
     const day = window.period === 'today' ? today : yesterday;

@@ -14,7 +14,7 @@ import { AppError } from '../../errors.ts';
 import { StoreCostSettings } from '../commerce/cost-settings.entity.ts';
 import { lastDayOfMonth } from '../commerce/days.ts';
 import { Expense, type ExpenseEntity } from '../commerce/expense.entity.ts';
-import { loadFxRates } from '../commerce/fx.ts';
+import { withFxRates } from '../commerce/fx.ts';
 import { num, sqlRunner } from '../commerce/raw-sql.ts';
 import type { StoreEntity } from '../stores/store.entity.ts';
 
@@ -125,28 +125,31 @@ export async function profitAndLossStatement(
   const lastDay = lastDayOfMonth(input.to);
   const q = sqlRunner(em);
 
-  const [daily, channels, expenses, settings] = await Promise.all([
-    q.rows<Record<string, string>>(
-      `select to_char(day, 'YYYY-MM-DD') as day, currency, orders_count::text as orders, net_sales_minor::text as net_sales,
-              cogs_minor::text as cogs, uncosted_sales_minor::text as uncosted, shipping_minor::text as shipping, taxes_minor::text as taxes
-         from daily_rollups where store_id = $1 and day between $2::date and $3::date`,
-      [store.id, firstDay, lastDay],
-    ),
-    q.rows<Record<string, string>>(
-      `select to_char(day, 'YYYY-MM-DD') as day, channel, currency, spend_minor::text as spend
-         from channel_daily_rollups where store_id = $1 and day between $2::date and $3::date and spend_minor <> 0`,
-      [store.id, firstDay, lastDay],
-    ),
-    em.find(Expense, {
-      store: store.id,
-      startsOn: { $lte: lastDay },
-      $or: [{ recurrence: 'monthly', $or: [{ endsOn: null }, { endsOn: { $gte: firstDay } }] }, { recurrence: 'one_off', startsOn: { $gte: firstDay } }],
-    }),
-    costSettings(em, store),
-  ]);
-
-  const currencies = new Set([currency, store.currency, ...daily.map((r) => r.currency!), ...channels.map((r) => r.currency!), ...expenses.map((e) => e.currency)]);
-  const fx = await loadFxRates(em, currencies, firstDay, lastDay);
+  const [[daily, channels, expenses, settings], fx] = await withFxRates(
+    em,
+    [currency, store.currency],
+    { from: firstDay, to: lastDay },
+    Promise.all([
+      q.rows<Record<string, string>>(
+        `select to_char(day, 'YYYY-MM-DD') as day, currency, orders_count::text as orders, net_sales_minor::text as net_sales,
+                cogs_minor::text as cogs, uncosted_sales_minor::text as uncosted, shipping_minor::text as shipping, taxes_minor::text as taxes
+           from daily_rollups where store_id = $1 and day between $2::date and $3::date`,
+        [store.id, firstDay, lastDay],
+      ),
+      q.rows<Record<string, string>>(
+        `select to_char(day, 'YYYY-MM-DD') as day, channel, currency, spend_minor::text as spend
+           from channel_daily_rollups where store_id = $1 and day between $2::date and $3::date and spend_minor <> 0`,
+        [store.id, firstDay, lastDay],
+      ),
+      em.find(Expense, {
+        store: store.id,
+        startsOn: { $lte: lastDay },
+        $or: [{ recurrence: 'monthly', $or: [{ endsOn: null }, { endsOn: { $gte: firstDay } }] }, { recurrence: 'one_off', startsOn: { $gte: firstDay } }],
+      }),
+      costSettings(em, store),
+    ]),
+    ([daily, channels, expenses]) => [...daily.map((r) => r.currency!), ...channels.map((r) => r.currency!), ...expenses.map((e) => e.currency)],
+  );
 
   const totals = new Map(months.map((month) => [month, emptyMonth()]));
   for (const row of daily) {

@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ProductCostRow } from '../../../shared/finance.ts';
 import { AppError } from '../../errors.ts';
 import { addDays, dayInZone } from '../../../shared/date-ranges.ts';
-import { loadFxRates, roundMinor } from '../commerce/fx.ts';
+import { roundMinor, withFxRates } from '../commerce/fx.ts';
 import { num, sqlRunner } from '../commerce/raw-sql.ts';
 import { applyRollupDelta, lockStoreForIngest, orderContributions, RollupDelta, COUNTING_ORDER } from '../commerce/rollups.ts';
 import type { StoreEntity } from '../stores/store.entity.ts';
@@ -45,17 +45,22 @@ export async function listProductCosts(
     [store.id, since, search, input.pageSize, (input.page - 1) * input.pageSize],
   );
   const ids = rows.map((row) => row.id!);
-  const sales = ids.length
-    ? await q.rows<{ product_id: string; day: string; currency: string; net: string }>(
-        `select l.product_id::text as product_id, to_char(o.placed_day, 'YYYY-MM-DD') as day, o.currency,
-                sum(l.quantity::bigint * l.unit_price_minor - l.discount_minor)::text as net
-           from order_lines l join orders o on o.store_id = l.store_id and o.id = l.order_id
-          where l.store_id = $1 and l.product_id = any($2::bigint[]) and o.placed_day >= $3::date and ${COUNTING_ORDER}
-          group by l.product_id, o.placed_day, o.currency`,
-        [store.id, ids, since],
-      )
-    : [];
-  const fx = await loadFxRates(em, new Set([store.currency, ...sales.map((row) => row.currency)]), since, today);
+  const [sales, fx] = await withFxRates(
+    em,
+    [store.currency],
+    { from: since, to: today },
+    ids.length
+      ? q.rows<{ product_id: string; day: string; currency: string; net: string }>(
+          `select l.product_id::text as product_id, to_char(o.placed_day, 'YYYY-MM-DD') as day, o.currency,
+                  sum(l.quantity::bigint * l.unit_price_minor - l.discount_minor)::text as net
+             from order_lines l join orders o on o.store_id = l.store_id and o.id = l.order_id
+            where l.store_id = $1 and l.product_id = any($2::bigint[]) and o.placed_day >= $3::date and ${COUNTING_ORDER}
+            group by l.product_id, o.placed_day, o.currency`,
+          [store.id, ids, since],
+        )
+      : Promise.resolve([]),
+    (sales) => sales.map((row) => row.currency),
+  );
   const netByProduct = new Map<string, number>();
   for (const row of sales) {
     netByProduct.set(row.product_id, (netByProduct.get(row.product_id) ?? 0) + num(row.net) * fx.factor(row.currency, store.currency, row.day));

@@ -4,7 +4,7 @@ import type { AdPlatform, CampaignRow, CampaignsOutput, CampaignTotals } from '.
 import { attributedRoas, cpc, cpm, ctr, delta, platformRoas } from '../../../shared/metrics.ts';
 import type { StoreEntity } from '../stores/store.entity.ts';
 import { comparisonRange, daysOf, isDayInRange, type DayRange } from '../../../shared/date-ranges.ts';
-import { loadFxRates, roundMinor, type FxRates } from '../commerce/fx.ts';
+import { roundMinor, withFxRates, type FxRates } from '../commerce/fx.ts';
 import { rangeParameters } from '../commerce/kpis.service.ts';
 import { num, sqlRunner } from '../commerce/raw-sql.ts';
 
@@ -173,14 +173,18 @@ export async function campaigns(
   const range = { from: input.from, to: input.to };
   const previousRange = comparisonRange(range, input.compare);
   const ranges = previousRange ? [range, previousRange] : [range];
-  const [metrics, channelDays, campaignOrders] = await Promise.all([
-    readAdMetrics(em, store.id, input.platform, ranges),
-    readChannelDays(em, store.id, input.platform, ranges),
-    readCampaignOrders(em, store.id, input.platform, range),
-  ]);
-  const currencies = new Set([currency, ...metrics.map((row) => row.currency), ...channelDays.map((row) => row.currency), ...campaignOrders.map((row) => row.currency)]);
   const span = ranges.flatMap((r) => [r.from, r.to]).sort();
-  const fx = await loadFxRates(em, currencies, span[0]!, span.at(-1)!);
+  const [[metrics, channelDays, campaignOrders], fx] = await withFxRates(
+    em,
+    [currency, store.currency],
+    { from: span[0]!, to: span.at(-1)! },
+    Promise.all([
+      readAdMetrics(em, store.id, input.platform, ranges),
+      readChannelDays(em, store.id, input.platform, ranges),
+      readCampaignOrders(em, store.id, input.platform, range),
+    ]),
+    (read) => read.flatMap((rows) => rows.map((row) => row.currency)),
+  );
 
   // Campaigns of the current range, named after their latest day.
   const byCampaign = new Map<string, { accountId: string; campaignId: string; name: string; nameDay: string; sums: PlatformSums; orders: number; netSales: number }>();

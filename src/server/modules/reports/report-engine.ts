@@ -13,7 +13,7 @@ import {
   type ReportResult,
   type ReportSums,
 } from '../../../shared/reports.ts';
-import { loadFxRates, type FxRates } from '../commerce/fx.ts';
+import { withFxRates, type FxRates } from '../commerce/fx.ts';
 import { rangeParameters } from '../commerce/kpis.service.ts';
 import { num, sqlRunner } from '../commerce/raw-sql.ts';
 import { COUNTING_ORDER } from '../commerce/rollups.ts';
@@ -237,9 +237,14 @@ export async function runReport(
   const currency = definition.currency ?? store.currency;
   const range = resolveRange(definition.range, store.timezone, now);
   const previousRange = comparisonRange(range, definition.compare);
-  const allFacts = await readFacts(em, store.id, definition.dimension, previousRange ? [range, previousRange] : [range]);
   const spanFrom = previousRange && previousRange.from < range.from ? previousRange.from : range.from;
-  const fx = await loadFxRates(em, new Set([currency, ...allFacts.map((f) => f.currency)]), spanFrom, range.to);
+  const [allFacts, fx] = await withFxRates(
+    em,
+    [currency, store.currency],
+    { from: spanFrom, to: range.to },
+    readFacts(em, store.id, definition.dimension, previousRange ? [range, previousRange] : [range]),
+    (facts) => facts.map((fact) => fact.currency),
+  );
   const factsIn = (span: DayRange) => allFacts.filter((fact) => fact.day >= span.from && fact.day <= span.to);
 
   const current = bucketsOf(factsIn(range), definition, fx, currency);

@@ -3,7 +3,7 @@ import type { Comparison } from '../../../shared/commerce.ts';
 import { aov, delta, netSales, ratio } from '../../../shared/metrics.ts';
 import { TOP_PRODUCTS, type RevenueBreakdownOutput } from '../../../shared/revenue.ts';
 import { comparisonRange, daysOf, isDayInRange, type DayRange } from '../../../shared/date-ranges.ts';
-import { loadFxRates, roundMinor, type FxRates } from '../commerce/fx.ts';
+import { roundMinor, withFxRates } from '../commerce/fx.ts';
 import { num, sqlRunner } from '../commerce/raw-sql.ts';
 import { COUNTING_ORDER } from '../commerce/rollups.ts';
 import type { StoreEntity } from '../stores/store.entity.ts';
@@ -34,7 +34,6 @@ type Rows = Record<string, string | number | boolean | null>[];
 
 async function readRows(em: EntityManager, storeId: number, range: DayRange, previous: DayRange | null) {
   const q = sqlRunner(em);
-  const span = previous ? { from: previous.from < range.from ? previous.from : range.from, to: previous.to > range.to ? previous.to : range.to } : range;
   const [daily, channels, products, customers, refunds] = await Promise.all([
     q.rows(
       `select to_char(day, 'YYYY-MM-DD') as day, currency, orders_count, gross_minor::text as gross,
@@ -80,13 +79,7 @@ async function readRows(em: EntityManager, storeId: number, range: DayRange, pre
       [storeId, range.from, range.to],
     ) as Promise<Rows>,
   ]);
-  return { span, daily, channels, products, customers, refunds };
-}
-
-async function ratesFor(em: EntityManager, currency: string, rows: Rows[], span: DayRange): Promise<FxRates> {
-  const currencies = new Set([currency]);
-  for (const list of rows) for (const row of list) currencies.add(String(row.currency));
-  return loadFxRates(em, currencies, span.from, span.to);
+  return { daily, channels, products, customers, refunds };
 }
 
 interface ProductSums {
@@ -116,8 +109,12 @@ export async function revenueBreakdown(
   const currency = input.currency ?? store.currency;
   const range = { from: input.from, to: input.to };
   const previousRange = comparisonRange(range, input.compare);
-  const rows = await readRows(em, store.id, range, previousRange);
-  const fx = await ratesFor(em, currency, [rows.daily, rows.channels, rows.products, rows.customers, rows.refunds], rows.span);
+  const span = previousRange
+    ? { from: previousRange.from < range.from ? previousRange.from : range.from, to: previousRange.to > range.to ? previousRange.to : range.to }
+    : range;
+  const [rows, fx] = await withFxRates(em, [currency, store.currency], span, readRows(em, store.id, range, previousRange), (rows) =>
+    [rows.daily, rows.channels, rows.products, rows.customers, rows.refunds].flatMap((list) => list.map((row) => String(row.currency))),
+  );
   const factor = (row: Converted) => fx.factor(row.currency, currency, row.day);
   const text = (value: unknown) => String(value);
 
