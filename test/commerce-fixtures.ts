@@ -76,6 +76,7 @@ export async function clearFxRates(em: EntityManager, currencies: string[]): Pro
 export interface RollupSnapshot {
   daily: Record<string, unknown>[];
   channel: Record<string, unknown>[];
+  product: Record<string, unknown>[];
 }
 
 /** Every column of every rollup row of a store, in key order, as text (for exact comparisons). */
@@ -89,7 +90,21 @@ export async function readRollups(em: EntityManager, storeId: number): Promise<R
     `select to_jsonb(c) - 'store_id' as row from channel_daily_rollups c where store_id = $1 order by day, channel, currency`,
     [storeId],
   );
-  return { daily: daily.map((r) => r.row as Record<string, unknown>), channel: channel.map((r) => r.row as Record<string, unknown>) };
+  // Catalogue products by their platform id, not the database id: comparable across stores.
+  const product = await q.rows<Record<string, unknown>>(
+    `select to_jsonb(r) - 'store_id' || jsonb_build_object('product_key', k.product_key) as row
+       from product_daily_rollups r
+       left join products p on p.store_id = r.store_id and r.product_key = 'product:' || p.id
+       cross join lateral (select coalesce('product:' || p.platform || ':' || p.external_id, r.product_key) as product_key) k
+      where r.store_id = $1
+      order by r.day, k.product_key, r.currency`,
+    [storeId],
+  );
+  return {
+    daily: daily.map((r) => r.row as Record<string, unknown>),
+    channel: channel.map((r) => r.row as Record<string, unknown>),
+    product: product.map((r) => r.row as Record<string, unknown>),
+  };
 }
 
 /** One daily rollup row as numbers (absent: all zero). */

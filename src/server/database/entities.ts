@@ -10,7 +10,7 @@ import { OrderLine } from '../modules/commerce/order-line.entity.ts';
 import { Order } from '../modules/commerce/order.entity.ts';
 import { Product } from '../modules/commerce/product.entity.ts';
 import { Refund } from '../modules/commerce/refund.entity.ts';
-import { ChannelDailyRollup, DailyRollup } from '../modules/commerce/rollup.entity.ts';
+import { ChannelDailyRollup, DailyRollup, ProductDailyRollup } from '../modules/commerce/rollup.entity.ts';
 import { PlatformConnection } from '../modules/connections/platform-connection.entity.ts';
 import { OAuthState, ReconciliationResult, SyncRun, WebhookDelivery } from '../modules/integrations/integration.entities.ts';
 import { EmailTemplate } from '../modules/email/email-template.entity.ts';
@@ -53,6 +53,7 @@ export const entities = [
   FxRate,
   DailyRollup,
   ChannelDailyRollup,
+  ProductDailyRollup,
   SavedReport,
   SyncRun,
   OAuthState,

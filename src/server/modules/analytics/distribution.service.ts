@@ -107,15 +107,11 @@ async function productSales(em: EntityManager, store: Pick<StoreEntity, 'id' | '
     em,
     [currency, store.currency],
     range,
-    `select coalesce('product:' || l.product_id::text, 'title:' || l.title) as key, min(coalesce(p.title, l.title)) as label,
-            o.currency, to_char(o.placed_day, 'YYYY-MM-DD') as day,
-            sum(l.quantity::bigint * l.unit_price_minor - l.discount_minor)::text as value
-       from orders o
-       join order_lines l on l.store_id = o.store_id and l.order_id = o.id
-       left join products p on p.store_id = l.store_id and p.id = l.product_id
-      where o.store_id = $1 and o.placed_day >= $2::date and o.placed_day <= $3::date
-        and o.status <> 'cancelled' and not o.is_test
-      group by 1, o.currency, o.placed_day`,
+    `select r.product_key as key, coalesce(p.title, substr(r.product_key, 7)) as label,
+            r.currency, to_char(r.day, 'YYYY-MM-DD') as day, r.net_sales_minor::text as value
+       from product_daily_rollups r
+       left join products p on p.store_id = r.store_id and r.product_key = 'product:' || p.id
+      where r.store_id = $1 and r.day >= $2::date and r.day <= $3::date`,
     [store.id, range.from, range.to],
   );
   const byProduct = new Map<string, DistributionItem>();

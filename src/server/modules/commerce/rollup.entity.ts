@@ -1,7 +1,7 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { Store } from '../stores/store.entity.ts';
 
-// Both rollup tables are maintained by ingest.ts in the same transaction as the raw rows (see
+// The rollup tables are maintained by ingest.ts in the same transaction as the raw rows (see
 // rollups.ts for what each order, refund and metric row contributes) and can be recomputed from
 // scratch with `npm run admin -- rebuild-rollups --store <id>`. Money stays in the currency it was
 // taken in (one row per currency); readers convert each row at its day's FX rate.
@@ -77,3 +77,31 @@ export const ChannelDailyRollup = defineEntity({
 });
 
 export type ChannelDailyRollupEntity = InferEntity<typeof ChannelDailyRollup>;
+
+/**
+ * One store-day per product in one currency: the lines of the day's counting orders, by catalogue
+ * product ('product:<id>') or, for lines without one, by their title ('title:<title>'). Revenue by
+ * product, the product distribution and product reports read these instead of every order line.
+ */
+export const ProductDailyRollup = defineEntity({
+  name: 'ProductDailyRollup',
+  tableName: 'product_daily_rollups',
+  properties: {
+    store: () => p.manyToOne(Store).primary().deleteRule('cascade'),
+    day: p.date().primary(),
+    productKey: p.text().primary(),
+    currency: p.character().length(3).primary(),
+    /** Counting orders with at least one line of the product. */
+    ordersCount: counter(),
+    units: counter(),
+    /** Quantity x unit price - discount of the lines. */
+    netSalesMinor: money(),
+    /** Quantity x unit cost of the lines whose cost is known, and their net value. */
+    cogsMinor: money(),
+    costedNetMinor: money(),
+    costedLines: counter(),
+  },
+  primaryKeys: ['store', 'day', 'productKey', 'currency'],
+});
+
+export type ProductDailyRollupEntity = InferEntity<typeof ProductDailyRollup>;

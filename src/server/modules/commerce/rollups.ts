@@ -109,15 +109,36 @@ export const CHANNEL_COLUMNS = {
   platformConversionValueMinor: 'platform_conversion_value_minor',
 } as const;
 
+/** product_daily_rollups value columns. */
+export const PRODUCT_COLUMNS = {
+  ordersCount: 'orders_count',
+  units: 'units',
+  netSalesMinor: 'net_sales_minor',
+  cogsMinor: 'cogs_minor',
+  costedNetMinor: 'costed_net_minor',
+  costedLines: 'costed_lines',
+} as const;
+
 export type DailyField = keyof typeof DAILY_COLUMNS;
 export type ChannelField = keyof typeof CHANNEL_COLUMNS;
+export type ProductField = keyof typeof PRODUCT_COLUMNS;
+export type ProductValues = Record<ProductField, number>;
 export type DailyValues = Record<DailyField, number>;
 /** platformConversions in millionths, so that adding and subtracting stays exact. */
 export type ChannelValues = Record<ChannelField, number>;
 
 const DAILY_FIELDS = Object.keys(DAILY_COLUMNS) as DailyField[];
 const CHANNEL_FIELDS = Object.keys(CHANNEL_COLUMNS) as ChannelField[];
-const SQL_TYPES: Record<string, string> = { orders_count: 'int', new_customer_orders: 'int', returning_customer_orders: 'int', new_customers: 'int', units: 'int', platform_conversions: 'numeric' };
+const PRODUCT_FIELDS = Object.keys(PRODUCT_COLUMNS) as ProductField[];
+const SQL_TYPES: Record<string, string> = {
+  orders_count: 'int',
+  new_customer_orders: 'int',
+  returning_customer_orders: 'int',
+  new_customers: 'int',
+  units: 'int',
+  costed_lines: 'int',
+  platform_conversions: 'numeric',
+};
 
 /** "12.345678" (numeric with up to 6 decimals) -> 12345678, exactly. */
 export function parseMillionths(value: string | number | null | undefined): number {
@@ -141,6 +162,9 @@ function zeroDaily(): DailyValues {
 function zeroChannel(): ChannelValues {
   return Object.fromEntries(CHANNEL_FIELDS.map((field) => [field, 0])) as ChannelValues;
 }
+function zeroProduct(): ProductValues {
+  return Object.fromEntries(PRODUCT_FIELDS.map((field) => [field, 0])) as ProductValues;
+}
 
 /** One (day, channel, currency) group of contributions; channel is null for cohort (LTV) parts. */
 export interface ContributionRow extends Partial<DailyValues> {
@@ -153,13 +177,29 @@ export interface ContributionRow extends Partial<DailyValues> {
   platformConversionValueMinor?: number;
 }
 
-/** Pending changes to both rollup tables, keyed by their primary keys (store implied). */
+/** One (day, product, currency) group of an order's lines: product is 'product:<id>' or 'title:<title>'. */
+export interface ProductContributionRow extends ProductValues {
+  day: string;
+  product: string;
+  currency: string;
+}
+
+/** Pending changes to the rollup tables, keyed by their primary keys (store implied). */
 export class RollupDelta {
   readonly daily = new Map<string, DailyValues>();
   readonly channel = new Map<string, ChannelValues>();
+  readonly product = new Map<string, ProductValues>();
 
-  add(rows: ContributionRow[], sign: 1 | -1): this {
+  add(rows: (ContributionRow | ProductContributionRow)[], sign: 1 | -1): this {
     for (const row of rows) {
+      if ('product' in row) {
+        // The day and currency come first in the key: a product key may contain any character.
+        const productKey = `${row.day}|${row.currency}|${row.product}`;
+        let product = this.product.get(productKey);
+        if (!product) this.product.set(productKey, (product = zeroProduct()));
+        for (const field of PRODUCT_FIELDS) product[field] += sign * row[field];
+        continue;
+      }
       const dailyKey = `${row.day}|${row.currency}`;
       let daily = this.daily.get(dailyKey);
       if (!daily) this.daily.set(dailyKey, (daily = zeroDaily()));
@@ -273,17 +313,57 @@ function contributionsSql(scope: string): string {
 const SCOPED_CONTRIBUTIONS_SQL = contributionsSql(SCOPED_ORDERS);
 const ALL_CONTRIBUTIONS_SQL = contributionsSql(ALL_ORDERS);
 
+// The lines of counting orders by (placed day, product, currency): catalogue products by id, other
+// lines by their title.
+const PRODUCT_GROUPS = `select to_char(o.placed_day, 'YYYY-MM-DD') as day, coalesce('product:' || l.product_id, 'title:' || l.title) as product, o.currency,
+            count(distinct o.id)::text as orders_count, sum(l.quantity)::text as units,
+            sum(l.quantity::bigint * l.unit_price_minor - l.discount_minor)::text as net,
+            coalesce(sum(l.quantity::bigint * l.unit_cost_minor), 0)::text as cogs,
+            coalesce(sum(l.quantity::bigint * l.unit_price_minor - l.discount_minor) filter (where l.unit_cost_minor is not null), 0)::text as costed_net,
+            count(*) filter (where l.unit_cost_minor is not null)::text as costed_lines`;
+const SCOPED_PRODUCT_CONTRIBUTIONS_SQL = `${PRODUCT_GROUPS}
+       from unnest($2::bigint[]) as k(id)
+       join lateral (select o.id, o.placed_day, o.currency from orders o where o.store_id = $1 and o.id = k.id and ${COUNTING_ORDER} limit 1) o on true
+       join lateral (select l.product_id, l.title, l.quantity, l.unit_price_minor, l.discount_minor, l.unit_cost_minor
+                       from order_lines l where l.store_id = $1 and l.order_id = o.id offset 0) l on true
+      group by 1, 2, 3`;
+// The whole store's product rows, written by the database itself (a year of a large store has
+// ~100,000 of them: no need to bring them through the server).
+const RECOMPUTE_PRODUCT_ROLLUPS_SQL = `insert into product_daily_rollups (store_id, day, product_key, currency, ${Object.values(PRODUCT_COLUMNS).join(', ')})
+     select $1, g.day::date, g.product, g.currency, g.orders_count::int, g.units::int, g.net::bigint, g.cogs::bigint, g.costed_net::bigint, g.costed_lines::int
+       from (${PRODUCT_GROUPS}
+               from orders o
+               join order_lines l on l.store_id = o.store_id and l.order_id = o.id
+              where o.store_id = $1 and ${COUNTING_ORDER}
+              group by 1, 2, 3) g`;
+
 /**
- * The contributions of the given orders (or of all the store's orders), grouped by (day, channel,
- * currency). The ids must include every order of every customer among them: "new customer" and the
- * cohort day are ranked within the set.
+ * The contributions of the given orders, grouped by (day, channel, currency), and their lines' by
+ * (day, product, currency); or of all the store's orders, without the lines' (recomputeRollups
+ * writes those itself). The ids must include every order of every customer among them: "new
+ * customer" and the cohort day are ranked within the set.
  */
-export async function orderContributions(q: SqlRunner, storeId: number, orderIds: number[] | 'all'): Promise<ContributionRow[]> {
-  if (orderIds !== 'all' && orderIds.length === 0) return [];
-  const rows =
-    orderIds === 'all'
-      ? await q.rows<Record<string, string | null>>(ALL_CONTRIBUTIONS_SQL, [storeId])
-      : await q.rows<Record<string, string | null>>(SCOPED_CONTRIBUTIONS_SQL, [storeId, [...orderIds].sort((a, b) => a - b)]);
+export async function orderContributions(q: SqlRunner, storeId: number, orderIds: number[] | 'all'): Promise<(ContributionRow | ProductContributionRow)[]> {
+  if (orderIds === 'all') return orderRows(await q.rows<Record<string, string | null>>(ALL_CONTRIBUTIONS_SQL, [storeId]));
+  if (orderIds.length === 0) return [];
+  const parameters = [storeId, [...orderIds].sort((a, b) => a - b)];
+  const rows = await q.rows<Record<string, string | null>>(SCOPED_CONTRIBUTIONS_SQL, parameters);
+  const productRows = await q.rows<Record<string, string>>(SCOPED_PRODUCT_CONTRIBUTIONS_SQL, parameters);
+  const products: ProductContributionRow[] = productRows.map((row) => ({
+    day: row.day!,
+    product: row.product!,
+    currency: row.currency!,
+    ordersCount: num(row.orders_count),
+    units: num(row.units),
+    netSalesMinor: num(row.net),
+    cogsMinor: num(row.cogs),
+    costedNetMinor: num(row.costed_net),
+    costedLines: num(row.costed_lines),
+  }));
+  return [...orderRows(rows), ...products];
+}
+
+function orderRows(rows: Record<string, string | null>[]): ContributionRow[] {
   return rows.map((row) => ({
     day: row.day!,
     channel: row.channel ?? null,
@@ -413,9 +493,16 @@ const DAILY_UPSERT = upsertAddingSql('daily_rollups', DAILY_KEYS, Object.values(
 const DAILY_DELETE_EMPTY = deleteEmptySql('daily_rollups', DAILY_KEYS, Object.values(DAILY_COLUMNS));
 const CHANNEL_UPSERT = upsertAddingSql('channel_daily_rollups', CHANNEL_KEYS, Object.values(CHANNEL_COLUMNS));
 const CHANNEL_DELETE_EMPTY = deleteEmptySql('channel_daily_rollups', CHANNEL_KEYS, Object.values(CHANNEL_COLUMNS));
+const PRODUCT_KEYS = [
+  { name: 'day', type: 'date' },
+  { name: 'product_key', type: 'text' },
+  { name: 'currency', type: 'text' },
+];
+const PRODUCT_UPSERT = upsertAddingSql('product_daily_rollups', PRODUCT_KEYS, Object.values(PRODUCT_COLUMNS));
+const PRODUCT_DELETE_EMPTY = deleteEmptySql('product_daily_rollups', PRODUCT_KEYS, Object.values(PRODUCT_COLUMNS));
 
 /**
- * Adds the delta to both rollup tables (rows in key order, so concurrent writers lock them in the
+ * Adds the delta to the rollup tables (rows in key order, so concurrent writers lock them in the
  * same order) and removes rows that end up all zero, which the rebuild would not produce.
  */
 export async function applyRollupDelta(q: SqlRunner, storeId: number, delta: RollupDelta): Promise<void> {
@@ -440,19 +527,32 @@ export async function applyRollupDelta(q: SqlRunner, storeId: number, delta: Rol
         ),
       };
     });
-  if (daily.length > 0) {
-    const json = JSON.stringify(daily);
-    await q.run(DAILY_UPSERT, [storeId, json]);
-    await q.run(DAILY_DELETE_EMPTY, [storeId, json]);
-  }
-  if (channel.length > 0) {
-    const json = JSON.stringify(channel);
-    await q.run(CHANNEL_UPSERT, [storeId, json]);
-    await q.run(CHANNEL_DELETE_EMPTY, [storeId, json]);
-  }
+  await addRows(q, storeId, daily, DAILY_UPSERT, DAILY_DELETE_EMPTY);
+  await addRows(q, storeId, channel, CHANNEL_UPSERT, CHANNEL_DELETE_EMPTY);
+  const product = [...delta.product.entries()]
+    .filter(([, values]) => nonZero(values))
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([key, values]) => {
+      const [day, currency] = key.split('|', 2) as [string, string];
+      return {
+        day,
+        currency,
+        product_key: key.slice(day.length + currency.length + 2),
+        ...Object.fromEntries(PRODUCT_FIELDS.map((field) => [PRODUCT_COLUMNS[field], values[field]])),
+      };
+    });
+  await addRows(q, storeId, product, PRODUCT_UPSERT, PRODUCT_DELETE_EMPTY);
 }
 
-/** Recomputes both rollup tables of a store from its raw rows, in one transaction. */
+/** Adds the rows to their table and removes those that end up all zero. */
+async function addRows(q: SqlRunner, storeId: number, rows: object[], upsertSql: string, deleteEmptySql: string): Promise<void> {
+  if (rows.length === 0) return;
+  const json = JSON.stringify(rows);
+  await q.run(upsertSql, [storeId, json]);
+  await q.run(deleteEmptySql, [storeId, json]);
+}
+
+/** Recomputes the rollup tables of a store from its raw rows, in one transaction. */
 export async function rebuildRollups(em: EntityManager, storeId: number): Promise<{ dailyRows: number; channelRows: number }> {
   return em.transactional(async (tx) => {
     const q = sqlRunner(tx);
@@ -471,11 +571,13 @@ export async function analyzeCommerceTables(q: SqlRunner): Promise<void> {
 export async function recomputeRollups(q: SqlRunner, storeId: number): Promise<{ dailyRows: number; channelRows: number }> {
   await q.run(`delete from daily_rollups where store_id = $1`, [storeId]);
   await q.run(`delete from channel_daily_rollups where store_id = $1`, [storeId]);
+  await q.run(`delete from product_daily_rollups where store_id = $1`, [storeId]);
   const delta = new RollupDelta()
     .add(await orderContributions(q, storeId, 'all'), 1)
     .add(await adMetricContributions(q, storeId, 'all'), 1)
     .add(await emailMetricContributions(q, storeId, 'all'), 1);
   await applyRollupDelta(q, storeId, delta);
+  await q.run(RECOMPUTE_PRODUCT_ROLLUPS_SQL, [storeId]);
   const [counts] = await q.rows<{ daily: number; channel: number }>(
     `select (select count(*) from daily_rollups where store_id = $1)::int as daily,
             (select count(*) from channel_daily_rollups where store_id = $1)::int as channel`,

@@ -19,9 +19,9 @@ import { num, sqlRunner } from '../commerce/raw-sql.ts';
 import { COUNTING_ORDER } from '../commerce/rollups.ts';
 import type { StoreEntity } from '../stores/store.entity.ts';
 
-// Reports read the rollup tables for time, channel and platform dimensions (O(days)); products,
-// campaigns and customer types come from their own rows within the range (order lines and orders
-// placed in it, the platforms' daily campaign metrics). Money is converted at each row's day.
+// Reports read the rollup tables for time, channel, platform and product dimensions (O(days));
+// campaigns and customer types come from their own rows within the range (the platforms' daily
+// campaign metrics, orders placed in it). Money is converted at each row's day.
 
 type StoreRef = Pick<StoreEntity, 'id' | 'currency' | 'timezone'>;
 
@@ -135,14 +135,12 @@ async function readFacts(em: EntityManager, storeId: number, dimension: ReportDi
   if (dimension === 'product') {
     const lines = await rows<Record<string, string | null>>(
       em,
-      `select to_char(o.placed_day, 'YYYY-MM-DD') as day, o.currency, coalesce(l.product_id::text, 'line:' || min(l.title)) as key,
-              coalesce(min(p.title), min(l.title)) as label, count(distinct o.id)::text as orders, sum(l.quantity)::text as units,
-              sum(l.quantity::bigint * l.unit_price_minor - l.discount_minor)::text as net
-         from orders o
-         join order_lines l on l.store_id = o.store_id and l.order_id = o.id
-         left join products p on p.store_id = l.store_id and p.id = l.product_id
-        where o.store_id = $1 and ${inRanges('o.placed_day')} and ${COUNTING_ORDER}
-        group by o.placed_day, o.currency, l.product_id, case when l.product_id is null then l.title end`,
+      `select to_char(r.day, 'YYYY-MM-DD') as day, r.currency, coalesce(p.id::text, 'line:' || substr(r.product_key, 7)) as key,
+              coalesce(p.title, substr(r.product_key, 7)) as label, r.orders_count::text as orders, r.units::text as units,
+              r.net_sales_minor::text as net
+         from product_daily_rollups r
+         left join products p on p.store_id = r.store_id and r.product_key = 'product:' || p.id
+        where r.store_id = $1 and ${inRanges('r.day')}`,
       params,
     );
     return lines.map((r) => ({ day: r.day!, currency: r.currency!, key: r.key!, label: r.label!, sums: { netSales: num(r.net), orders: num(r.orders), units: num(r.units) } }));

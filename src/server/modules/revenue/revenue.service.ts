@@ -8,8 +8,8 @@ import { num, sqlRunner } from '../commerce/raw-sql.ts';
 import { COUNTING_ORDER } from '../commerce/rollups.ts';
 import type { StoreEntity } from '../stores/store.entity.ts';
 
-// Revenue breakdown. Totals, the daily series and channels come from the rollup tables (their cost
-// grows with days); products, new vs returning and refund counts have no rollup and are read from
+// Revenue breakdown. Totals, the daily series, channels and products come from the rollup tables
+// (their cost grows with days); new vs returning and refund counts have no rollup and are read from
 // the raw rows of the range. Every (day, currency) group is converted at that day's rate and money is
 // rounded to minor units once, at the end. Cancelled and test orders, and their refunds, count nowhere.
 
@@ -49,16 +49,12 @@ async function readRows(em: EntityManager, storeId: number, range: DayRange, pre
       [storeId, range.from, range.to],
     ) as Promise<Rows>,
     q.rows(
-      `select l.product_id::text as product_id, case when l.product_id is null then l.title end as line_title,
-              to_char(o.placed_day, 'YYYY-MM-DD') as day, o.currency,
-              sum(l.quantity)::text as units,
-              sum(l.quantity * l.unit_price_minor - l.discount_minor)::text as net,
-              sum(l.quantity * l.unit_cost_minor)::text as cogs,
-              sum(case when l.unit_cost_minor is not null then l.quantity * l.unit_price_minor - l.discount_minor end)::text as costed_net
-         from orders o
-         join order_lines l on l.store_id = o.store_id and l.order_id = o.id
-        where o.store_id = $1 and o.placed_day between $2::date and $3::date and ${COUNTING_ORDER}
-        group by 1, 2, 3, 4`,
+      `select case when product_key like 'product:%' then substr(product_key, 9) end as product_id,
+              case when product_key like 'title:%' then substr(product_key, 7) end as line_title,
+              to_char(day, 'YYYY-MM-DD') as day, currency, units::text as units, net_sales_minor::text as net,
+              case when costed_lines > 0 then cogs_minor::text end as cogs, costed_net_minor::text as costed_net
+         from product_daily_rollups
+        where store_id = $1 and day between $2::date and $3::date`,
       [storeId, range.from, range.to],
     ) as Promise<Rows>,
     q.rows(
@@ -73,8 +69,8 @@ async function readRows(em: EntityManager, storeId: number, range: DayRange, pre
       `select nullif(btrim(r.reason), '') as reason, to_char(r.refunded_day, 'YYYY-MM-DD') as day, r.currency,
               count(*)::int as refunds, sum(r.amount_minor)::text as amount
          from refunds r
-         join orders o on o.store_id = r.store_id and o.id = r.order_id
-        where r.store_id = $1 and r.refunded_day between $2::date and $3::date and ${COUNTING_ORDER}
+         join lateral (select 1 from orders o where o.store_id = r.store_id and o.id = r.order_id and ${COUNTING_ORDER} limit 1) o on true
+        where r.store_id = $1 and r.refunded_day between $2::date and $3::date
         group by 1, 2, 3`,
       [storeId, range.from, range.to],
     ) as Promise<Rows>,
@@ -168,7 +164,7 @@ export async function revenueBreakdown(
     .map(([channel, entry]) => ({ channel, netSales: roundMinor(entry.netSales), orders: entry.orders, share: ratio(entry.netSales, channelNetSales) }))
     .sort((a, b) => b.netSales - a.netSales || b.orders - a.orders || a.channel.localeCompare(b.channel));
 
-  // Products (raw lines): lines of a catalogue product group by product, others by their title.
+  // Products (product rollups): lines of a catalogue product group by product, others by their title.
   const products = new Map<string, ProductSums>();
   for (const raw of rows.products) {
     const productId = raw.product_id === null ? null : num(raw.product_id);
