@@ -144,6 +144,8 @@ describe('a day of orders, hand-computed', () => {
       net_sales_minor: 10_400,
       new_customer_orders: 3, // o1 (c1's first), o2 (c2's first), o3 (a guest)
       returning_customer_orders: 1, // o4
+      new_customer_net_minor: 9_500, // o1 4500 + o2 3000 + o3 2000
+      returning_customer_net_minor: 900, // o4 1000 - 100
       new_customers: 2, // c1, c2
       units: 4,
       cogs_minor: 2_000, // 2 x 400 + 1 x 1200
@@ -157,6 +159,13 @@ describe('a day of orders, hand-computed', () => {
       ad_spend_minor: 0,
       clicks: 0,
     });
+    // Per product: the lines of the counting orders (o1, o2); the mug has no cost.
+    const product = (key: string, values: Record<string, number>) => ({ day: '2026-06-10', currency: 'GBP', product_key: key, ...values });
+    expect((await readRollups(em, store.id)).product).toEqual([
+      product('product:shopify:p1', { orders_count: 1, units: 2, net_sales_minor: 3_000, cogs_minor: 800, costed_net_minor: 3_000, costed_lines: 1 }),
+      product('product:shopify:p2', { orders_count: 1, units: 1, net_sales_minor: 1_500, cogs_minor: 0, costed_net_minor: 0, costed_lines: 0 }),
+      product('product:shopify:p3', { orders_count: 1, units: 1, net_sales_minor: 3_000, cogs_minor: 1_200, costed_net_minor: 3_000, costed_lines: 1 }),
+    ]);
     const zero = { spend_minor: 0, impressions: 0, clicks: 0, platform_conversions: 0, platform_conversion_value_minor: 0 };
     expect(await channelRollups(em, store.id, '2026-06-10')).toEqual({
       googleads: { orders_count: 1, net_sales_minor: 4_500, new_customers: 1, ...zero },

@@ -27,6 +27,9 @@ export const DailyRollup = defineEntity({
     netSalesMinor: money(),
     newCustomerOrders: counter(),
     returningCustomerOrders: counter(),
+    /** gross - discounts - refunds (whenever refunded) of the day's orders from new and from returning customers. */
+    newCustomerNetMinor: money(),
+    returningCustomerNetMinor: money(),
     /** Known customers whose first order was placed that day. */
     newCustomers: counter(),
     units: counter(),

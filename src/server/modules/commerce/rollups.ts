@@ -82,6 +82,8 @@ export const DAILY_COLUMNS = {
   netSalesMinor: 'net_sales_minor',
   newCustomerOrders: 'new_customer_orders',
   returningCustomerOrders: 'returning_customer_orders',
+  newCustomerNetMinor: 'new_customer_net_minor',
+  returningCustomerNetMinor: 'returning_customer_net_minor',
   newCustomers: 'new_customers',
   units: 'units',
   cogsMinor: 'cogs_minor',
@@ -284,18 +286,20 @@ function contributionsSql(scope: string): string {
               r.shipping_minor as shipping, r.taxes_minor as taxes, r.gross_minor - r.discounts_minor as net,
               case when r.is_new then 1 else 0 end as new_orders,
               case when r.is_new then 0 else 1 end as returning_orders,
+              case when r.is_new then r.gross_minor - r.discounts_minor - r.refunds_total else 0 end as new_net,
+              case when r.is_new then 0 else r.gross_minor - r.discounts_minor - r.refunds_total end as returning_net,
               case when r.is_new and r.customer_id is not null then 1 else 0 end as new_customers,
               r.units, r.cogs, r.uncosted,
               ${ltv.map((n) => `0::bigint as ltv_${n}`).join(', ')}
          from ranked r
        union all
        select rr.refunded_day, rr.channel, rr.currency,
-              0, 0, 0, rr.amount_minor, 0, 0, -rr.amount_minor, 0, 0, 0, 0, 0, 0,
+              0, 0, 0, rr.amount_minor, 0, 0, -rr.amount_minor, 0, 0, 0, 0, 0, 0, 0, 0,
               ${ltv.map(() => '0').join(', ')}
          from refund_rows rr
        union all
        select r.cohort_day, null, r.currency,
-              0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+              0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
               ${ltv.map((n) => `case when r.placed_day < r.cohort_day + ${n} then r.gross_minor - r.discounts_minor - r.refunds_total else 0 end`).join(', ')}
          from ranked r
         where r.customer_id is not null and r.placed_day < r.cohort_day + 365
@@ -304,6 +308,7 @@ function contributionsSql(scope: string): string {
             sum(orders_count)::text as orders_count, sum(gross)::text as gross, sum(discounts)::text as discounts,
             sum(refunds)::text as refunds, sum(shipping)::text as shipping, sum(taxes)::text as taxes, sum(net)::text as net,
             sum(new_orders)::text as new_orders, sum(returning_orders)::text as returning_orders,
+            sum(new_net)::text as new_net, sum(returning_net)::text as returning_net,
             sum(new_customers)::text as new_customers, sum(units)::text as units, sum(cogs)::text as cogs,
             sum(uncosted)::text as uncosted, ${ltv.map((n) => `sum(ltv_${n})::text as ltv_${n}`).join(', ')}
        from parts
@@ -376,6 +381,8 @@ function orderRows(rows: Record<string, string | null>[]): ContributionRow[] {
     taxesMinor: num(row.taxes),
     netSalesMinor: num(row.net),
     newCustomerOrders: num(row.new_orders),
+    returningCustomerNetMinor: num(row.returning_net),
+    newCustomerNetMinor: num(row.new_net),
     returningCustomerOrders: num(row.returning_orders),
     newCustomers: num(row.new_customers),
     units: num(row.units),

@@ -8,9 +8,9 @@ import { num, sqlRunner } from '../commerce/raw-sql.ts';
 import { COUNTING_ORDER } from '../commerce/rollups.ts';
 import type { StoreEntity } from '../stores/store.entity.ts';
 
-// Revenue breakdown. Totals, the daily series, channels and products come from the rollup tables
-// (their cost grows with days); new vs returning and refund counts have no rollup and are read from
-// the raw rows of the range. Every (day, currency) group is converted at that day's rate and money is
+// Revenue breakdown. Totals, the daily series, channels, products and new vs returning come from the
+// rollup tables (their cost grows with days); refunds by reason have no rollup and are read from the
+// raw rows of the range. Every (day, currency) group is converted at that day's rate and money is
 // rounded to minor units once, at the end. Cancelled and test orders, and their refunds, count nowhere.
 
 
@@ -34,10 +34,12 @@ type Rows = Record<string, string | number | boolean | null>[];
 
 async function readRows(em: EntityManager, storeId: number, range: DayRange, previous: DayRange | null) {
   const q = sqlRunner(em);
-  const [daily, channels, products, customers, refunds] = await Promise.all([
+  const [daily, channels, products, refunds] = await Promise.all([
     q.rows(
       `select to_char(day, 'YYYY-MM-DD') as day, currency, orders_count, gross_minor::text as gross,
-              discounts_minor::text as discounts, refunds_minor::text as refunds
+              discounts_minor::text as discounts, refunds_minor::text as refunds,
+              new_customer_orders, new_customer_net_minor::text as new_net,
+              returning_customer_orders, returning_customer_net_minor::text as returning_net
          from daily_rollups
         where store_id = $1 and ((day between $2::date and $3::date) or (day between $4::date and $5::date))`,
       [storeId, range.from, range.to, (previous ?? range).from, (previous ?? range).to],
@@ -58,14 +60,6 @@ async function readRows(em: EntityManager, storeId: number, range: DayRange, pre
       [storeId, range.from, range.to],
     ) as Promise<Rows>,
     q.rows(
-      `select o.is_new_customer, to_char(o.placed_day, 'YYYY-MM-DD') as day, o.currency,
-              count(*)::int as orders, sum(o.net_sales_minor)::text as net
-         from orders o
-        where o.store_id = $1 and o.placed_day between $2::date and $3::date and ${COUNTING_ORDER}
-        group by 1, 2, 3`,
-      [storeId, range.from, range.to],
-    ) as Promise<Rows>,
-    q.rows(
       `select nullif(btrim(r.reason), '') as reason, to_char(r.refunded_day, 'YYYY-MM-DD') as day, r.currency,
               count(*)::int as refunds, sum(r.amount_minor)::text as amount
          from refunds r
@@ -75,7 +69,7 @@ async function readRows(em: EntityManager, storeId: number, range: DayRange, pre
       [storeId, range.from, range.to],
     ) as Promise<Rows>,
   ]);
-  return { daily, channels, products, customers, refunds };
+  return { daily, channels, products, refunds };
 }
 
 interface ProductSums {
@@ -109,7 +103,7 @@ export async function revenueBreakdown(
     ? { from: previousRange.from < range.from ? previousRange.from : range.from, to: previousRange.to > range.to ? previousRange.to : range.to }
     : range;
   const [rows, fx] = await withFxRates(em, [currency, store.currency], span, readRows(em, store.id, range, previousRange), (rows) =>
-    [rows.daily, rows.channels, rows.products, rows.customers, rows.refunds].flatMap((list) => list.map((row) => String(row.currency))),
+    [rows.daily, rows.channels, rows.products, rows.refunds].flatMap((list) => list.map((row) => String(row.currency))),
   );
   const factor = (row: Converted) => fx.factor(row.currency, currency, row.day);
   const text = (value: unknown) => String(value);
@@ -203,12 +197,16 @@ export async function revenueBreakdown(
       }
     : null;
 
-  // New vs returning (raw orders of the range).
+  // New vs returning (daily rollups: orders on their placed day, net of their refunds whenever made).
   const groups = { new: { orders: 0, netSales: 0 }, returning: { orders: 0, netSales: 0 } };
-  for (const raw of rows.customers) {
-    const group = raw.is_new_customer === true ? groups.new : groups.returning;
-    group.orders += num(raw.orders);
-    group.netSales += num(raw.net) * factor({ day: text(raw.day), currency: text(raw.currency) });
+  for (const raw of rows.daily) {
+    const row = { day: text(raw.day), currency: text(raw.currency) };
+    if (!isDayInRange(row.day, range)) continue;
+    const rate = factor(row);
+    groups.new.orders += num(raw.new_customer_orders);
+    groups.new.netSales += num(raw.new_net) * rate;
+    groups.returning.orders += num(raw.returning_customer_orders);
+    groups.returning.netSales += num(raw.returning_net) * rate;
   }
   const customerGroup = (group: { orders: number; netSales: number }) => {
     const average = aov({ netSalesMinor: group.netSales, orders: group.orders });
