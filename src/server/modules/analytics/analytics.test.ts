@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createCommerceStore, signedInStoreOwner, testOrder } from '../../../../test/commerce-fixtures.ts';
+import { createCommerceStore, setFxRates, signedInStoreOwner, testOrder } from '../../../../test/commerce-fixtures.ts';
 import { trpcQuery, useTestApp, type ApiClient } from '../../../../test/harness.ts';
 import { ingestAdMetrics, ingestEmailMetrics, ingestOrders, upsertProducts } from '../commerce/ingest.ts';
 import { distribution, paretoOf, roasHistogram } from './distribution.service.ts';
@@ -216,6 +216,40 @@ describe('analytics.distribution, hand-computed', () => {
       ['Gift wrap', 200],
     ]);
     expect(result.products.revenue.top10).toEqual({ count: 1, share: 4_000 / 7_200 });
+  });
+
+  it('a renamed campaign takes its latest name; rows in another currency convert at their own day', async () => {
+    const store = await createCommerceStore(testApp.orm);
+    const em = testApp.orm.em.fork();
+    // USD 1.25 then 1.00 per EUR, GBP 0.85 throughout: USD 1.00 = GBP 0.68 on the 2nd, GBP 0.85 on the 3rd.
+    await setFxRates(em, [
+      { day: '2026-06-02', currency: 'USD', rate: 1.25 },
+      { day: '2026-06-02', currency: 'GBP', rate: 0.85 },
+      { day: '2026-06-03', currency: 'USD', rate: 1 },
+      { day: '2026-06-03', currency: 'GBP', rate: 0.85 },
+    ]);
+    await ingestAdMetrics(em, store.id, [
+      { platform: 'googleads', accountId: 'g', campaignId: 'sale', day: '2026-06-02', campaignName: 'Spring sale', currency: 'GBP', spendMinor: 1_000, conversionValueMinor: 2_000 },
+      { platform: 'googleads', accountId: 'g', campaignId: 'sale', day: '2026-06-03', campaignName: 'Summer sale', currency: 'GBP', spendMinor: 1_000, conversionValueMinor: 2_000 },
+      { platform: 'googleads', accountId: 'g', campaignId: 'sale', day: '2026-06-04', campaignName: ' ', currency: 'GBP', spendMinor: 500, conversionValueMinor: 0 },
+      { platform: 'metaads', accountId: 'us', campaignId: 'usa', day: '2026-06-02', campaignName: 'USA', currency: 'USD', spendMinor: 10_000, conversionValueMinor: 0 },
+      { platform: 'metaads', accountId: 'us', campaignId: 'usa', day: '2026-06-03', campaignName: 'USA', currency: 'USD', spendMinor: 10_000, conversionValueMinor: 0 },
+    ]);
+    await upsertProducts(em, store.id, [{ platform: 'shopify', externalId: 'mug', title: 'Mug', priceMinor: 1_500, currency: 'GBP' }]);
+    await ingestOrders(em, store.id, [
+      testOrder({ externalId: 'gbp', placedAt: '2026-06-02T10:00:00Z', grossMinor: 1_500, lines: [{ productExternalId: 'mug', title: 'Mug', quantity: 1, unitPriceMinor: 1_500 }] }),
+      testOrder({ externalId: 'usd-1', placedAt: '2026-06-02T10:00:00Z', currency: 'USD', grossMinor: 1_000, lines: [{ productExternalId: 'mug', title: 'Mug', quantity: 1, unitPriceMinor: 1_000 }] }),
+      testOrder({ externalId: 'usd-2', placedAt: '2026-06-03T10:00:00Z', currency: 'USD', grossMinor: 1_000, lines: [{ productExternalId: 'mug', title: 'Mug', quantity: 1, unitPriceMinor: 1_000 }] }),
+    ]);
+
+    const result = await distribution(testApp.orm.em.fork(), { id: store.id, currency: 'GBP' }, { from: '2026-06-01', to: '2026-06-07' });
+    expect(result.campaigns.spend.points.map((point) => [point.label, point.value])).toEqual([
+      ['USA', 15_300], // 100.00 x 0.68 + 100.00 x 0.85
+      ['Summer sale', 2_500], // the 4th has no name: the 3rd's is the latest
+    ]);
+    expect(result.products.revenue.points.map((point) => [point.label, point.value])).toEqual([
+      ['Mug', 3_030], // 15.00 + 10.00 x 0.68 + 10.00 x 0.85
+    ]);
   });
 });
 

@@ -79,11 +79,17 @@ async function campaignSums(em: EntityManager, store: Pick<StoreEntity, 'id' | '
     em,
     [currency, store.currency],
     range,
-    `select platform, account_id, campaign_id, campaign_name, to_char(day, 'YYYY-MM-DD') as day, currency,
-            spend_minor::text as spend_minor, conversion_value_minor::text as conversion_value_minor
+    // Rows in the display currency need no day's rate: one row per campaign for them, with the
+    // campaign's latest name.
+    `select platform, account_id, campaign_id, currency,
+            to_char(case when currency = $5 then $3::date else day end, 'YYYY-MM-DD') as day,
+            (array_agg(campaign_name order by day desc) filter (where campaign_name ~ '\\S'))[1] as campaign_name,
+            to_char(max(day) filter (where campaign_name ~ '\\S'), 'YYYY-MM-DD') as label_day,
+            sum(spend_minor)::text as spend_minor, sum(conversion_value_minor)::text as conversion_value_minor
        from ad_metrics_daily
-      where store_id = $1 and platform = any($2::text[]) and day >= $3::date and day <= $4::date`,
-    [store.id, [...AD_CHANNELS], range.from, range.to],
+      where store_id = $1 and platform = any($2::text[]) and day >= $3::date and day <= $4::date
+      group by platform, account_id, campaign_id, currency, case when currency = $5 then $3::date else day end`,
+    [store.id, [...AD_CHANNELS], range.from, range.to, currency],
   );
   const byCampaign = new Map<string, CampaignSums>();
   for (const row of rows) {
@@ -93,9 +99,9 @@ async function campaignSums(em: EntityManager, store: Pick<StoreEntity, 'id' | '
     const factor = fx.factor(row.currency!, currency, row.day!);
     entry.spend += num(row.spend_minor) * factor;
     entry.revenue += num(row.conversion_value_minor) * factor;
-    if (row.day! >= entry.labelDay && row.campaign_name?.trim()) {
-      entry.label = row.campaign_name.trim();
-      entry.labelDay = row.day!;
+    if (row.label_day && row.label_day >= entry.labelDay) {
+      entry.label = row.campaign_name!.trim();
+      entry.labelDay = row.label_day;
     }
   }
   return [...byCampaign.values()].map((entry) => ({ ...entry, label: entry.label || entry.key.split(':')[2]!, spend: roundMinor(entry.spend), revenue: roundMinor(entry.revenue) }));
@@ -107,12 +113,14 @@ async function productSales(em: EntityManager, store: Pick<StoreEntity, 'id' | '
     em,
     [currency, store.currency],
     range,
-    `select r.product_key as key, coalesce(p.title, substr(r.product_key, 7)) as label,
-            r.currency, to_char(r.day, 'YYYY-MM-DD') as day, r.net_sales_minor::text as value
+    // Rows in the display currency need no day's rate: one row per product for them.
+    `select r.product_key as key, min(coalesce(p.title, substr(r.product_key, 7))) as label, r.currency,
+            to_char(case when r.currency = $4 then $2::date else r.day end, 'YYYY-MM-DD') as day, sum(r.net_sales_minor)::text as value
        from product_daily_rollups r
        left join products p on p.store_id = r.store_id and r.product_key = 'product:' || p.id
-      where r.store_id = $1 and r.day >= $2::date and r.day <= $3::date`,
-    [store.id, range.from, range.to],
+      where r.store_id = $1 and r.day >= $2::date and r.day <= $3::date
+      group by r.product_key, r.currency, case when r.currency = $4 then $2::date else r.day end`,
+    [store.id, range.from, range.to, currency],
   );
   const byProduct = new Map<string, DistributionItem>();
   for (const row of rows) {

@@ -32,7 +32,7 @@ function emptyDaily(): DailyTotals {
 
 type Rows = Record<string, string | number | boolean | null>[];
 
-async function readRows(em: EntityManager, storeId: number, range: DayRange, previous: DayRange | null) {
+async function readRows(em: EntityManager, storeId: number, range: DayRange, previous: DayRange | null, currency: string) {
   const q = sqlRunner(em);
   const [daily, channels, products, refunds] = await Promise.all([
     q.rows(
@@ -50,14 +50,17 @@ async function readRows(em: EntityManager, storeId: number, range: DayRange, pre
         where store_id = $1 and day between $2::date and $3::date and (orders_count <> 0 or net_sales_minor <> 0)`,
       [storeId, range.from, range.to],
     ) as Promise<Rows>,
+    // Rows in the display currency need no day's rate: one row per product for them.
     q.rows(
       `select case when product_key like 'product:%' then substr(product_key, 9) end as product_id,
               case when product_key like 'title:%' then substr(product_key, 7) end as line_title,
-              to_char(day, 'YYYY-MM-DD') as day, currency, units::text as units, net_sales_minor::text as net,
-              case when costed_lines > 0 then cogs_minor::text end as cogs, costed_net_minor::text as costed_net
+              to_char(case when currency = $4 then $2::date else day end, 'YYYY-MM-DD') as day, currency,
+              sum(units)::text as units, sum(net_sales_minor)::text as net,
+              case when sum(costed_lines) > 0 then sum(cogs_minor)::text end as cogs, sum(costed_net_minor)::text as costed_net
          from product_daily_rollups
-        where store_id = $1 and day between $2::date and $3::date`,
-      [storeId, range.from, range.to],
+        where store_id = $1 and day between $2::date and $3::date
+        group by product_key, currency, case when currency = $4 then $2::date else day end`,
+      [storeId, range.from, range.to, currency],
     ) as Promise<Rows>,
     q.rows(
       `select nullif(btrim(r.reason), '') as reason, to_char(r.refunded_day, 'YYYY-MM-DD') as day, r.currency,
@@ -102,7 +105,7 @@ export async function revenueBreakdown(
   const span = previousRange
     ? { from: previousRange.from < range.from ? previousRange.from : range.from, to: previousRange.to > range.to ? previousRange.to : range.to }
     : range;
-  const [rows, fx] = await withFxRates(em, [currency, store.currency], span, readRows(em, store.id, range, previousRange), (rows) =>
+  const [rows, fx] = await withFxRates(em, [currency, store.currency], span, readRows(em, store.id, range, previousRange, currency), (rows) =>
     [rows.daily, rows.channels, rows.products, rows.refunds].flatMap((list) => list.map((row) => String(row.currency))),
   );
   const factor = (row: Converted) => fx.factor(row.currency, currency, row.day);
