@@ -319,8 +319,11 @@ const SCOPED_CONTRIBUTIONS_SQL = contributionsSql(SCOPED_ORDERS);
 const ALL_CONTRIBUTIONS_SQL = contributionsSql(ALL_ORDERS);
 
 // The lines of counting orders by (placed day, product, currency): catalogue products by id, other
-// lines by their title.
-const PRODUCT_GROUPS = `select to_char(o.placed_day, 'YYYY-MM-DD') as day, coalesce('product:' || l.product_id, 'title:' || l.title) as product, o.currency,
+// lines by their title. Grouped by the columns and the key built per group (building it per line
+// first costs the 1M-order store's rebuild 2.6 s).
+const PRODUCT_GROUP_BY = `group by o.placed_day, l.product_id, case when l.product_id is null then l.title end, o.currency`;
+const PRODUCT_GROUPS = `select to_char(o.placed_day, 'YYYY-MM-DD') as day,
+            coalesce('product:' || l.product_id, 'title:' || case when l.product_id is null then l.title end) as product, o.currency,
             count(distinct o.id)::text as orders_count, sum(l.quantity)::text as units,
             sum(l.quantity::bigint * l.unit_price_minor - l.discount_minor)::text as net,
             coalesce(sum(l.quantity::bigint * l.unit_cost_minor), 0)::text as cogs,
@@ -331,7 +334,7 @@ const SCOPED_PRODUCT_CONTRIBUTIONS_SQL = `${PRODUCT_GROUPS}
        join lateral (select o.id, o.placed_day, o.currency from orders o where o.store_id = $1 and o.id = k.id and ${COUNTING_ORDER} limit 1) o on true
        join lateral (select l.product_id, l.title, l.quantity, l.unit_price_minor, l.discount_minor, l.unit_cost_minor
                        from order_lines l where l.store_id = $1 and l.order_id = o.id offset 0) l on true
-      group by 1, 2, 3`;
+      ${PRODUCT_GROUP_BY}`;
 // The whole store's product rows, written by the database itself (a year of a large store has
 // ~100,000 of them: no need to bring them through the server).
 const RECOMPUTE_PRODUCT_ROLLUPS_SQL = `insert into product_daily_rollups (store_id, day, product_key, currency, ${Object.values(PRODUCT_COLUMNS).join(', ')})
@@ -340,7 +343,7 @@ const RECOMPUTE_PRODUCT_ROLLUPS_SQL = `insert into product_daily_rollups (store_
                from orders o
                join order_lines l on l.store_id = o.store_id and l.order_id = o.id
               where o.store_id = $1 and ${COUNTING_ORDER}
-              group by 1, 2, 3) g`;
+              ${PRODUCT_GROUP_BY}) g`;
 
 /**
  * The contributions of the given orders, grouped by (day, channel, currency), and their lines' by
