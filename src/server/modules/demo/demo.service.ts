@@ -101,8 +101,10 @@ export async function loadDemoData(
     // index reads of the rollups visit the table (a 365-day dashboard read took 500 ms instead of 67
     // on 1M orders). Autovacuum would get there; the first dashboard view should not wait for it.
     // The raw tables (analyzed by the load) are left to autovacuum: they are most of what there is to
-    // vacuum, and the screens that read them fetch their rows from the table anyway.
-    await sqlRunner(em).run(`vacuum (analyze) daily_rollups, channel_daily_rollups, customers`);
+    // vacuum, and the screens that read them fetch their rows from the table anyway. The product
+    // rollups, new to the planner, need their statistics too (a year's revenue by product: a sort
+    // instead of a hash, 459 ms instead of 208 on 1M orders).
+    await sqlRunner(em).run(`vacuum (analyze) daily_rollups, channel_daily_rollups, product_daily_rollups, customers`);
     report('done');
     return {
       orders: progress.orders,
