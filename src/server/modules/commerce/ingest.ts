@@ -809,7 +809,7 @@ async function ingestOrderBatch(em: EntityManager, storeId: number, orders: Norm
     const customersByKey = new Map<string, NewCustomerRow>();
     for (const order of orders) {
       if (!order.customer) continue;
-      const key = `${order.platform}\u0000${order.customer.externalId}`;
+      const key = customerKey({ platform: order.platform, external_id: order.customer.externalId });
       let customer = customersByKey.get(key);
       if (!customer) {
         customer = { platform: order.platform, external_id: order.customer.externalId, email_hash: null, first_order_at: null, orders_count: 0, total_spent_minor: 0 };
@@ -827,7 +827,7 @@ async function ingestOrderBatch(em: EntityManager, storeId: number, orders: Norm
     // The orders' foreign keys probe customers next.
     if (newCustomerIds.size > 0) await analyzeGrownTables(q, { customers: newCustomerIds.size });
     for (const order of orders) {
-      order.customer_id = order.customer ? customerIds.get(`${order.platform}\u0000${order.customer.externalId}`)! : null;
+      order.customer_id = order.customer ? customerIds.get(customerKey({ platform: order.platform, external_id: order.customer.externalId }))! : null;
     }
     guessNewCustomerOrders(orders, newCustomerIds);
     clock.lap('customers');
@@ -1010,7 +1010,8 @@ async function ingestRefundBatch(em: EntityManager, storeId: number, refunds: No
     const delta = new RollupDelta();
     if (upkeep) {
       for (const id of await ordersOfCustomers(q, storeId, customers)) affectedOrders.add(id);
-      delta.add(await orderContributions(q, storeId, [...affectedOrders]), -1);
+      // A refund changes no line, and no order into or out of cancelled: the product rows stay.
+      delta.add(await orderContributions(q, storeId, [...affectedOrders], { lines: false }), -1);
     }
 
     const upserted = await q.rows<{ inserted: boolean }>(
@@ -1043,7 +1044,7 @@ async function ingestRefundBatch(em: EntityManager, storeId: number, refunds: No
     );
     if (upkeep) {
       await refreshCustomerAggregates(q, storeId, store.currency, customers);
-      delta.add(await orderContributions(q, storeId, [...affectedOrders]), 1);
+      delta.add(await orderContributions(q, storeId, [...affectedOrders], { lines: false }), 1);
       await applyRollupDelta(q, storeId, delta);
     }
     clock.lap('all');

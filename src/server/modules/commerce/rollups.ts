@@ -318,6 +318,12 @@ function contributionsSql(scope: string): string {
 const SCOPED_CONTRIBUTIONS_SQL = contributionsSql(SCOPED_ORDERS);
 const ALL_CONTRIBUTIONS_SQL = contributionsSql(ALL_ORDERS);
 
+// Readers decode a product_daily_rollups key with these two, over an alias `r` of the table.
+/** Its catalogue product `p` (none for a line without one). */
+export const PRODUCT_OF_ROLLUP = `left join products p on p.store_id = r.store_id and r.product_key = 'product:' || p.id`;
+/** The title of a line without a catalogue product (null for a product). */
+export const LINE_TITLE_OF_ROLLUP = `(case when r.product_key like 'title:%' then substr(r.product_key, 7) end)`;
+
 // The lines of counting orders by (placed day, product, currency): catalogue products by id, other
 // lines by their title. Grouped by the columns and the key built per group (building it per line
 // first costs the 1M-order store's rebuild 2.6 s).
@@ -347,15 +353,22 @@ const RECOMPUTE_PRODUCT_ROLLUPS_SQL = `insert into product_daily_rollups (store_
 
 /**
  * The contributions of the given orders, grouped by (day, channel, currency), and their lines' by
- * (day, product, currency); or of all the store's orders, without the lines' (recomputeRollups
- * writes those itself). The ids must include every order of every customer among them: "new
- * customer" and the cohort day are ranked within the set.
+ * (day, product, currency) unless `lines` is false (a change that leaves lines and statuses alone,
+ * such as a refund, cannot move them); or of all the store's orders, without the lines'
+ * (recomputeRollups writes those itself). The ids must include every order of every customer among
+ * them: "new customer" and the cohort day are ranked within the set.
  */
-export async function orderContributions(q: SqlRunner, storeId: number, orderIds: number[] | 'all'): Promise<(ContributionRow | ProductContributionRow)[]> {
+export async function orderContributions(
+  q: SqlRunner,
+  storeId: number,
+  orderIds: number[] | 'all',
+  { lines = true }: { lines?: boolean } = {},
+): Promise<(ContributionRow | ProductContributionRow)[]> {
   if (orderIds === 'all') return orderRows(await q.rows<Record<string, string | null>>(ALL_CONTRIBUTIONS_SQL, [storeId]));
   if (orderIds.length === 0) return [];
   const parameters = [storeId, [...orderIds].sort((a, b) => a - b)];
   const rows = await q.rows<Record<string, string | null>>(SCOPED_CONTRIBUTIONS_SQL, parameters);
+  if (!lines) return orderRows(rows);
   const productRows = await q.rows<Record<string, string>>(SCOPED_PRODUCT_CONTRIBUTIONS_SQL, parameters);
   const products: ProductContributionRow[] = productRows.map((row) => ({
     day: row.day!,
@@ -512,46 +525,36 @@ const PRODUCT_UPSERT = upsertAddingSql('product_daily_rollups', PRODUCT_KEYS, Ob
 const PRODUCT_DELETE_EMPTY = deleteEmptySql('product_daily_rollups', PRODUCT_KEYS, Object.values(PRODUCT_COLUMNS));
 
 /**
- * Adds the delta to the rollup tables (rows in key order, so concurrent writers lock them in the
- * same order) and removes rows that end up all zero, which the rebuild would not produce.
+ * Adds the delta to the rollup tables (the upserts take the rows in key order, so concurrent writers
+ * lock them in the same order) and removes rows that end up all zero, which the rebuild would not
+ * produce.
  */
 export async function applyRollupDelta(q: SqlRunner, storeId: number, delta: RollupDelta): Promise<void> {
-  const daily = [...delta.daily.entries()]
-    .filter(([, values]) => nonZero(values))
-    .sort(([a], [b]) => (a < b ? -1 : 1))
-    .map(([key, values]) => {
-      const [day, currency] = key.split('|');
-      return { day, currency, ...Object.fromEntries(DAILY_FIELDS.map((field) => [DAILY_COLUMNS[field], values[field]])) };
-    });
-  const channel = [...delta.channel.entries()]
-    .filter(([, values]) => nonZero(values))
-    .sort(([a], [b]) => (a < b ? -1 : 1))
-    .map(([key, values]) => {
-      const [day, channelKey, currency] = key.split('|');
-      return {
-        day,
-        channel: channelKey,
-        currency,
-        ...Object.fromEntries(
-          CHANNEL_FIELDS.map((field) => [CHANNEL_COLUMNS[field], field === 'platformConversions' ? formatMillionths(values[field]) : values[field]]),
-        ),
-      };
-    });
+  const daily = deltaRows(delta.daily, (key) => {
+    const [day, currency] = key.split('|');
+    return { day, currency };
+  }, (values) => columnValues(DAILY_COLUMNS, values));
+  const channel = deltaRows(delta.channel, (key) => {
+    const [day, channelKey, currency] = key.split('|');
+    return { day, channel: channelKey, currency };
+  }, (values) => ({ ...columnValues(CHANNEL_COLUMNS, values), platform_conversions: formatMillionths(values.platformConversions) }));
+  const product = deltaRows(delta.product, (key) => {
+    const [day, currency] = key.split('|', 2) as [string, string];
+    return { day, currency, product_key: key.slice(day.length + currency.length + 2) };
+  }, (values) => columnValues(PRODUCT_COLUMNS, values));
   await addRows(q, storeId, daily, DAILY_UPSERT, DAILY_DELETE_EMPTY);
   await addRows(q, storeId, channel, CHANNEL_UPSERT, CHANNEL_DELETE_EMPTY);
-  const product = [...delta.product.entries()]
-    .filter(([, values]) => nonZero(values))
-    .sort(([a], [b]) => (a < b ? -1 : 1))
-    .map(([key, values]) => {
-      const [day, currency] = key.split('|', 2) as [string, string];
-      return {
-        day,
-        currency,
-        product_key: key.slice(day.length + currency.length + 2),
-        ...Object.fromEntries(PRODUCT_FIELDS.map((field) => [PRODUCT_COLUMNS[field], values[field]])),
-      };
-    });
   await addRows(q, storeId, product, PRODUCT_UPSERT, PRODUCT_DELETE_EMPTY);
+}
+
+/** A delta's groups that change something, as rows of their table: key columns and value columns. */
+function deltaRows<V extends Record<string, number>>(groups: Map<string, V>, keyColumns: (key: string) => object, valueColumns: (values: V) => object): object[] {
+  return [...groups].filter(([, values]) => nonZero(values)).map(([key, values]) => ({ ...keyColumns(key), ...valueColumns(values) }));
+}
+
+/** Values by column name. */
+function columnValues<F extends string>(columns: Record<F, string>, values: Record<F, number>): Record<string, number> {
+  return Object.fromEntries((Object.keys(columns) as F[]).map((field) => [columns[field], values[field]]));
 }
 
 /** Adds the rows to their table and removes those that end up all zero. */
