@@ -3,7 +3,8 @@ import { NO_SPEND_BUCKET, PARETO_MAX_POINTS, ROAS_BUCKETS, type DistributionOutp
 import { AD_CHANNELS } from '../../../shared/commerce.ts';
 import { platformRoas } from '../../../shared/metrics.ts';
 import type { StoreEntity } from '../stores/store.entity.ts';
-import { roundMinor, withFxRates } from '../commerce/fx.ts';
+import { conversionDaySql, roundMinor, withFxRates } from '../commerce/fx.ts';
+import { LINE_TITLE_OF_ROLLUP, PRODUCT_OF_ROLLUP } from '../commerce/rollups.ts';
 import type { DayRange } from '../../../shared/date-ranges.ts';
 import { num, sqlRunner } from '../commerce/raw-sql.ts';
 
@@ -82,13 +83,13 @@ async function campaignSums(em: EntityManager, store: Pick<StoreEntity, 'id' | '
     // Rows in the display currency need no day's rate: one row per campaign for them, with the
     // campaign's latest name.
     `select platform, account_id, campaign_id, currency,
-            to_char(case when currency = $5 then $3::date else day end, 'YYYY-MM-DD') as day,
+            to_char(${conversionDaySql('currency', 'day', '$5', '$3')}, 'YYYY-MM-DD') as day,
             (array_agg(campaign_name order by day desc) filter (where campaign_name ~ '\\S'))[1] as campaign_name,
             to_char(max(day) filter (where campaign_name ~ '\\S'), 'YYYY-MM-DD') as label_day,
             sum(spend_minor)::text as spend_minor, sum(conversion_value_minor)::text as conversion_value_minor
        from ad_metrics_daily
       where store_id = $1 and platform = any($2::text[]) and day >= $3::date and day <= $4::date
-      group by platform, account_id, campaign_id, currency, case when currency = $5 then $3::date else day end`,
+      group by platform, account_id, campaign_id, currency, ${conversionDaySql('currency', 'day', '$5', '$3')}`,
     [store.id, [...AD_CHANNELS], range.from, range.to, currency],
   );
   const byCampaign = new Map<string, CampaignSums>();
@@ -114,12 +115,12 @@ async function productSales(em: EntityManager, store: Pick<StoreEntity, 'id' | '
     [currency, store.currency],
     range,
     // Rows in the display currency need no day's rate: one row per product for them.
-    `select r.product_key as key, min(coalesce(p.title, substr(r.product_key, 7))) as label, r.currency,
-            to_char(case when r.currency = $4 then $2::date else r.day end, 'YYYY-MM-DD') as day, sum(r.net_sales_minor)::text as value
+    `select r.product_key as key, min(coalesce(p.title, ${LINE_TITLE_OF_ROLLUP})) as label, r.currency,
+            to_char(${conversionDaySql('r.currency', 'r.day', '$4', '$2')}, 'YYYY-MM-DD') as day, sum(r.net_sales_minor)::text as value
        from product_daily_rollups r
-       left join products p on p.store_id = r.store_id and r.product_key = 'product:' || p.id
+       ${PRODUCT_OF_ROLLUP}
       where r.store_id = $1 and r.day >= $2::date and r.day <= $3::date
-      group by r.product_key, r.currency, case when r.currency = $4 then $2::date else r.day end`,
+      group by r.product_key, r.currency, ${conversionDaySql('r.currency', 'r.day', '$4', '$2')}`,
     [store.id, range.from, range.to, currency],
   );
   const byProduct = new Map<string, DistributionItem>();

@@ -157,9 +157,9 @@ export async function loadFxRates(em: EntityManager, currencies: Iterable<string
 
 /**
  * `read`'s rows with the FX rates that convert them over `span`, in one round trip instead of two:
- * the rates of the expected currencies (the display currency and the store's) load alongside the
- * rows, and only rows in yet another currency (rare: orders or an ad account in a second currency)
- * load the rates again.
+ * the rates of the expected currencies (the display currency and the store's; EUR needs none) load
+ * alongside the rows, and only rows in yet another currency (rare: orders or an ad account in a
+ * second currency) load the rates again.
  */
 export async function withFxRates<T>(
   em: EntityManager,
@@ -168,10 +168,18 @@ export async function withFxRates<T>(
   read: Promise<T>,
   currenciesOf: (result: T) => Iterable<string>,
 ): Promise<[T, FxRates]> {
-  const expectedCurrencies = new Set(expected);
+  const expectedCurrencies = new Set([...expected, FX_BASE_CURRENCY]);
   const [result, expectedFx] = await Promise.all([read, loadFxRates(em, expectedCurrencies, span.from, span.to)]);
   const currencies = new Set([...expectedCurrencies, ...currenciesOf(result)]);
   return [result, currencies.size === expectedCurrencies.size ? expectedFx : await loadFxRates(em, currencies, span.from, span.to)];
+}
+
+/**
+ * The day a row is converted at, as SQL for grouping: its own day, except that rows already in the
+ * display currency need no rate and all fall on `firstDay` (one group per product or campaign).
+ */
+export function conversionDaySql(currencyColumn: string, dayColumn: string, displayCurrency: string, firstDay: string): string {
+  return `(case when ${currencyColumn} = ${displayCurrency} then ${firstDay}::date else ${dayColumn} end)`;
 }
 
 /** Converts one amount at the rate of its own day: convert(1000, 'USD', 'GBP', '2026-03-01'). */

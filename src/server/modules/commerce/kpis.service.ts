@@ -4,7 +4,7 @@ import { aov, attributedRoas, cac, delta, LTV_HORIZONS, ltv, mer, platformRoas, 
 import type { StoreEntity } from '../stores/store.entity.ts';
 import { addDays, comparisonRange, dayInZone, daysOf, isDayInRange, type DayRange } from '../../../shared/date-ranges.ts';
 import { addMonths, lastDayOfMonth, monthOf } from './days.ts';
-import { FX_BASE_CURRENCY, FxRateMissingError, type FxRates, rateSql, roundMinor, withFxRates } from './fx.ts';
+import { FxRateMissingError, type FxRates, rateSql, roundMinor, withFxRates } from './fx.ts';
 import { num, preparedRows, sqlRunner } from './raw-sql.ts';
 
 // Dashboard KPIs, read from the rollup tables only (their cost grows with days, not orders). Every
@@ -193,7 +193,7 @@ async function readRollupsWithFx(
   const to = ranges.map((r) => r.to).sort().at(-1)!;
   const [[daily, channels], fx] = await withFxRates(
     em,
-    [currency, FX_BASE_CURRENCY, ...stores.map((store) => store.currency)],
+    [currency, ...stores.map((store) => store.currency)],
     { from, to },
     Promise.all([readDailyRows(em, storeIds, ranges), options.channels ? readChannelRows(em, storeIds, ranges) : ([] as ChannelRow[])]),
     ([daily, channels]) => [...daily.map((row) => row.currency), ...channels.map((row) => row.currency)],
@@ -212,8 +212,8 @@ const ROW_FACTOR = `(case when r.currency = $6 then 1::float8 else f.factor end)
  * another currency take their day's rate, looked up once per distinct (day, currency): joined where
  * the day has its own rate, searched backwards only where it has none. A year with its comparison
  * reads about 2 x 365 daily rows per currency and the current year's channel rows, returns 365 + 10
- * rows, and the server converts nothing. Integer columns are summed as float8 (exact below 2^53, and cheaper than
- * numeric sums). `missing` names a currency and day without a rate.
+ * rows, and the server converts nothing. Integer columns are summed as float8 (exact below 2^53,
+ * and cheaper than numeric sums). `missing` names a currency and day without a rate.
  */
 const CONVERTED_KPI_ROWS_SQL = `
   with dl as materialized (

@@ -16,7 +16,7 @@ import {
 import { withFxRates, type FxRates } from '../commerce/fx.ts';
 import { rangeParameters } from '../commerce/kpis.service.ts';
 import { num, sqlRunner } from '../commerce/raw-sql.ts';
-import { COUNTING_ORDER } from '../commerce/rollups.ts';
+import { COUNTING_ORDER, LINE_TITLE_OF_ROLLUP, PRODUCT_OF_ROLLUP } from '../commerce/rollups.ts';
 import type { StoreEntity } from '../stores/store.entity.ts';
 
 // Reports read the rollup tables for time, channel, platform and product dimensions (O(days));
@@ -135,11 +135,11 @@ async function readFacts(em: EntityManager, storeId: number, dimension: ReportDi
   if (dimension === 'product') {
     const lines = await rows<Record<string, string | null>>(
       em,
-      `select to_char(r.day, 'YYYY-MM-DD') as day, r.currency, coalesce(p.id::text, 'line:' || substr(r.product_key, 7)) as key,
-              coalesce(p.title, substr(r.product_key, 7)) as label, r.orders_count::text as orders, r.units::text as units,
+      `select to_char(r.day, 'YYYY-MM-DD') as day, r.currency, coalesce(p.id::text, 'line:' || ${LINE_TITLE_OF_ROLLUP}) as key,
+              coalesce(p.title, ${LINE_TITLE_OF_ROLLUP}) as label, r.orders_count::text as orders, r.units::text as units,
               r.net_sales_minor::text as net
          from product_daily_rollups r
-         left join products p on p.store_id = r.store_id and r.product_key = 'product:' || p.id
+         ${PRODUCT_OF_ROLLUP}
         where r.store_id = $1 and ${inRanges('r.day')}`,
       params,
     );

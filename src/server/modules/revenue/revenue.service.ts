@@ -3,9 +3,9 @@ import type { Comparison } from '../../../shared/commerce.ts';
 import { aov, delta, netSales, ratio } from '../../../shared/metrics.ts';
 import { TOP_PRODUCTS, type RevenueBreakdownOutput } from '../../../shared/revenue.ts';
 import { comparisonRange, daysOf, isDayInRange, type DayRange } from '../../../shared/date-ranges.ts';
-import { roundMinor, withFxRates } from '../commerce/fx.ts';
+import { conversionDaySql, roundMinor, withFxRates } from '../commerce/fx.ts';
 import { num, sqlRunner } from '../commerce/raw-sql.ts';
-import { COUNTING_ORDER } from '../commerce/rollups.ts';
+import { COUNTING_ORDER, LINE_TITLE_OF_ROLLUP, PRODUCT_OF_ROLLUP } from '../commerce/rollups.ts';
 import type { StoreEntity } from '../stores/store.entity.ts';
 
 // Revenue breakdown. Totals, the daily series, channels, products and new vs returning come from the
@@ -32,6 +32,9 @@ function emptyDaily(): DailyTotals {
 
 type Rows = Record<string, string | number | boolean | null>[];
 
+/** Product rows in the display currency ($4) need no day's rate: one row per product for them. */
+const PRODUCT_CONVERSION_DAY = conversionDaySql('r.currency', 'r.day', '$4', '$2');
+
 async function readRows(em: EntityManager, storeId: number, range: DayRange, previous: DayRange | null, currency: string) {
   const q = sqlRunner(em);
   const [daily, channels, products, refunds] = await Promise.all([
@@ -50,16 +53,15 @@ async function readRows(em: EntityManager, storeId: number, range: DayRange, pre
         where store_id = $1 and day between $2::date and $3::date and (orders_count <> 0 or net_sales_minor <> 0)`,
       [storeId, range.from, range.to],
     ) as Promise<Rows>,
-    // Rows in the display currency need no day's rate: one row per product for them.
     q.rows(
-      `select case when product_key like 'product:%' then substr(product_key, 9) end as product_id,
-              case when product_key like 'title:%' then substr(product_key, 7) end as line_title,
-              to_char(case when currency = $4 then $2::date else day end, 'YYYY-MM-DD') as day, currency,
-              sum(units)::text as units, sum(net_sales_minor)::text as net,
-              case when sum(costed_lines) > 0 then sum(cogs_minor)::text end as cogs, sum(costed_net_minor)::text as costed_net
-         from product_daily_rollups
-        where store_id = $1 and day between $2::date and $3::date
-        group by product_key, currency, case when currency = $4 then $2::date else day end`,
+      `select p.id::text as product_id, ${LINE_TITLE_OF_ROLLUP} as line_title,
+              to_char(${PRODUCT_CONVERSION_DAY}, 'YYYY-MM-DD') as day, r.currency,
+              sum(r.units)::text as units, sum(r.net_sales_minor)::text as net,
+              case when sum(r.costed_lines) > 0 then sum(r.cogs_minor)::text end as cogs, sum(r.costed_net_minor)::text as costed_net
+         from product_daily_rollups r
+         ${PRODUCT_OF_ROLLUP}
+        where r.store_id = $1 and r.day between $2::date and $3::date
+        group by r.product_key, p.id, r.currency, ${PRODUCT_CONVERSION_DAY}`,
       [storeId, range.from, range.to, currency],
     ) as Promise<Rows>,
     q.rows(
