@@ -7,7 +7,7 @@ import { AppError } from '../../errors.ts';
 import { channelOfCompleted, withLandingSiteParameters, type AttributionFields } from './channel.ts';
 import { dayInZone } from '../../../shared/date-ranges.ts';
 import { assertFxCoverage, rateSql } from './fx.ts';
-import { num, recordset, sqlRunner, type SqlRunner } from './raw-sql.ts';
+import { num, pipelinedTransaction, recordset, sqlRunner, type SqlRunner } from './raw-sql.ts';
 import {
   adKeyArrays,
   adMetricContributions,
@@ -80,11 +80,12 @@ function inBulkLoad(storeId: number): boolean {
  * the commit. Readers see the store as it was, then with everything loaded and every number settled.
  * For first loads of a lot of data (the demo generator): the upkeep per batch is most of the cost of
  * a batch. Connectors do not use it: a backfill commits batch by batch so that it shows its progress
- * and resumes after a crash.
+ * and resumes after a crash. `load` writes through the ingest functions and sqlRunner only (the
+ * transaction has a connection of its own: see pipelinedTransaction).
  */
 export async function bulkLoad<T>(em: EntityManager, store: StoreRef, load: (tx: EntityManager) => Promise<T>): Promise<T> {
   const storeId = storeIdOf(store);
-  return em.transactional(async (tx) => {
+  return pipelinedTransaction(em, async (tx) => {
     const q = sqlRunner(tx);
     const locked = await lockStoreForIngest(q, storeId);
     const result = await bulkLoadContext.run({ storeId, store: locked }, () => load(tx));
@@ -117,12 +118,12 @@ interface Batch {
  * One batch's transaction, holding the store's ingest lock; `upkeep` says whether the batch keeps
  * the derived numbers (rollups, flags, customers' totals) up to date itself. Inside a bulk load the
  * batch joins the load's transaction, which holds the lock already (a savepoint per batch would only
- * cost: the load stands or falls as a whole), leaves the upkeep to the load's end, and yields after
- * each statement: the load may write two batches at once (see sqlRunner's yieldAfterEachStatement).
+ * cost: the load stands or falls as a whole), and leaves the upkeep to the load's end. The load's
+ * connection is pipelined (see pipelinedTransaction): two batches in flight share it.
  */
 function batchTransaction<T>(em: EntityManager, storeId: number, work: (batch: Batch) => Promise<T>): Promise<T> {
   const bulk = bulkLoadContext.getStore();
-  if (bulk?.storeId === storeId) return work({ tx: em, q: sqlRunner(em, { yieldAfterEachStatement: true }), store: bulk.store, upkeep: false });
+  if (bulk?.storeId === storeId) return work({ tx: em, q: sqlRunner(em), store: bulk.store, upkeep: false });
   return em.transactional(async (tx) => {
     const q = sqlRunner(tx);
     return work({ tx, q, store: await lockStoreForIngest(q, storeId), upkeep: true });
@@ -284,8 +285,8 @@ function latestPerKey<T>(rows: T[], keyOf: (row: T) => string, version?: (row: T
 
 /**
  * rows.map(map), 500 rows at a time, letting the event loop run between slices: normalizing 5,000
- * orders takes ~100 ms, long enough to hold up other requests, or, in a bulk load, the statement of
- * the other batch that waits to be sent (see sqlRunner's yieldAfterEachStatement).
+ * orders takes ~100 ms, long enough to hold up other requests, or, in a bulk load, the other
+ * batch's next statement.
  */
 async function mapInSlices<T, U>(rows: readonly T[], map: (row: T) => U, sliceSize = 500): Promise<U[]> {
   const mapped = new Array<U>(rows.length);

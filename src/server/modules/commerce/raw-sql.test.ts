@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { useTestDatabase } from '../../../../test/harness.ts';
-import { arrayLiteral, preparedRows, recordset, sqlRunner } from './raw-sql.ts';
+import { arrayLiteral, pipelinedTransaction, preparedRows, recordset, sqlRunner } from './raw-sql.ts';
 
 const database = useTestDatabase();
 
@@ -65,5 +65,51 @@ describe('preparedRows', () => {
       return preparedRows<{ count: number }>(tx, 'raw-sql.test.in-transaction', `select count(*)::int as count from prepared_rows_probe where id >= $1`, [2]);
     });
     expect(counted).toEqual([{ count: 2 }]);
+  });
+});
+
+describe('pipelinedTransaction', () => {
+  /** Issues a short sleep and, right behind it, a statement that reports when it started; then keeps this process busy. */
+  async function startOfStatementBehindBusyProcess(q: ReturnType<typeof sqlRunner>): Promise<{ started: number; busyUntil: number }> {
+    const sleep = q.run(`select pg_sleep(0.05)`);
+    const next = q.rows<{ started: string }>(`select (extract(epoch from statement_timestamp()) * 1000)::text as started`);
+    const busyUntil = Date.now() + 400;
+    while (Date.now() < busyUntil); // the JavaScript a bulk load does between its statements
+    await sleep;
+    return { started: Number((await next)[0]!.started), busyUntil };
+  }
+
+  it('sends each statement as soon as it is issued: the database goes on while this process is busy', async () => {
+    const { started, busyUntil } = await pipelinedTransaction(database.orm.em.fork(), (tx) => startOfStatementBehindBusyProcess(sqlRunner(tx)));
+    expect(started).toBeLessThan(busyUntil - 200);
+    // On the ORM's transaction the second statement waits for this process.
+    const serial = await database.orm.em.fork().transactional((tx) => startOfStatementBehindBusyProcess(sqlRunner(tx)));
+    expect(serial.started).toBeGreaterThanOrEqual(serial.busyUntil - 5);
+  });
+
+  it('is one transaction: others see its rows only once it commits, and nothing of it when it fails', async () => {
+    const outside = sqlRunner(database.orm.em.fork());
+    await outside.run(`create table if not exists pipelined_probe (id int primary key)`);
+    await outside.run(`truncate pipelined_probe`);
+    const count = async () => (await outside.rows<{ count: number }>(`select count(*)::int as count from pipelined_probe`))[0]!.count;
+
+    const seenInside = await pipelinedTransaction(database.orm.em.fork(), async (tx) => {
+      const q = sqlRunner(tx);
+      await Promise.all([q.run(`insert into pipelined_probe values (1)`), q.run(`insert into pipelined_probe values (2)`)]);
+      expect(await count()).toBe(0);
+      return (await q.rows<{ count: number }>(`select count(*)::int as count from pipelined_probe`))[0]!.count;
+    });
+    expect(seenInside).toBe(2);
+    expect(await count()).toBe(2);
+
+    await expect(
+      pipelinedTransaction(database.orm.em.fork(), async (tx) => {
+        const q = sqlRunner(tx);
+        // The second insert fails on the key while the third is already on its way.
+        await Promise.all([q.run(`insert into pipelined_probe values (3)`), q.run(`insert into pipelined_probe values (1)`), q.run(`insert into pipelined_probe values (4)`)]);
+      }),
+    ).rejects.toThrow(/duplicate key/);
+    expect(await count()).toBe(2);
+    await outside.run(`drop table pipelined_probe`);
   });
 });

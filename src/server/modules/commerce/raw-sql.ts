@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { setImmediate as nextTurn } from 'node:timers/promises';
+import pg from 'pg';
 import { CompiledQuery } from 'kysely';
 
 /**
@@ -14,31 +14,63 @@ export interface SqlRunner {
   run(sql: string, params?: unknown[]): Promise<number>;
 }
 
-export interface SqlRunnerOptions {
-  /**
-   * After each statement, let whatever else waits for the connection go first (a bulk load writes
-   * two batches at once: see demo.service's writeTwoAtATime). Without it this batch's JavaScript
-   * (building its next statement) runs before the other batch's statement is sent, and the database
-   * waits for it.
-   */
-  yieldAfterEachStatement?: boolean;
-}
+/** Runners pinned to an EntityManager by pipelinedTransaction: sqlRunner(em) returns them. */
+const pinnedRunners = new WeakMap<EntityManager, SqlRunner>();
 
-export function sqlRunner(em: EntityManager, options: SqlRunnerOptions = {}): SqlRunner {
+export function sqlRunner(em: EntityManager): SqlRunner {
+  const pinned = pinnedRunners.get(em);
+  if (pinned) return pinned;
   const kysely = em.getKysely();
-  const yielding = options.yieldAfterEachStatement === true;
   return {
     async rows<T extends object>(sql: string, params: unknown[] = []) {
       const result = await kysely.executeQuery<T>(CompiledQuery.raw(sql, params));
-      if (yielding) await nextTurn();
       return result.rows as T[];
     },
     async run(sql: string, params: unknown[] = []) {
       const result = await kysely.executeQuery(CompiledQuery.raw(sql, params));
-      if (yielding) await nextTurn();
       return Number(result.numAffectedRows ?? 0);
     },
   };
+}
+
+/**
+ * Runs `work` as one transaction on a connection of its own in node-postgres' pipeline mode: a
+ * statement goes to the database as soon as it is issued, even while others are still running, so
+ * that work issuing statements from two flows at once (a bulk load writing two batches) keeps the
+ * database busy. On the ORM's transaction connection each statement is only sent once the previous
+ * one's result has been handed back through the promise chain, and the database waits meanwhile
+ * (1M demo orders: the backend was busy ~70 % of the time).
+ *
+ * `work`'s statements must all go through sqlRunner(tx): the EntityManager it is given runs its SQL
+ * there, but the ORM's own calls on it (find, flush) would run outside the transaction.
+ */
+export async function pipelinedTransaction<T>(em: EntityManager, work: (tx: EntityManager) => Promise<T>): Promise<T> {
+  const pool = (await em.getConnection().getNativeClient()) as pg.Pool;
+  // The pool keeps the password out of its options' enumerable keys.
+  const client = new pg.Client({ ...pool.options, password: pool.options.password, pipeline: true });
+  // A broken connection also fails the statements in flight, which is what reports it.
+  client.on('error', () => {});
+  await client.connect();
+  const tx = em.fork();
+  pinnedRunners.set(tx, {
+    async rows<T extends object>(sql: string, params: unknown[] = []) {
+      return (await client.query<T>(sql, params)).rows;
+    },
+    async run(sql: string, params: unknown[] = []) {
+      return (await client.query(sql, params)).rowCount ?? 0;
+    },
+  });
+  try {
+    await client.query('begin');
+    const result = await work(tx);
+    await client.query('commit');
+    return result;
+  } catch (error) {
+    await client.query('rollback').catch(() => {});
+    throw error;
+  } finally {
+    await client.end().catch(() => {});
+  }
 }
 
 /**
@@ -48,7 +80,7 @@ export function sqlRunner(em: EntityManager, options: SqlRunnerOptions = {}): Sq
  * `rows`, on the transaction's connection.
  */
 export async function preparedRows<T extends object>(em: EntityManager, name: string, sql: string, params: unknown[]): Promise<T[]> {
-  if (em.isInTransaction()) return sqlRunner(em).rows<T>(sql, params);
+  if (em.isInTransaction() || pinnedRunners.has(em)) return sqlRunner(em).rows<T>(sql, params);
   const pool = await em.getConnection().getNativeClient();
   const result = await pool.query({ name, text: sql, values: params });
   return result.rows as T[];

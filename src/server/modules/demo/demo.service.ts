@@ -24,9 +24,10 @@ export async function storeHasOrders(em: EntityManager, storeId: number): Promis
 }
 
 /**
- * Writes each item, starting the next write before the previous one has finished: one connection
- * runs one statement at a time, so while the database works on one batch's statement, this process
- * prepares the other batch's (validation, parameters), instead of the two taking turns. The batches
+ * Writes each item, starting the next write before the previous one has finished: while the
+ * database works on one batch's statement, this process prepares the other batch's (validation,
+ * parameters), instead of the two taking turns; the load's connection is pipelined (see bulkLoad),
+ * so each statement is sent as soon as it is ready and waits in the database's queue, not ours. The batches
  * are independent: a batch's customers, orders, lines and refunds (of its own orders) are written by
  * its own statements, in order, and whatever a batch cannot know of another (new vs returning,
  * totals) the bulk load settles at its end. On a failure it waits for the other write to stop before throwing: no statement of ours
