@@ -223,42 +223,38 @@ function nonZero(values: Record<string, number>): boolean {
 /** The orders that count (in every figure): not cancelled, not a test. SQL over an `orders` alias `o`. */
 export const COUNTING_ORDER = `o.status <> 'cancelled' and not o.is_test`;
 
-const LINE_SUMS = `sum(l.quantity)::bigint as units,
-              coalesce(sum(l.quantity::bigint * l.unit_cost_minor) filter (where l.unit_cost_minor is not null), 0) as cogs,
-              coalesce(sum(l.quantity::bigint * l.unit_price_minor - l.discount_minor) filter (where l.unit_cost_minor is null), 0) as uncosted`;
-
 const ORDER_COLUMNS = `o.id, o.customer_id, o.placed_at, o.placed_day, o.currency, o.channel,
               o.gross_minor, o.discounts_minor, o.shipping_minor, o.taxes_minor`;
 
-// Per counting order: its columns, its lines' sums and its refunds' total; and its refunds one by one.
-// For a batch, every lookup is an index probe driven by the ids (LATERAL subqueries with LIMIT or an
-// aggregate are never flattened into joins), so the plan stays right even when the statistics of a
-// store that is filling up are stale. For the whole store, plain grouped joins (rebuildRollups
-// analyzes the tables first).
+// Per counting order: its columns and its refunds' total; its refunds one by one; its lines one by
+// one (with the order's day, channel and currency). For a batch, every lookup is an index probe
+// driven by the ids (LATERAL subqueries with LIMIT, OFFSET or an aggregate are never flattened into
+// joins), so the plan stays right even when the statistics of a store that is filling up are stale.
+// For the whole store, plain joins (rebuildRollups analyzes the tables first); the lines join orders
+// directly rather than per_order, which lets PostgreSQL scan and join them in parallel.
 const SCOPED_ORDERS = `
      per_order as materialized (
-       select o.id, o.customer_id, o.placed_at, o.placed_day, o.currency, o.channel,
-              o.gross_minor, o.discounts_minor, o.shipping_minor, o.taxes_minor,
-              coalesce(l.units, 0) as units, coalesce(l.cogs, 0) as cogs, coalesce(l.uncosted, 0) as uncosted,
-              coalesce(rt.total, 0) as refunds_total
+       select ${ORDER_COLUMNS}, coalesce(rt.total, 0) as refunds_total
          from unnest($2::bigint[]) as k(id)
          join lateral (select ${ORDER_COLUMNS} from orders o where o.store_id = $1 and o.id = k.id and ${COUNTING_ORDER} limit 1) o on true
-         left join lateral (select ${LINE_SUMS} from order_lines l where l.store_id = $1 and l.order_id = o.id) l on true
          left join lateral (select sum(r.amount_minor) as total from refunds r where r.store_id = $1 and r.order_id = o.id) rt on true
      ),
      refund_rows as (
        select r.refunded_day, p.channel, p.currency, r.amount_minor
          from per_order p
          join lateral (select r.refunded_day, r.amount_minor from refunds r where r.store_id = $1 and r.order_id = p.id offset 0) r on true
+     ),
+     line_rows as (
+       select p.placed_day, p.channel, p.currency, l.quantity, l.unit_price_minor, l.discount_minor, l.unit_cost_minor
+         from per_order p
+         join lateral (select l.quantity, l.unit_price_minor, l.discount_minor, l.unit_cost_minor
+                         from order_lines l where l.store_id = $1 and l.order_id = p.id offset 0) l on true
      )`;
 
 const ALL_ORDERS = `
      per_order as materialized (
-       select ${ORDER_COLUMNS},
-              coalesce(l.units, 0) as units, coalesce(l.cogs, 0) as cogs, coalesce(l.uncosted, 0) as uncosted,
-              coalesce(rt.total, 0) as refunds_total
+       select ${ORDER_COLUMNS}, coalesce(rt.total, 0) as refunds_total
          from orders o
-         left join (select l.order_id, ${LINE_SUMS} from order_lines l where l.store_id = $1 group by l.order_id) l on l.order_id = o.id
          left join (select r.order_id, sum(r.amount_minor) as total from refunds r where r.store_id = $1 group by r.order_id) rt on rt.order_id = o.id
         where o.store_id = $1 and ${COUNTING_ORDER}
      ),
@@ -266,12 +262,31 @@ const ALL_ORDERS = `
        select r.refunded_day, p.channel, p.currency, r.amount_minor
          from refunds r join per_order p on p.id = r.order_id
         where r.store_id = $1
+     ),
+     line_rows as (
+       select o.placed_day, o.channel, o.currency, l.quantity, l.unit_price_minor, l.discount_minor, l.unit_cost_minor
+         from orders o join order_lines l on l.store_id = o.store_id and l.order_id = o.id
+        where o.store_id = $1 and ${COUNTING_ORDER}
      )`;
 
 const LTV_HORIZON_DAYS = [30, 60, 90, 180, 365];
 
+const DAILY_SUMS = ['orders_count', 'gross', 'discounts', 'refunds', 'shipping', 'taxes', 'net', 'new_orders', 'returning_orders', 'new_net', 'returning_net', 'new_customers', 'units', 'cogs', 'uncosted', ...LTV_HORIZON_DAYS.map((n) => `ltv_${n}`)];
+
+/** A select list of every sum of DAILY_SUMS: those given, and 0 for the others. */
+function sumsList(given: Record<string, string>): string {
+  return DAILY_SUMS.map((name) => `${given[name] ?? '0'} as ${name}`).join(', ');
+}
+
+/**
+ * Each part is aggregated on its own, with only the sums it has (an order's 11, its lines' 3, a
+ * refund's 2, a cohort's 5), and the few thousand groups they give are added up at the end: summing
+ * one union of every part's rows, each with all 20 columns, cost the 1M-order store's rebuild 11.3 s
+ * instead of 7.8 s.
+ */
 function contributionsSql(scope: string): string {
-  const ltv = LTV_HORIZON_DAYS;
+  const net = 'r.gross_minor - r.discounts_minor';
+  const netAfterRefunds = `${net} - r.refunds_total`;
   return `with ${scope},
      ranked as (
        select p.*,
@@ -281,36 +296,42 @@ function contributionsSql(scope: string): string {
          from per_order p
      ),
      parts as (
-       select r.placed_day as day, r.channel, r.currency,
-              1 as orders_count, r.gross_minor as gross, r.discounts_minor as discounts, 0::bigint as refunds,
-              r.shipping_minor as shipping, r.taxes_minor as taxes, r.gross_minor - r.discounts_minor as net,
-              case when r.is_new then 1 else 0 end as new_orders,
-              case when r.is_new then 0 else 1 end as returning_orders,
-              case when r.is_new then r.gross_minor - r.discounts_minor - r.refunds_total else 0 end as new_net,
-              case when r.is_new then 0 else r.gross_minor - r.discounts_minor - r.refunds_total end as returning_net,
-              case when r.is_new and r.customer_id is not null then 1 else 0 end as new_customers,
-              r.units, r.cogs, r.uncosted,
-              ${ltv.map((n) => `0::bigint as ltv_${n}`).join(', ')}
+       select r.placed_day as day, r.channel, r.currency, ${sumsList({
+         orders_count: 'count(*)',
+         gross: 'sum(r.gross_minor)',
+         discounts: 'sum(r.discounts_minor)',
+         shipping: 'sum(r.shipping_minor)',
+         taxes: 'sum(r.taxes_minor)',
+         net: `sum(${net})`,
+         new_orders: 'count(*) filter (where r.is_new)',
+         returning_orders: 'count(*) filter (where not r.is_new)',
+         new_net: `coalesce(sum(${netAfterRefunds}) filter (where r.is_new), 0)`,
+         returning_net: `coalesce(sum(${netAfterRefunds}) filter (where not r.is_new), 0)`,
+         new_customers: 'count(*) filter (where r.is_new and r.customer_id is not null)',
+       })}
          from ranked r
+        group by 1, 2, 3
        union all
-       select rr.refunded_day, rr.channel, rr.currency,
-              0, 0, 0, rr.amount_minor, 0, 0, -rr.amount_minor, 0, 0, 0, 0, 0, 0, 0, 0,
-              ${ltv.map(() => '0').join(', ')}
+       select l.placed_day, l.channel, l.currency, ${sumsList({
+         units: 'sum(l.quantity)',
+         cogs: 'coalesce(sum(l.quantity::bigint * l.unit_cost_minor) filter (where l.unit_cost_minor is not null), 0)',
+         uncosted: 'coalesce(sum(l.quantity::bigint * l.unit_price_minor - l.discount_minor) filter (where l.unit_cost_minor is null), 0)',
+       })}
+         from line_rows l
+        group by 1, 2, 3
+       union all
+       select rr.refunded_day, rr.channel, rr.currency, ${sumsList({ refunds: 'sum(rr.amount_minor)', net: '-sum(rr.amount_minor)' })}
          from refund_rows rr
+        group by 1, 2, 3
        union all
-       select r.cohort_day, null, r.currency,
-              0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-              ${ltv.map((n) => `case when r.placed_day < r.cohort_day + ${n} then r.gross_minor - r.discounts_minor - r.refunds_total else 0 end`).join(', ')}
+       select r.cohort_day, null, r.currency, ${sumsList(
+         Object.fromEntries(LTV_HORIZON_DAYS.map((n) => [`ltv_${n}`, `sum(case when r.placed_day < r.cohort_day + ${n} then ${netAfterRefunds} else 0 end)`])),
+       )}
          from ranked r
         where r.customer_id is not null and r.placed_day < r.cohort_day + 365
+        group by 1, 2, 3
      )
-     select to_char(day, 'YYYY-MM-DD') as day, channel, currency,
-            sum(orders_count)::text as orders_count, sum(gross)::text as gross, sum(discounts)::text as discounts,
-            sum(refunds)::text as refunds, sum(shipping)::text as shipping, sum(taxes)::text as taxes, sum(net)::text as net,
-            sum(new_orders)::text as new_orders, sum(returning_orders)::text as returning_orders,
-            sum(new_net)::text as new_net, sum(returning_net)::text as returning_net,
-            sum(new_customers)::text as new_customers, sum(units)::text as units, sum(cogs)::text as cogs,
-            sum(uncosted)::text as uncosted, ${ltv.map((n) => `sum(ltv_${n})::text as ltv_${n}`).join(', ')}
+     select to_char(day, 'YYYY-MM-DD') as day, channel, currency, ${DAILY_SUMS.map((name) => `sum(${name})::text as ${name}`).join(', ')}
        from parts
       group by day, channel, currency`;
 }
