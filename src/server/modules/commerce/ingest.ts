@@ -575,9 +575,12 @@ async function refreshNewCustomerFlags(q: SqlRunner, storeId: number, customerId
     );
     for (const row of rows) flip.push(num(row.id));
   }
-  if (flip.length > 0) {
-    await q.run(`update orders set is_new_customer = not is_new_customer where store_id = $1 and id = any($2::bigint[])`, [storeId, flip]);
-  }
+  await flipNewCustomerFlags(q, storeId, flip);
+}
+
+async function flipNewCustomerFlags(q: SqlRunner, storeId: number, orderIds: number[]): Promise<void> {
+  if (orderIds.length === 0) return;
+  await q.run(`update orders set is_new_customer = not is_new_customer where store_id = $1 and id = any($2::bigint[])`, [storeId, orderIds]);
 }
 
 /** The sum of orders `o`'s net sales in the store's currency (the parameter), each at its day's rate. */
@@ -615,17 +618,22 @@ async function refreshCustomerAggregates(q: SqlRunner, storeId: number, storeCur
   );
 }
 
-/** is_new_customer of every order of the store, by the rule of refreshNewCustomerFlags. */
+/**
+ * is_new_customer of every order of the store, by the rule of refreshNewCustomerFlags. The few
+ * orders whose flag is wrong are found first and then updated by key: joining the ranking of every
+ * order back to the table to find them cost a bulk load of 1M orders ~1.5 s more.
+ */
 async function settleNewCustomerFlags(q: SqlRunner, storeId: number): Promise<void> {
-  await q.run(
-    `update orders o set is_new_customer = w.is_new
-       from (select o.id,
+  const wrong = await q.rows<{ id: string }>(
+    `select w.id::text as id
+       from (select o.id, o.is_new_customer,
                     ${COUNTING_ORDER}
                     and (o.customer_id is null or ${FIRST_COUNTING_ORDER_OF_CUSTOMER}) as is_new
                from orders o where o.store_id = $1) w
-      where o.store_id = $1 and o.id = w.id and o.is_new_customer <> w.is_new`,
+      where w.is_new_customer <> w.is_new`,
     [storeId],
   );
+  await flipNewCustomerFlags(q, storeId, wrong.map((row) => num(row.id)));
 }
 
 /** first_order_at, orders_count and total_spent_minor of every customer of the store, as refreshCustomerAggregates computes them. */
