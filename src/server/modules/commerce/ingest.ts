@@ -834,7 +834,7 @@ async function ingestOrderBatch(em: EntityManager, storeId: number, orders: Norm
     const customers = [...customersByKey.values()];
     const { ids: customerIds, inserted: newCustomerIds } = upkeep ? await upsertCustomers(q, storeId, customers) : await addCustomersOfBulkLoad(q, storeId, customers);
     // The orders' foreign keys probe customers next.
-    if (newCustomerIds.size > 0) await analyzeGrownTables(q, { customers: newCustomerIds.size });
+    if (newCustomerIds.size > 0) await analyzeGrownTables(q, storeId, { customers: newCustomerIds.size });
     for (const order of orders) {
       order.customer_id = order.customer ? customerIds.get(customerKey({ platform: order.platform, external_id: order.customer.externalId }))! : null;
     }
@@ -878,7 +878,7 @@ async function ingestOrderBatch(em: EntityManager, storeId: number, orders: Norm
     const lineCount = await writeOrderLines(q, storeId, orders, applied);
     clock.lap('lines');
 
-    await analyzeGrownTables(q, { orders: upserted.filter((row) => row.inserted).length, order_lines: lineCount });
+    await analyzeGrownTables(q, storeId, { orders: upserted.filter((row) => row.inserted).length, order_lines: lineCount });
     clock.lap('analyze');
     const inserted = upserted.filter((row) => row.inserted).length;
     const result = { inserted, updated: upserted.length - inserted, skipped: orders.length - upserted.length };
@@ -1035,7 +1035,7 @@ async function ingestRefundBatch(em: EntityManager, storeId: number, refunds: No
       [storeId, store.timezone, ...REFUND_RECORDS.parameters(rows)],
     );
 
-    await analyzeGrownTables(q, { refunds: upserted.filter((row) => row.inserted).length });
+    await analyzeGrownTables(q, storeId, { refunds: upserted.filter((row) => row.inserted).length });
     const totals = await q.rows<{ id: string; total: string }>(
       `select k.id::text as id, t.total::text as total
          from unnest($2::bigint[]) as k(id)

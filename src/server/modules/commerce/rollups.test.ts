@@ -402,3 +402,26 @@ describe('bulkLoad', () => {
     }
   });
 });
+
+describe('statistics of a store that is filling up', () => {
+  it("tell the planner of a new store's rows as they arrive, when other stores are known already", async () => {
+    const em = database.orm.em.fork();
+    const q = sqlRunner(em);
+    const ordersOf = (count: number) =>
+      Array.from({ length: count }, (_, i) => testOrder({ placedAt: `2026-04-${String(1 + (i % 28)).padStart(2, '0')}T10:00:00Z`, customer: { externalId: `buyer-${i % 300}` } }));
+    const plannedRows = async (table: string, storeId: number) => {
+      const [row] = await q.rows<{ 'QUERY PLAN': [{ Plan: { 'Plan Rows': number } }] }>(`explain (format json) select 1 from ${table} where store_id = $1`, [storeId]);
+      return row!['QUERY PLAN'][0].Plan['Plan Rows'];
+    };
+    const known = await createCommerceStore(database.orm);
+    await ingestOrders(em, known, ordersOf(1_500));
+    await q.run(`analyze orders, customers`);
+
+    // Without statistics of its own a new store looks empty, and its orders may be looked up by
+    // any index that starts with store_id (the whole store read once per order looked up).
+    const added = await createCommerceStore(database.orm);
+    await ingestOrders(em, added, ordersOf(400));
+    expect(await plannedRows('orders', added.id)).toBeGreaterThanOrEqual(200);
+    expect(await plannedRows('customers', added.id)).toBeGreaterThanOrEqual(150);
+  });
+});
