@@ -57,6 +57,13 @@ export async function lockStoreForIngest(q: SqlRunner, storeId: number): Promise
  */
 const plannerKnowledge = new Map<string, { known: number; writtenSince: number }>();
 
+/**
+ * Once the planner knows a store has this many rows, a lookup by key (one row) is far cheaper to it
+ * than a scan of the store by any other index, however many rows the store has since: analyzing
+ * again would only cost (each ANALYZE of a large table reads 30,000 rows).
+ */
+const STORE_ROWS_PLANNED_RIGHT = 10_000;
+
 /** The planner's row estimate for `store_id = storeId` in the table. */
 async function plannerStoreRows(q: SqlRunner, table: string, storeId: number): Promise<number> {
   const [row] = await q.rows<{ 'QUERY PLAN': [{ Plan: { 'Plan Rows': number } }] }>(`explain (format json) select 1 from "${table}" where store_id = $1`, [storeId]);
@@ -66,13 +73,13 @@ async function plannerStoreRows(q: SqlRunner, table: string, storeId: number): P
 /**
  * Gives the planner statistics for a store whose rows are filling up a table: a first sync, the
  * demo generator, or any store after the first. A table is analyzed when a batch wrote at least 100
- * rows to it and either the table's statistics know of fewer rows than that, or the store has at
- * least quadrupled since the planner last learned its size. Without this the planner takes a new
- * store for empty (its id is in no statistics) and may look its rows up by any index that starts
- * with store_id: a second store's 100,000-order backfill probed orders through the placed_day index,
- * reading every order of the store once per order looked up (92 s instead of 51 s). ANALYZE inside
- * the batch's transaction also counts the rows the batch just wrote; quadrupling keeps it to a few
- * times per store (a 100,000-order backfill: 2,000, 8,000, 32,000 and 128,000 orders).
+ * rows to it and either the table's statistics know of fewer rows than that, or the planner thinks
+ * the store small (under STORE_ROWS_PLANNED_RIGHT rows) and it has at least quadrupled since.
+ * Without this the planner takes a new store for empty (its id is in no statistics) and may look
+ * its rows up by any index that starts with store_id: a second store's 100,000-order backfill probed
+ * orders through the placed_day index, reading every order of the store once per order looked up
+ * (92 s instead of 51 s). ANALYZE inside the batch's transaction also counts the rows the batch just
+ * wrote. A 100,000-order backfill into a second store is analyzed at 2,000 and 10,000 orders.
  */
 export async function analyzeGrownTables(q: SqlRunner, storeId: number, written: Record<string, number>): Promise<void> {
   const candidates = Object.entries(written).filter(([, count]) => count >= 100);
@@ -91,7 +98,8 @@ export async function analyzeGrownTables(q: SqlRunner, storeId: number, written:
     let knowledge = plannerKnowledge.get(key);
     if (!knowledge) plannerKnowledge.set(key, (knowledge = { known: await plannerStoreRows(q, table, storeId), writtenSince: 0 }));
     knowledge.writtenSince += count;
-    if ((tablesKnowing.get(table) ?? 0) < count || knowledge.writtenSince > 3 * knowledge.known) stale.push(table);
+    const storeLooksSmall = knowledge.known < STORE_ROWS_PLANNED_RIGHT && knowledge.writtenSince > 3 * knowledge.known;
+    if ((tablesKnowing.get(table) ?? 0) < count || storeLooksSmall) stale.push(table);
   }
   if (stale.length === 0) return;
   await q.run(`analyze ${stale.map((table) => `"${table}"`).join(', ')}`);
