@@ -53,7 +53,8 @@ export async function lockStoreForIngest(q: SqlRunner, storeId: number): Promise
 
 /**
  * What the planner was last told of a (table, store): its row estimate for the store when this
- * process last looked, and the rows this process has written for the store since.
+ * process last looked, and the rows this process has written for the store since. (An ANALYZE in a
+ * transaction that rolls back is undone; this is not: the store is then analyzed later than due.)
  */
 const plannerKnowledge = new Map<string, { known: number; writtenSince: number }>();
 
