@@ -66,7 +66,7 @@ const plannerKnowledge = new Map<string, { known: number; writtenSince: number }
 const STORE_ROWS_PLANNED_RIGHT = 10_000;
 
 /** The planner's row estimate for `store_id = storeId` in the table. */
-async function plannerStoreRows(q: SqlRunner, table: string, storeId: number): Promise<number> {
+export async function plannerStoreRows(q: SqlRunner, table: string, storeId: number): Promise<number> {
   const [row] = await q.rows<{ 'QUERY PLAN': [{ Plan: { 'Plan Rows': number } }] }>(`explain (format json) select 1 from "${table}" where store_id = $1`, [storeId]);
   return row!['QUERY PLAN'][0].Plan['Plan Rows'];
 }
