@@ -83,14 +83,16 @@ describe('dashboard.todayVsYesterday through the router', () => {
   it("reads the caller's active store only", async () => {
     const owner = await signedInStoreOwner(testApp, 'tvyowner');
     const other = await signedInStoreOwner(testApp, 'tvyother');
-    const hourAgo = new Date(Date.now() - 3_600_000).toISOString();
-    await ingestOrders(testApp.orm.em.fork(), owner.store.id, [testOrder({ externalId: 'mine', placedAt: hourAgo, grossMinor: 4_200 })]);
-    await ingestOrders(testApp.orm.em.fork(), other.store.id, [testOrder({ externalId: 'theirs', placedAt: hourAgo, grossMinor: 9_900 })]);
+    // Placed now: today's window (midnight to the time of the request) holds it. An hour ago was
+    // in neither window just after midnight (yesterday counts only up to the same time of day).
+    const justNow = new Date().toISOString();
+    await ingestOrders(testApp.orm.em.fork(), owner.store.id, [testOrder({ externalId: 'mine', placedAt: justNow, grossMinor: 4_200 })]);
+    await ingestOrders(testApp.orm.em.fork(), other.store.id, [testOrder({ externalId: 'theirs', placedAt: justNow, grossMinor: 9_900 })]);
 
     const own = await trpcQuery(owner.client, 'dashboard.todayVsYesterday');
     expect(own.status).toBe(200);
     expect(own.body.result.data).toMatchObject({ storeId: owner.store.id, currency: 'GBP' });
-    // An hour ago may be yesterday just after midnight; either way it is this store's 42.00 only.
+    // This store's 42.00 only.
     const { today, yesterday } = own.body.result.data;
     expect(today.netSales + yesterday.netSales).toBe(4_200);
 
