@@ -24,6 +24,33 @@ export interface ConnectorContext {
   credentials: ConnectorCredentials;
   http: PlatformHttp;
   store: { timezone: string; currency: string };
+  /**
+   * The accounts of the login the user chose to sync (connectors with listAccounts only; see
+   * PlatformAccount). Empty or absent for a connection made before accounts could be chosen: the
+   * connector then uses the account its credentials name.
+   */
+  accounts?: PlatformAccount[];
+}
+
+/**
+ * An account a login reaches on an advertising platform (a Google Ads customer, a Meta ad account, a
+ * Microsoft Advertising account, a TikTok advertiser), as offered to the user to choose from. Each
+ * keeps its own currency and time zone: the platform reports its days in that zone.
+ */
+export interface PlatformAccount {
+  accountId: string;
+  name: string;
+  /** ISO 4217 code the account's money is in; null when the platform does not say. */
+  currency: string | null;
+  /** IANA zone of the account's reporting days; null when the platform does not say. */
+  timezone: string | null;
+  /** A manager account (Google Ads MCC) has no metrics of its own: shown, never selectable. */
+  isManager?: boolean;
+  /**
+   * What the connector needs on every call for this account besides its id (Google Ads' manager
+   * login-customer-id, Microsoft's customer id), kept with the choice.
+   */
+  access?: Record<string, string>;
 }
 
 /**
@@ -46,11 +73,18 @@ export interface SyncBatch {
   nextCursor: string | null;
   /** How many records the window holds, when the platform says (X-WP-Total, total_items, page counts). */
   estimatedTotal?: number;
+  /**
+   * What the user should know but that does not stop the sync, e.g. "the app may not read product
+   * costs (read_inventory missing)": shown beside the connection until a sync no longer reports it.
+   */
+  warnings?: string[];
 }
 
 /** The platform's own figures for a day, to reconcile against ours. */
 export interface SourceDayTotal {
   day: string;
+  /** The ad account the total is of, when a connection syncs several. */
+  accountId?: string;
   orders?: number;
   netSalesMinor?: number;
   spendMinor?: number;
@@ -61,6 +95,8 @@ export interface ConnectedAccount {
   accountId: string;
   accountName: string;
   currency?: string;
+  /** IANA zone of the account's days (a shop's own zone, an ad account's reporting zone), when the platform says. */
+  timezone?: string;
 }
 
 export interface OAuthSettings {
@@ -99,6 +135,11 @@ export interface Connector {
   fetchBatch(ctx: ConnectorContext, window: SyncWindow, cursor: string | null): Promise<SyncBatch>;
   /** Per-day totals from the platform's own count/report endpoints, when it has them. */
   sourceTotals?(ctx: ConnectorContext, window: SyncWindow): Promise<SourceDayTotal[]>;
+  /**
+   * Every account the credentials reach (managers included, marked), for the user to choose which
+   * to sync. Platforms where one login reaches one account (store platforms, e-mail) have none.
+   */
+  listAccounts?(ctx: ConnectorContext): Promise<PlatformAccount[]>;
 }
 
 /** The credentials were refused (revoked, expired without refresh, wrong key): the connection is disconnected. */

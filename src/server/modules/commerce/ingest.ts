@@ -175,8 +175,20 @@ export interface IngestRefund {
   /** Defaults to `platform`. */
   orderPlatform?: string;
   refundedAt: Date | string;
-  /** Merchandise refunded, in the order's currency (tax and shipping refunds are not net sales). */
+  /**
+   * Merchandise refunded, net of tax, in the order's currency: lowers net sales on the refund's day.
+   * Tax, shipping and adjustments go in their own fields, never here.
+   */
   amountMinor: number;
+  /** Shipping refunded, net of tax: lowers the shipping of the refund's day. */
+  shippingMinor?: number;
+  /** Tax refunded (on merchandise and shipping): lowers the taxes of the refund's day. */
+  taxesMinor?: number;
+  /**
+   * Money returned that is neither merchandise, shipping nor tax (a goodwill amount, a refund
+   * discrepancy, a restocking fee kept back when negative): recorded with the refund, not net sales.
+   */
+  adjustmentsMinor?: number;
   currency: string;
   reason?: string | null;
 }

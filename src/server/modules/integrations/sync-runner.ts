@@ -172,7 +172,7 @@ function progressRows(batch: SyncBatch): number {
 function mergePages(pages: SyncBatch[]): SyncBatch {
   if (pages.length === 1) return pages[0]!;
   const merged: Required<Omit<SyncBatch, 'estimatedTotal' | 'nextCursor'>> & Pick<SyncBatch, 'estimatedTotal' | 'nextCursor'> = {
-    products: [], orders: [], refunds: [], adMetrics: [], emailMetrics: [], nextCursor: pages.at(-1)!.nextCursor,
+    products: [], orders: [], refunds: [], adMetrics: [], emailMetrics: [], warnings: [], nextCursor: pages.at(-1)!.nextCursor,
   };
   for (const page of pages) {
     if (page.products) merged.products.push(...page.products);
@@ -180,6 +180,7 @@ function mergePages(pages: SyncBatch[]): SyncBatch {
     if (page.refunds) merged.refunds.push(...page.refunds);
     if (page.adMetrics) merged.adMetrics.push(...page.adMetrics);
     if (page.emailMetrics) merged.emailMetrics.push(...page.emailMetrics);
+    for (const warning of page.warnings ?? []) if (!merged.warnings.includes(warning)) merged.warnings.push(warning);
     if (page.estimatedTotal !== undefined) merged.estimatedTotal = page.estimatedTotal;
   }
   return merged;
