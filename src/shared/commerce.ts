@@ -1,8 +1,27 @@
 import { z } from 'zod';
 import { currencySchema, storeIdSchema } from './stores.ts';
 
-export const ORDER_STATUSES = ['paid', 'pending', 'refunded', 'partially_refunded', 'cancelled'] as const;
+/**
+ * 'pending': placed, payment pending (counts, as the platforms' own sales reports count it);
+ * 'unpaid': placed but never paid (WooCommerce's pending payment and failed orders, which
+ * WooCommerce Analytics leaves out): like 'cancelled', listed but counted nowhere.
+ */
+export const ORDER_STATUSES = ['paid', 'pending', 'refunded', 'partially_refunded', 'cancelled', 'unpaid'] as const;
 export type OrderStatus = (typeof ORDER_STATUSES)[number];
+
+/** Statuses whose orders count in no figure (with test orders). */
+export const NOT_COUNTING_STATUSES = ['cancelled', 'unpaid'] as const satisfies readonly OrderStatus[];
+
+/** Whether an order counts in sales, orders, customers and every other figure. */
+export function isCountingOrder(status: string, isTest: boolean): boolean {
+  return !isTest && !(NOT_COUNTING_STATUSES as readonly string[]).includes(status);
+}
+
+/** The same rule in SQL, over the columns `status` and `is_test` of a table alias (or none). */
+export function countingOrderSql(alias = ''): string {
+  const prefix = alias ? `${alias}.` : '';
+  return `${prefix}status not in (${NOT_COUNTING_STATUSES.map((status) => `'${status}'`).join(', ')}) and not ${prefix}is_test`;
+}
 
 export const EXPENSE_RECURRENCES = ['monthly', 'one_off'] as const;
 export type ExpenseRecurrence = (typeof EXPENSE_RECURRENCES)[number];

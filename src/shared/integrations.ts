@@ -21,6 +21,7 @@ const RECONCILIATION_REASONS = [
   'test_order',
   'other_currency',
   'cancelled',
+  'unpaid',
   'missing_here',
   'missing_at_source',
 ] as const;

@@ -8,6 +8,7 @@ const STATUS_CLASS: Record<OrderStatus, string> = {
   partially_refunded: 'badge-info',
   refunded: 'badge-error',
   cancelled: 'badge-neutral',
+  unpaid: 'badge-neutral',
 };
 
 /** The order's status, and "Test" beside it for a test order (neither counts in any total). */

@@ -112,7 +112,7 @@ function OrderDetailBody({ detail }: { detail: OrderDetailOutput }) {
     <>
       {!order.counts && (
         <p className="alert alert-warning alert-soft text-sm" role="note">
-          {order.isTest ? t('drawer.testNote') : t('drawer.cancelledNote')}
+          {order.isTest ? t('drawer.testNote') : order.status === 'unpaid' ? t('drawer.unpaidNote') : t('drawer.cancelledNote')}
         </p>
       )}
 

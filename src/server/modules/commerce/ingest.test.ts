@@ -262,6 +262,38 @@ describe('refunds', () => {
     expect(await orderRow(em, store.id, 'r-order')).toMatchObject({ refunds: 8_500, net: 500, status: 'partially_refunded' });
   });
 
+  it('keep merchandise, shipping, tax and adjustments apart, each on the refund day', async () => {
+    // A UK order: 100.00 of goods less 10.00 discount, 4.95 shipping, 18.99 VAT (all net of tax).
+    const store = await createCommerceStore(database.orm);
+    const em = fork();
+    const order = { externalId: 'parts', placedAt: '2026-06-01T10:00:00Z', grossMinor: 10_000, discountsMinor: 1_000, shippingMinor: 495, taxesMinor: 1_899 };
+    await ingestOrders(em, store, [testOrder(order)]);
+    const refund = { platform: 'shopify', orderExternalId: 'parts', currency: 'GBP' } as const;
+    // June 3rd: the shipping refunded alone (4.95 + 0.99 VAT): merchandise untouched.
+    await ingestRefunds(em, store, [{ ...refund, externalId: 'ship', refundedAt: '2026-06-03T10:00:00Z', amountMinor: 0, shippingMinor: 495, taxesMinor: 99 }]);
+    expect(await dailyRollup(em, store.id, '2026-06-03')).toMatchObject({ refunds_minor: 0, net_sales_minor: 0, shipping_minor: -495, taxes_minor: -99 });
+    expect(await orderRow(em, store.id, 'parts')).toMatchObject({ refunds: 0, net: 9_000, status: 'partially_refunded' });
+    // June 5th: 30.00 of goods (+ 6.00 VAT) and a 5.00 goodwill adjustment: only the 30.00 is net sales.
+    await ingestRefunds(em, store, [
+      { ...refund, externalId: 'goods', refundedAt: '2026-06-05T10:00:00Z', amountMinor: 3_000, taxesMinor: 600, adjustmentsMinor: 500 },
+    ]);
+    expect(await dailyRollup(em, store.id, '2026-06-05')).toMatchObject({ refunds_minor: 3_000, net_sales_minor: -3_000, shipping_minor: 0, taxes_minor: -600 });
+    // The order's own day keeps what was charged.
+    expect(await dailyRollup(em, store.id, '2026-06-01')).toMatchObject({ net_sales_minor: 9_000, shipping_minor: 495, taxes_minor: 1_899 });
+    expect(await orderRow(em, store.id, 'parts')).toMatchObject({ refunds: 3_000, net: 6_000, status: 'partially_refunded' });
+    const [stored] = await sqlRunner(em).rows<Record<string, number>>(
+      `select shipping_minor::int as shipping, taxes_minor::int as taxes, adjustments_minor::int as adjustments from refunds where store_id = $1 and external_id = 'goods'`,
+      [store.id],
+    );
+    expect(stored).toEqual({ shipping: 0, taxes: 600, adjustments: 500 });
+    // Re-ingesting the order (the platform still says "paid") keeps it partially refunded.
+    await ingestOrders(em, store, [testOrder({ ...order, updatedAt: '2026-06-06T10:00:00Z' })]);
+    expect(await orderRow(em, store.id, 'parts')).toMatchObject({ status: 'partially_refunded' });
+    await expect(
+      ingestRefunds(em, store, [{ ...refund, externalId: 'bad', refundedAt: '2026-06-05T10:00:00Z', amountMinor: 0, shippingMinor: -1 }]),
+    ).rejects.toThrow('Refund shopify/bad: shippingMinor must be at least 0');
+  });
+
   it('refuses a refund of an unknown order, or in another currency, and writes nothing', async () => {
     const store = await createCommerceStore(database.orm);
     const em = fork();
@@ -304,6 +336,15 @@ describe('edits, cancellations and replays', () => {
 
     await ingestOrders(em, store, [testOrder({ externalId: 'a-test', placedAt: '2026-06-03T10:00:00Z', isTest: true, customer: { externalId: 'tc' } })]);
     expect(await dailyRollup(em, store.id, '2026-06-03')).toBeNull();
+
+    // An unpaid order (WooCommerce's pending payment, failed) counts nowhere either, until it is paid.
+    const unpaid = { externalId: 'unpaid', placedAt: '2026-06-03T11:00:00Z', grossMinor: 7_000, customer: { externalId: 'uc' } };
+    await ingestOrders(em, store, [testOrder({ ...unpaid, status: 'unpaid', updatedAt: '2026-06-03T11:00:00Z' })]);
+    expect(await dailyRollup(em, store.id, '2026-06-03')).toBeNull();
+    expect(await orderRow(em, store.id, 'unpaid')).toMatchObject({ status: 'unpaid', is_new_customer: false });
+    expect(await customerRow(em, store.id, 'uc')).toMatchObject({ orders_count: 0, total_spent: 0 });
+    await ingestOrders(em, store, [testOrder({ ...unpaid, status: 'paid', updatedAt: '2026-06-03T12:00:00Z' })]);
+    expect(await dailyRollup(em, store.id, '2026-06-03')).toMatchObject({ orders_count: 1, net_sales_minor: 7_000, new_customers: 1 });
   });
 
   it('replaying a batch changes nothing at all', async () => {

@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash } from 'node:crypto';
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { ORDER_STATUSES, type OrderStatus } from '../../../shared/commerce.ts';
+import { isCountingOrder, ORDER_STATUSES, type OrderStatus } from '../../../shared/commerce.ts';
 import { AppError } from '../../errors.ts';
 import { channelOfCompleted, withLandingSiteParameters, type AttributionFields } from './channel.ts';
 import { dayInZone } from '../../../shared/date-ranges.ts';
@@ -427,12 +427,21 @@ function normalizeOrder(order: IngestOrder): NormalizedOrder {
   };
 }
 
-/** The status an order shows: cancelled wins; otherwise refunds decide between refunded and partially refunded. */
-function derivedStatusSql(inputStatus: string, refunds: string, gross: string, discounts: string): string {
-  return `(case when ${inputStatus} = 'cancelled' then 'cancelled'
+/**
+ * The status an order shows: cancelled and unpaid win; otherwise refunds decide: refunded when the
+ * merchandise refunded reaches its net value, partially refunded when any refund exists (a refund of
+ * shipping or tax alone refunds nothing of the merchandise, but the order was refunded in part).
+ */
+function derivedStatusSql(inputStatus: string, refunds: string, gross: string, discounts: string, anyRefund: string): string {
+  return `(case when ${inputStatus} in ('cancelled', 'unpaid') then ${inputStatus}
                when ${refunds} > 0 and ${refunds} >= ${gross} - ${discounts} then 'refunded'
-               when ${refunds} > 0 then 'partially_refunded'
+               when ${anyRefund} then 'partially_refunded'
                else ${inputStatus} end)`;
+}
+
+/** Whether the order row `alias` has any refund (an index probe). */
+function anyRefundSql(alias: string): string {
+  return `exists (select 1 from refunds r where r.store_id = ${alias}.store_id and r.order_id = ${alias}.id)`;
 }
 
 const ORDER_RECORDS = recordset<NormalizedOrder>(
@@ -466,7 +475,7 @@ const UPSERT_ORDERS_SQL = `
   on conflict (store_id, platform, external_id) do update set
     ${ORDER_COPIED_COLUMNS.map((column) => `${column} = excluded.${column}`).join(', ')},
     net_sales_minor = excluded.gross_minor - excluded.discounts_minor - orders.refunds_minor,
-    status = ${derivedStatusSql('excluded.status', 'orders.refunds_minor', 'excluded.gross_minor', 'excluded.discounts_minor')}
+    status = ${derivedStatusSql('excluded.status', 'orders.refunds_minor', 'excluded.gross_minor', 'excluded.discounts_minor', anyRefundSql('orders'))}
   where orders.updated_at <= excluded.updated_at
   returning id::text as id, platform, external_id, (xmax = 0) as inserted`;
 
@@ -688,7 +697,7 @@ async function assertBatchFxCoverage(em: EntityManager, store: { timezone: strin
 function guessNewCustomerOrders(orders: NormalizedOrder[], newCustomerIds: Set<number>): void {
   const earliest = new Map<number, NormalizedOrder>();
   for (const order of orders) {
-    const counting = order.status !== 'cancelled' && !order.is_test;
+    const counting = isCountingOrder(order.status, order.is_test);
     order.is_new_customer = order.customer_id === null && counting;
     if (order.customer_id === null || !counting || !newCustomerIds.has(order.customer_id)) continue;
     const current = earliest.get(order.customer_id);
@@ -837,7 +846,7 @@ async function ingestOrderBatch(em: EntityManager, storeId: number, orders: Norm
         customersByKey.set(key, customer);
       }
       customer.email_hash = order.customer.emailHash ?? customer.email_hash;
-      if (order.status === 'cancelled' || order.is_test) continue;
+      if (!isCountingOrder(order.status, order.is_test)) continue;
       customer.orders_count += 1;
       if (customer.first_order_at === null || order.placed_at < customer.first_order_at) customer.first_order_at = order.placed_at;
       // A foreign currency needs a rate: left to refreshCustomerAggregates.
@@ -960,6 +969,9 @@ interface NormalizedRefund {
   order_external_id: string;
   refunded_at: string;
   amount_minor: number;
+  shipping_minor: number;
+  taxes_minor: number;
+  adjustments_minor: number;
   currency: string;
   reason: string | null;
 }
@@ -974,13 +986,20 @@ function normalizeRefund(refund: IngestRefund): NormalizedRefund {
     order_external_id: requireText(refund.orderExternalId, what, 'orderExternalId'),
     refunded_at: requireInstant(refund.refundedAt, what, 'refundedAt'),
     amount_minor: requireInteger(refund.amountMinor, what, 'amountMinor', { min: 0 }),
+    shipping_minor: requireInteger(refund.shippingMinor, what, 'shippingMinor', { min: 0, fallback: 0 }),
+    taxes_minor: requireInteger(refund.taxesMinor, what, 'taxesMinor', { min: 0, fallback: 0 }),
+    // Negative when the shop kept something back (a restocking fee): money not returned.
+    adjustments_minor: requireInteger(refund.adjustmentsMinor, what, 'adjustmentsMinor', { fallback: 0 }),
     currency: requireCurrency(refund.currency, what),
     reason: optionalText(refund.reason, what, 'reason', 2000),
   };
 }
 
 const REFUND_RECORDS = recordset<NormalizedRefund & { order_id: number }>(
-  [['order_id', 'bigint'], ['platform', 'text'], ['external_id', 'text'], ['refunded_at', 'timestamptz'], ['amount_minor', 'bigint'], ['currency', 'text'], ['reason', 'text']],
+  [
+    ['order_id', 'bigint'], ['platform', 'text'], ['external_id', 'text'], ['refunded_at', 'timestamptz'], ['amount_minor', 'bigint'],
+    ['shipping_minor', 'bigint'], ['taxes_minor', 'bigint'], ['adjustments_minor', 'bigint'], ['currency', 'text'], ['reason', 'text'],
+  ],
   3,
 );
 
@@ -1036,32 +1055,35 @@ async function ingestRefundBatch(em: EntityManager, storeId: number, refunds: No
     }
 
     const upserted = await q.rows<{ inserted: boolean }>(
-      `insert into refunds (store_id, order_id, platform, external_id, refunded_at, refunded_day, amount_minor, currency, reason)
-       select $1, x.order_id, x.platform, x.external_id, x.refunded_at, (x.refunded_at at time zone $2)::date, x.amount_minor, x.currency, x.reason
+      `insert into refunds (store_id, order_id, platform, external_id, refunded_at, refunded_day, amount_minor, shipping_minor, taxes_minor, adjustments_minor, currency, reason)
+       select $1, x.order_id, x.platform, x.external_id, x.refunded_at, (x.refunded_at at time zone $2)::date, x.amount_minor,
+              x.shipping_minor, x.taxes_minor, x.adjustments_minor, x.currency, x.reason
          from ${REFUND_RECORDS.from}
         order by x.platform, x.external_id
        on conflict (store_id, platform, external_id) do update set
          order_id = excluded.order_id, refunded_at = excluded.refunded_at, refunded_day = excluded.refunded_day,
-         amount_minor = excluded.amount_minor, currency = excluded.currency, reason = excluded.reason
+         amount_minor = excluded.amount_minor, shipping_minor = excluded.shipping_minor, taxes_minor = excluded.taxes_minor,
+         adjustments_minor = excluded.adjustments_minor, currency = excluded.currency, reason = excluded.reason
        returning (xmax = 0) as inserted`,
       [storeId, store.timezone, ...REFUND_RECORDS.parameters(rows)],
     );
 
     await analyzeGrownTables(q, storeId, { refunds: upserted.filter((row) => row.inserted).length });
-    const totals = await q.rows<{ id: string; total: string }>(
-      `select k.id::text as id, t.total::text as total
+    const totals = await q.rows<{ id: string; total: string; refunded: boolean }>(
+      `select k.id::text as id, t.total::text as total, t.refunded
          from unnest($2::bigint[]) as k(id)
-         cross join lateral (select coalesce(sum(r.amount_minor), 0)::bigint as total from refunds r where r.store_id = $1 and r.order_id = k.id) t`,
+         cross join lateral (select coalesce(sum(r.amount_minor), 0)::bigint as total, count(*) > 0 as refunded
+                               from refunds r where r.store_id = $1 and r.order_id = k.id) t`,
       [storeId, [...changedOrders]],
     );
     await q.run(
       `update orders o
           set refunds_minor = t.total, net_sales_minor = o.gross_minor - o.discounts_minor - t.total,
-              status = ${derivedStatusSql('o.status', 't.total', 'o.gross_minor', 'o.discounts_minor')}
-         from unnest($2::bigint[], $3::bigint[]) as t(id, total)
+              status = ${derivedStatusSql('o.status', 't.total', 'o.gross_minor', 'o.discounts_minor', 't.refunded')}
+         from unnest($2::bigint[], $3::bigint[], $4::boolean[]) as t(id, total, refunded)
         where o.store_id = $1 and o.id = any($2::bigint[]) and o.id = t.id
-          and (o.refunds_minor <> t.total or o.status <> ${derivedStatusSql('o.status', 't.total', 'o.gross_minor', 'o.discounts_minor')})`,
-      [storeId, totals.map((row) => row.id), totals.map((row) => row.total)],
+          and (o.refunds_minor <> t.total or o.status <> ${derivedStatusSql('o.status', 't.total', 'o.gross_minor', 'o.discounts_minor', 't.refunded')})`,
+      [storeId, totals.map((row) => row.id), totals.map((row) => row.total), totals.map((row) => row.refunded)],
     );
     if (upkeep) {
       await refreshCustomerAggregates(q, storeId, store.currency, customers);

@@ -4,7 +4,9 @@ import { Order } from './order.entity.ts';
 
 /**
  * Money given back on an order, on its own day: it lowers net sales of `refundedDay`, not of the
- * order's day. The amount is the merchandise part (tax and shipping refunds are not net sales).
+ * order's day. `amountMinor` is the merchandise part, net of tax (net sales); refunded shipping and
+ * tax lower that day's shipping and taxes; adjustments (goodwill amounts, refund discrepancies) are
+ * kept for the record and count in neither.
  */
 export const Refund = defineEntity({
   name: 'Refund',
@@ -18,6 +20,9 @@ export const Refund = defineEntity({
     refundedAt: p.datetime(),
     refundedDay: p.date(),
     amountMinor: p.bigint('number'),
+    shippingMinor: p.bigint('number').default(0),
+    taxesMinor: p.bigint('number').default(0),
+    adjustmentsMinor: p.bigint('number').default(0),
     currency: p.character().length(3),
     reason: p.text().nullable(),
   },

@@ -187,6 +187,8 @@ describe('incremental rollups equal a rebuild from raw rows', () => {
           orderExternalId: order.externalId,
           refundedAt: `${addDays(placedDay, rng.int(0, 20))}T${rng.pick(['08', '23'])}:30:00Z`,
           amountMinor: Math.floor(order.grossMinor / (count + 1)),
+          // Some refund shipping and tax too (which lower their day's shipping and taxes), some only those.
+          ...(rng.chance(0.3) ? { shippingMinor: rng.int(0, 500), taxesMinor: rng.int(0, 300), adjustmentsMinor: rng.int(-100, 200) } : {}),
           currency: order.currency,
         });
       }
@@ -305,7 +307,9 @@ describe('bulkLoad', () => {
       externalId: `ref-${order.externalId}`,
       orderExternalId: order.externalId,
       refundedAt: `${addDays(String(order.placedAt).slice(0, 10), 3 + (i % 10))}T09:00:00Z`,
-      amountMinor: Math.floor(order.grossMinor / 2),
+      amountMinor: i % 4 === 3 ? 0 : Math.floor(order.grossMinor / 2),
+      shippingMinor: i % 2 === 0 ? 495 : 0,
+      taxesMinor: i % 3 === 0 ? 120 : 0,
       currency: order.currency,
     }));
     const adRows: IngestAdMetric[] = Array.from({ length: 40 }, (_, i) => ({

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { isAdChannel } from '../../../shared/commerce.ts';
+import { countingOrderSql, isAdChannel } from '../../../shared/commerce.ts';
 import { AppError } from '../../errors.ts';
 import { num, sqlRunner, type SqlRunner } from './raw-sql.ts';
 
@@ -11,11 +11,13 @@ import { num, sqlRunner, type SqlRunner } from './raw-sql.ts';
 // rebuild computes the contribution of every row of the store. Both use the same queries below, so
 // "incremental == rebuild" holds exactly when ingest picks the right orders; rollups.test.ts checks it.
 //
-// An order counts unless it is cancelled or a test. A counting order contributes, in its currency:
+// An order counts unless it is cancelled, unpaid or a test. A counting order contributes, in its currency:
 // - on its placed day (and its channel): 1 order, gross, discounts, shipping, taxes, net sales
 //   (gross - discounts), new- or returning-customer order, units, COGS of costed lines, and the net
 //   value of lines without cost; 1 new customer when it is a known customer's first counting order;
 // - on the day of each of its refunds (and its channel): the refund, and minus the refund in net sales;
+//   minus the refund's shipping and tax in shipping and taxes (a day's shipping and taxes are net of
+//   what was refunded that day, so total revenue is what the shop kept);
 // - on its customer's first-order day (the cohort day): its net sales after all refunds, in the
 //   LTV column of every horizon N (30..365) with placed day < cohort day + N.
 // "First" is by placed_at, then id. An order without a customer (guest checkout) is a new-customer
@@ -262,8 +264,8 @@ function nonZero(values: Record<string, number>): boolean {
   return Object.values(values).some((value) => value !== 0);
 }
 
-/** The orders that count (in every figure): not cancelled, not a test. SQL over an `orders` alias `o`. */
-export const COUNTING_ORDER = `o.status <> 'cancelled' and not o.is_test`;
+/** The orders that count (in every figure): not cancelled or unpaid, not a test. SQL over an `orders` alias `o`. */
+export const COUNTING_ORDER = countingOrderSql('o');
 
 const ORDER_COLUMNS = `o.id, o.customer_id, o.placed_at, o.placed_day, o.currency, o.channel,
               o.gross_minor, o.discounts_minor, o.shipping_minor, o.taxes_minor`;
@@ -282,9 +284,9 @@ const SCOPED_ORDERS = `
          left join lateral (select sum(r.amount_minor) as total from refunds r where r.store_id = $1 and r.order_id = o.id) rt on true
      ),
      refund_rows as (
-       select r.refunded_day, p.channel, p.currency, r.amount_minor
+       select r.refunded_day, p.channel, p.currency, r.amount_minor, r.shipping_minor, r.taxes_minor
          from per_order p
-         join lateral (select r.refunded_day, r.amount_minor from refunds r where r.store_id = $1 and r.order_id = p.id offset 0) r on true
+         join lateral (select r.refunded_day, r.amount_minor, r.shipping_minor, r.taxes_minor from refunds r where r.store_id = $1 and r.order_id = p.id offset 0) r on true
      ),
      line_rows as (
        select p.placed_day, p.channel, p.currency, l.quantity, l.unit_price_minor, l.discount_minor, l.unit_cost_minor
@@ -301,7 +303,7 @@ const ALL_ORDERS = `
         where o.store_id = $1 and ${COUNTING_ORDER}
      ),
      refund_rows as (
-       select r.refunded_day, p.channel, p.currency, r.amount_minor
+       select r.refunded_day, p.channel, p.currency, r.amount_minor, r.shipping_minor, r.taxes_minor
          from refunds r join per_order p on p.id = r.order_id
         where r.store_id = $1
      ),
@@ -362,7 +364,12 @@ function contributionsSql(scope: string): string {
          from line_rows l
         group by 1, 2, 3
        union all
-       select rr.refunded_day, rr.channel, rr.currency, ${sumsList({ refunds: 'sum(rr.amount_minor)', net: '-sum(rr.amount_minor)' })}
+       select rr.refunded_day, rr.channel, rr.currency, ${sumsList({
+         refunds: 'sum(rr.amount_minor)',
+         net: '-sum(rr.amount_minor)',
+         shipping: '-sum(rr.shipping_minor)',
+         taxes: '-sum(rr.taxes_minor)',
+       })}
          from refund_rows rr
         group by 1, 2, 3
        union all

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { countingOrderSql, isCountingOrder } from '../../../shared/commerce.ts';
 import type { ReconciliationExplanation, ReconciliationView } from '../../../shared/integrations.ts';
 import type { Connector, ConnectorContext, SourceDayTotal, SyncWindow } from '../../connectors/connector.ts';
 import { DAY_ORDERS_LIMIT, canListDayOrders, storeDaysOf, type DayOrdersLookup, type SourceDayOrder } from '../../connectors/store-common.ts';
@@ -31,7 +32,7 @@ async function ourStoreDays(em: EntityManager, storeId: number, platform: string
             count(*)::text as orders,
             coalesce(sum(net_sales_minor) filter (where currency = $5), 0)::text as net_sales
        from orders
-      where store_id = $1 and platform = $2 and placed_at >= $3 and placed_at < $4 and not is_test and status <> 'cancelled'
+      where store_id = $1 and platform = $2 and placed_at >= $3 and placed_at < $4 and ${countingOrderSql()}
       group by placed_day`,
     [storeId, platform, window.since, window.until, currency],
   );
@@ -82,6 +83,7 @@ function reasonOf(row: OurOrderRow, currency: string, netSalesDiffer: boolean): 
   const base = { orderExternalId: row.external_id, orderNumber: row.order_number };
   if (row.is_test) return { ...base, reason: 'test_order', detail: `A test order on ${row.day}: counted nowhere.` };
   if (row.status === 'cancelled') return { ...base, reason: 'cancelled', detail: `Cancelled; placed on ${row.day}.` };
+  if (row.status === 'unpaid') return { ...base, reason: 'unpaid', detail: `Never paid; placed on ${row.day}.` };
   if (!netSalesDiffer) return null;
   if (row.currency !== currency) return { ...base, reason: 'other_currency', detail: `Paid in ${row.currency}, not ${currency}: its sales are left out of the ${currency} totals.` };
   if (row.refund_day && row.refund_day > row.day) {
@@ -135,7 +137,7 @@ async function explanationsFromLookup(
     }
     if (!day.complete) continue;
     for (const row of ours) {
-      if (row.day !== day.day || listedIds.has(row.external_id) || row.is_test || row.status === 'cancelled') continue;
+      if (row.day !== day.day || listedIds.has(row.external_id) || !isCountingOrder(row.status, row.is_test)) continue;
       explanations.push({
         orderExternalId: row.external_id,
         orderNumber: row.order_number,

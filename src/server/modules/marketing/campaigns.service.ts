@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Comparison } from '../../../shared/commerce.ts';
+import { countingOrderSql, type Comparison } from '../../../shared/commerce.ts';
 import type { AdPlatform, CampaignRow, CampaignsOutput, CampaignTotals } from '../../../shared/marketing.ts';
 import { attributedRoas, cpc, cpm, ctr, delta, platformRoas } from '../../../shared/metrics.ts';
 import type { StoreEntity } from '../stores/store.entity.ts';
@@ -88,7 +88,7 @@ async function readCampaignOrders(em: EntityManager, storeId: number, platform: 
     `select utm_campaign, to_char(placed_day, 'YYYY-MM-DD') as day, currency, count(*)::int as orders, sum(net_sales_minor)::text as net_sales_minor
        from orders
       where store_id = $1 and placed_day >= $3::date and placed_day <= $4::date
-        and channel = $2 and status <> 'cancelled' and not is_test
+        and channel = $2 and ${countingOrderSql()}
       group by utm_campaign, placed_day, currency`,
     [storeId, platform, range.from, range.to],
   );

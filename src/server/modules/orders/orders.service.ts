@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { OrderStatus } from '../../../shared/commerce.ts';
+import { countingOrderSql, isCountingOrder, type OrderStatus } from '../../../shared/commerce.ts';
 import {
   ORDERS_COUNT_CAP,
   type OrderDetailOutput,
@@ -51,7 +51,7 @@ export function filterSql(storeId: number, filter: OrdersFilter): { where: strin
   if (filter.platforms?.length) conditions.push(`o.platform = any(${parameter(filter.platforms)}::text[])`);
   // Cancelled and test orders are neither: ingest never flags them new, and they are nobody's return.
   if (filter.customerType === 'new') conditions.push('o.is_new_customer');
-  if (filter.customerType === 'returning') conditions.push(`not o.is_new_customer and o.status <> 'cancelled' and not o.is_test`);
+  if (filter.customerType === 'returning') conditions.push(`not o.is_new_customer and ${countingOrderSql('o')}`);
   const search = filter.search?.trim();
   if (search) {
     if (search.includes('@')) {
@@ -134,7 +134,7 @@ function toOrderRow(row: RawOrderRow, fx: FxRates, displayCurrency: string): Ord
     platform: row.platform,
     status: row.status,
     isTest: row.is_test,
-    counts: row.status !== 'cancelled' && !row.is_test,
+    counts: isCountingOrder(row.status, row.is_test),
     channel: row.channel,
     isNewCustomer: row.is_new_customer,
     currency: row.currency,
