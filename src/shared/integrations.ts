@@ -6,7 +6,8 @@ import { PLATFORM_KEYS } from './platforms.ts';
 
 export const platformKeySchema = z.enum(PLATFORM_KEYS);
 
-export const CONNECTION_STATUSES = ['not_connected', 'connected', 'syncing', 'disconnected', 'error'] as const;
+/** 'choose_accounts': signed in, but the login reaches several ad accounts and the user has not chosen which to sync yet. */
+export const CONNECTION_STATUSES = ['not_connected', 'connected', 'syncing', 'disconnected', 'error', 'choose_accounts'] as const;
 export type ConnectionStatus = (typeof CONNECTION_STATUSES)[number];
 
 export const SYNC_RUN_KINDS = ['backfill', 'incremental'] as const;
@@ -79,6 +80,21 @@ const reconciliationSchema = z.object({
 });
 export type ReconciliationView = z.infer<typeof reconciliationSchema>;
 
+/** An account the login reaches (ads platforms), as the platform last listed it. */
+const connectionAccountSchema = z.object({
+  accountId: z.string(),
+  name: z.string(),
+  currency: z.string().nullable(),
+  /** The IANA zone the platform reports the account's days in. */
+  timezone: z.string().nullable(),
+  /** A manager account (Google Ads MCC): no metrics of its own, never synced. */
+  isManager: z.boolean(),
+  selected: z.boolean(),
+  /** Its days are not the store's days: a day's spend is the platform's day, not shifted. */
+  timezoneDiffers: z.boolean(),
+});
+export type ConnectionAccountView = z.infer<typeof connectionAccountSchema>;
+
 const integrationSchema = z.object({
   platform: platformKeySchema,
   displayName: z.string(),
@@ -95,6 +111,15 @@ const integrationSchema = z.object({
   disconnectReason: z.string().nullable(),
   backfillMonths: z.number(),
   currentRun: syncRunSchema.nullable(),
+  /** What the latest sync let the user know without stopping (a missing permission, a token about to expire). */
+  warnings: z.array(z.string()),
+  /** Whether the platform's login can reach several accounts (the user chooses which ones are synced). */
+  canChooseAccounts: z.boolean(),
+  /** The accounts listed for the connection, chosen or not (empty for platforms with one account per login). */
+  accounts: z.array(connectionAccountSchema),
+  /** The store's time zone, and the connected account's own when the platform says (shop, single ad account). */
+  storeTimezone: z.string(),
+  accountTimezone: z.string().nullable(),
   reconciliation: reconciliationSchema.nullable(),
   /**
    * WooCommerce only, for the store's owner: where WooCommerce delivers order webhooks and the
@@ -138,3 +163,15 @@ export const setBackfillMonthsInput = z.object({
 });
 
 export const integrationOutput = integrationSchema;
+
+export const chooseAccountsInput = z.object({
+  platform: platformKeySchema,
+  accountIds: z.array(z.string().min(1).max(255)).min(1, 'Choose at least one account to sync.').max(200),
+  ...storeIdInput,
+});
+
+export const listAccountsOutput = z.object({
+  accounts: z.array(connectionAccountSchema),
+  /** Set when the platform could not be asked just now: the accounts are the ones listed before. */
+  listError: z.string().nullable(),
+});

@@ -12,7 +12,7 @@ import { Product } from '../modules/commerce/product.entity.ts';
 import { Refund } from '../modules/commerce/refund.entity.ts';
 import { ChannelDailyRollup, DailyRollup, ProductDailyRollup } from '../modules/commerce/rollup.entity.ts';
 import { PlatformConnection } from '../modules/connections/platform-connection.entity.ts';
-import { OAuthState, ReconciliationResult, SyncRun, WebhookDelivery } from '../modules/integrations/integration.entities.ts';
+import { ConnectionAccount, OAuthState, ReconciliationResult, SyncRun, WebhookDelivery } from '../modules/integrations/integration.entities.ts';
 import { EmailTemplate } from '../modules/email/email-template.entity.ts';
 import { OutboundEmail } from '../modules/email/outbound-email.entity.ts';
 import { FeatureRequest, FeatureRequestVote } from '../modules/feature-requests/feature-request.entity.ts';
@@ -59,4 +59,5 @@ export const entities = [
   OAuthState,
   WebhookDelivery,
   ReconciliationResult,
+  ConnectionAccount,
 ];

@@ -1,4 +1,4 @@
-import { CircleAlertIcon, EllipsisVerticalIcon, KeyRoundIcon, PlugIcon, RefreshCwIcon, SquareIcon, UnplugIcon, UploadIcon, WebhookIcon } from 'lucide-react';
+import { CircleAlertIcon, EllipsisVerticalIcon, KeyRoundIcon, PlugIcon, RefreshCwIcon, SquareIcon, TriangleAlertIcon, UnplugIcon, UploadIcon, WebhookIcon } from 'lucide-react';
 import { useId } from 'react';
 import { useTranslation } from 'react-i18next';
 import { MAX_BACKFILL_MONTHS, type ConnectionStatus, type Integration } from '../../../shared/integrations.ts';
@@ -8,6 +8,7 @@ import { currentLanguage } from '../../lib/i18n.ts';
 import { serverMessage } from '../../lib/session.ts';
 import { trpc } from '../../lib/trpc.ts';
 import { displayStatus, formatRelativeTime, isRunActive, runPercent } from './integration-view.ts';
+import { AccountsSection, zoneLabel } from './accounts-section.tsx';
 import { ReconciliationPanel } from './reconciliation-panel.tsx';
 import { useIntegrationCache } from './use-integration-cache.ts';
 
@@ -17,6 +18,7 @@ const STATUS_BADGE: Record<ConnectionStatus, string> = {
   syncing: 'badge-info',
   disconnected: 'badge-warning',
   error: 'badge-error',
+  choose_accounts: 'badge-info',
 };
 
 const BACKFILL_CHOICES = Array.from({ length: MAX_BACKFILL_MONTHS }, (_, index) => index + 1);
@@ -90,6 +92,10 @@ export function IntegrationCard({ integration, title, viewOnly, onConnect, onDis
 
         <Problem integration={integration} title={title} />
 
+        {integration.canChooseAccounts && <AccountsSection integration={integration} title={title} viewOnly={viewOnly} />}
+
+        <Notes integration={integration} />
+
         {active && <SyncProgress integration={integration} />}
 
         {integration.reconciliation && !active && <ReconciliationPanel result={integration.reconciliation} kind={integration.kind} platformName={title} />}
@@ -131,6 +137,33 @@ function Problem({ integration, title }: { integration: Integration; title: stri
         <p className="font-medium break-words">{message}</p>
         {advice && <p className="text-xs opacity-90">{advice}</p>}
       </div>
+    </div>
+  );
+}
+
+/**
+ * What the latest sync let the user know without stopping (a permission missing for one field, an
+ * authorization about to expire), and a shop whose time zone is not the store's.
+ */
+function Notes({ integration }: { integration: Integration }) {
+  const { t, i18n } = useTranslation('integrations');
+  const shopZone = integration.kind === 'store' && integration.accountTimezone && integration.accountTimezone !== integration.storeTimezone ? integration.accountTimezone : null;
+  if (integration.warnings.length === 0 && !shopZone) return null;
+  return (
+    <div role="status" className="alert alert-soft alert-warning items-start py-2.5 text-sm" data-testid="integration-warnings">
+      <TriangleAlertIcon className="mt-0.5 size-4 shrink-0" aria-hidden="true" />
+      <ul className="min-w-0 space-y-1">
+        {integration.warnings.map((warning) => (
+          <li key={warning} className="break-words">
+            {warning}
+          </li>
+        ))}
+        {shopZone && (
+          <li data-testid="shop-timezone-note">
+            {t('notes.shopZone', { zone: zoneLabel(shopZone, i18n.language), store: zoneLabel(integration.storeTimezone, i18n.language) })}
+          </li>
+        )}
+      </ul>
     </div>
   );
 }
@@ -178,6 +211,15 @@ function CardActions({ integration, title, onConnect, onDisconnect }: Omit<Integ
     else onConnect(integration);
   };
   const ConnectIcon = upload ? UploadIcon : integration.authKind === 'credentials' ? KeyRoundIcon : PlugIcon;
+
+  if (integration.status === 'choose_accounts') {
+    return (
+      <button type="button" className="btn btn-ghost btn-sm ml-auto gap-1.5" onClick={() => onDisconnect(integration)}>
+        <UnplugIcon className="size-4" aria-hidden="true" />
+        {t('actions.disconnect')}
+      </button>
+    );
+  }
 
   if (integration.status === 'not_connected' || integration.status === 'disconnected') {
     const reconnect = integration.status === 'disconnected';

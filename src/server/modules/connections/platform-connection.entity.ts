@@ -27,6 +27,8 @@ export const PlatformConnection = defineEntity({
     accountName: p.string().length(255).nullable(),
     /** The account's own currency when the platform says (prices Shopify refund webhooks). */
     accountCurrency: p.character().length(3).nullable(),
+    /** The account's IANA time zone when the platform says (a shop's days; an ad account's reporting days). */
+    accountTimezone: p.string().length(64).nullable(),
     connectedAt: p.datetime().nullable(),
     /** End of the last successful run's window: where the next incremental sync starts (minus an overlap). */
     syncedUntil: p.datetime().nullable(),
@@ -35,6 +37,11 @@ export const PlatformConnection = defineEntity({
     lastError: p.text().nullable(),
     disconnectReason: p.text().nullable(),
     backfillMonths: p.smallint().default(DEFAULT_BACKFILL_MONTHS),
+    /**
+     * Ads and e-mail platforms: when a sync last re-read the long restatement window (90 days); the
+     * other incremental syncs re-read 28 days. Null: never.
+     */
+    deepRestatedAt: p.datetime().nullable(),
   },
   uniques: [{ properties: ['store', 'platform'] }],
   indexes: [{ properties: ['platform', 'accountId'] }],

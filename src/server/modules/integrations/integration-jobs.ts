@@ -8,7 +8,7 @@ import { sqlRunner } from '../commerce/raw-sql.ts';
 import { PlatformConnection } from '../connections/platform-connection.entity.ts';
 import { SyncRun } from './integration.entities.ts';
 import { integrationsSettings, type IntegrationsSettings } from './integrations-runtime.ts';
-import { CONNECTION_DISCONNECTED_STORED_CREDENTIALS, SYNC_QUEUE, activeRunOf, connectorContext, disconnectConnection, openCredentials, queueNewSync, runSync } from './sync-runner.ts';
+import { CONNECTION_DISCONNECTED_STORED_CREDENTIALS, SYNC_QUEUE, activeRunOf, connectionAuthOf, disconnectConnection, openCredentials, queueNewSync, runSync } from './sync-runner.ts';
 import { WEBHOOK_QUEUE, processWebhookDelivery } from './webhooks.ts';
 
 // The sync engine's background jobs: running syncs and webhook deliveries, the 15-minute incremental
@@ -85,7 +85,8 @@ export async function checkConnectionHealth(em: EntityManager, options: { settin
     const store = connection.store;
     try {
       const credentials = openCredentials(settings, connection)!;
-      await connectorFor(connection.platform).verify(connectorContext(settings, connection.platform, credentials, store, { maxAttempts: 2 }));
+      const auth = await connectionAuthOf(em, settings, connection, credentials, store, { http: { maxAttempts: 2 } });
+      await auth.call((ctx) => connectorFor(connection.platform).verify(ctx));
       connection.lastCheckedAt = options.now ?? new Date();
       checked++;
     } catch (error) {

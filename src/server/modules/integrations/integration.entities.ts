@@ -28,6 +28,8 @@ export const SyncRun = defineEntity({
     /** Set by cancelSync; the runner checks it between pages. */
     cancelRequested: p.boolean().default(false),
     error: p.text().nullable(),
+    /** What the platform let us know without stopping the sync (a missing permission, a token about to expire). */
+    warnings: p.json<string[]>().defaultRaw(`'[]'`),
     createdAt: p.datetime().onCreate(() => new Date()),
     startedAt: p.datetime().nullable(),
     /** Last progress written: a running run that stops moving for long was lost with its worker. */
@@ -114,3 +116,29 @@ export const ReconciliationResult = defineEntity({
   uniques: [{ properties: ['store', 'connection'] }],
 });
 export type ReconciliationResultEntity = InferEntity<typeof ReconciliationResult>;
+
+/**
+ * An account the connection's login reaches on an advertising platform, as last listed by the
+ * platform, and whether the user chose to sync it. Managers are listed (their clients are reached
+ * through them) but never synced. `access` holds what calls for the account need besides its id.
+ */
+export const ConnectionAccount = defineEntity({
+  name: 'ConnectionAccount',
+  tableName: 'connection_accounts',
+  properties: {
+    store: () => p.manyToOne(Store).primary().deleteRule('cascade'),
+    id: p.bigint('number').primary().autoincrement(),
+    connection: () => p.manyToOne(PlatformConnection).deleteRule('cascade'),
+    accountId: p.string().length(255),
+    name: p.string().length(255),
+    currency: p.character().length(3).nullable(),
+    timezone: p.string().length(64).nullable(),
+    isManager: p.boolean().default(false),
+    selected: p.boolean().default(false),
+    access: p.json<Record<string, string>>().nullable(),
+    listedAt: p.datetime(),
+  },
+  primaryKeys: ['store', 'id'],
+  uniques: [{ properties: ['store', 'connection', 'accountId'] }],
+});
+export type ConnectionAccountEntity = InferEntity<typeof ConnectionAccount>;

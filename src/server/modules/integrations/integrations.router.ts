@@ -1,5 +1,7 @@
 import {
+  chooseAccountsInput,
   connectInput,
+  listAccountsOutput,
   integrationOutput,
   listIntegrationsInput,
   listIntegrationsOutput,
@@ -22,7 +24,9 @@ import {
   connectWithCredentials,
   disconnect,
   integrationOf,
+  listConnectionAccounts,
   listIntegrations,
+  setChosenAccounts,
   setBackfillMonths,
   startOAuth,
   syncNow,
@@ -97,6 +101,18 @@ export const integrationsRouter = router({
     .input(platformInput)
     .output(integrationOutput)
     .mutation(({ ctx, input }) => change(ctx, input, (store) => cancelSync(ctx.em, store, input.platform))),
+
+  /** The accounts the platform login reaches (asked of the platform now), with the ones chosen for syncing. */
+  accounts: storeProcedure
+    .input(platformInput)
+    .output(listAccountsOutput)
+    .query(async ({ ctx, input }) => listConnectionAccounts(ctx.em, await targetStore(ctx, input.storeId, false), input.platform)),
+
+  /** Syncs exactly these accounts (newly chosen ones are backfilled). */
+  chooseAccounts: storeProcedure
+    .input(chooseAccountsInput)
+    .output(integrationOutput)
+    .mutation(({ ctx, input }) => change(ctx, input, (store) => setChosenAccounts(ctx.em, store, input.platform, input.accountIds))),
 
   setBackfillMonths: storeProcedure
     .input(setBackfillMonthsInput)

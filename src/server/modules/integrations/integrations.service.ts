@@ -1,19 +1,20 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { randomBytes } from 'node:crypto';
-import type { Integration, SyncRunKind, SyncRunView } from '../../../shared/integrations.ts';
+import type { ConnectionAccountView, Integration, SyncRunKind, SyncRunView } from '../../../shared/integrations.ts';
 import { PLATFORM_KEYS, PLATFORM_NAMES, type PlatformKey } from '../../../shared/platforms.ts';
-import { ConnectorAuthError, ConnectorRequestError, MalformedResponseError, type Connector, type ConnectorCredentials } from '../../connectors/connector.ts';
+import { ConnectorAuthError, ConnectorRequestError, MalformedResponseError, type ConnectedAccount, type Connector, type ConnectorCredentials } from '../../connectors/connector.ts';
 import { CONNECTORS, connectorFor } from '../../connectors/registry.ts';
 import { AppError } from '../../errors.ts';
 import { sqlRunner } from '../commerce/raw-sql.ts';
 import { PlatformConnection, type PlatformConnectionEntity } from '../connections/platform-connection.entity.ts';
 import { Store, type StoreEntity } from '../stores/store.entity.ts';
 import type { UserEntity } from '../users/user.entity.ts';
-import { OAuthState, ReconciliationResult, SyncRun, type SyncRunEntity } from './integration.entities.ts';
+import { ConnectionAccount, OAuthState, ReconciliationResult, SyncRun, type ConnectionAccountEntity, type SyncRunEntity } from './integration.entities.ts';
+import { accountsOf, accountView, chooseAccounts, defaultChoice, storeListedAccounts, summariseAccounts } from './connection-accounts.service.ts';
 import { integrationsSettings, oauthCallbackPath, oauthSettingsFor, type IntegrationsSettings } from './integrations-runtime.ts';
 import { refusalMessage, unreachableMessage } from './platform-messages.ts';
 import { reconciliationView } from './reconciliation.ts';
-import { activeRunOf, connectorContext, openCredentials, queueSync, requestCancel, sealCredentials } from './sync-runner.ts';
+import { activeRunOf, connectionAuthOf, connectorContext, openCredentials, queueNewSync, queueSync, requestCancel, sealCredentials } from './sync-runner.ts';
 
 // Connecting, disconnecting and syncing a store's platforms, and what the integrations screen shows.
 
@@ -61,20 +62,24 @@ export async function listIntegrations(em: EntityManager, store: StoreEntity, vi
   const latestRun = new Map<number, SyncRunEntity>(runs.map((run) => [run.connection.id, run]));
   const reconciliations = ids.length ? await em.find(ReconciliationResult, { store: store.id, connection: { $in: ids } }) : [];
   const reconciliationOf = new Map(reconciliations.map((result) => [result.connection.id, result]));
+  const accounts = ids.length ? await em.find(ConnectionAccount, { store: store.id, connection: { $in: ids } }, { orderBy: { isManager: 'desc', name: 'asc', id: 'asc' } }) : [];
 
   return PLATFORM_KEYS.map((platform) => {
     const connection = byPlatform.get(platform) ?? null;
     const run = connection ? latestRun.get(connection.id) : undefined;
     const reconciliation = connection ? reconciliationOf.get(connection.id) : undefined;
-    return integrationView(platform, connection, run ?? null, reconciliation ? reconciliationView(reconciliation) : null, viewer);
+    const accountViews = connection ? accounts.filter((row) => row.connection.id === connection.id).map((row) => accountView(row, store)) : [];
+    return integrationView(platform, store, connection, run ?? null, reconciliation ? reconciliationView(reconciliation) : null, accountViews, viewer);
   });
 }
 
 function integrationView(
   platform: PlatformKey,
+  store: StoreEntity,
   connection: PlatformConnectionEntity | null,
   run: SyncRunEntity | null,
   reconciliation: Integration['reconciliation'],
+  accounts: ConnectionAccountView[],
   viewer: ViewerOptions,
 ): Integration {
   const connector = connectorFor(platform);
@@ -99,6 +104,11 @@ function integrationView(
     disconnectReason: connection?.disconnectReason ?? null,
     backfillMonths: connection?.backfillMonths ?? 12,
     currentRun: run ? runView(run) : null,
+    warnings: run?.warnings ?? [],
+    canChooseAccounts: typeof connector.listAccounts === 'function',
+    accounts,
+    storeTimezone: store.timezone,
+    accountTimezone: connection?.accountTimezone ?? null,
     reconciliation,
     webhook,
   };
@@ -139,7 +149,7 @@ async function markConnected(
   em: EntityManager,
   connection: PlatformConnectionEntity,
   credentials: ConnectorCredentials,
-  account: { accountId: string; accountName: string; currency?: string },
+  account: ConnectedAccount,
   settings: IntegrationsSettings,
   kind?: SyncRunKind,
 ): Promise<void> {
@@ -150,6 +160,7 @@ async function markConnected(
   connection.accountId = (connection.platform === 'shopify' ? account.accountId.toLowerCase() : account.accountId).slice(0, 255);
   connection.accountName = account.accountName.slice(0, 255);
   connection.accountCurrency = account.currency && /^[A-Z]{3}$/.test(account.currency) ? account.currency : null;
+  connection.accountTimezone = account.timezone?.slice(0, 64) ?? null;
   connection.connectedAt = new Date();
   connection.lastCheckedAt = new Date();
   connection.lastError = null;
@@ -284,8 +295,32 @@ export async function completeOAuth(
   try {
     const exchanged = await connector.oauth.exchangeCode(connectorContext(settings, platform, seed, store), oauthSettings, code, { ...query, ...(developerToken ? { developerToken } : {}) });
     const credentials = { ...seed, ...exchanged };
-    const account = await connector.verify(connectorContext(settings, platform, credentials, store));
-    await markConnected(em, await connectionOrNew(em, store, platform), credentials, account, settings);
+    const ctx = connectorContext(settings, platform, credentials, store);
+    const account = await connector.verify(ctx);
+    const connection = await connectionOrNew(em, store, platform);
+    if (!connector.listAccounts) {
+      await markConnected(em, connection, credentials, account, settings);
+      return;
+    }
+    // A login may reach several ad accounts (or a manager and its clients): the user chooses.
+    const listed = await connector.listAccounts(ctx);
+    const rows = await storeListedAccounts(em, connection, listed);
+    const chosen = defaultChoice(rows, name, new Set(listed.map((entry) => entry.accountId)));
+    if (chosen.length > 0) {
+      for (const row of chosen) row.selected = true;
+      await markConnected(em, connection, credentials, chosenAccount(account, chosen), settings);
+      return;
+    }
+    sealCredentials(settings, connection, credentials);
+    connection.status = 'choose_accounts';
+    connection.connected = false;
+    connection.accountId = account.accountId.slice(0, 255);
+    connection.accountName = account.accountName.slice(0, 255);
+    connection.connectedAt = new Date();
+    connection.lastCheckedAt = new Date();
+    connection.lastError = null;
+    connection.disconnectReason = null;
+    await em.flush();
   } catch (error) {
     if (error instanceof ConnectorAuthError) throw new OAuthCallbackError(refusalMessage(platform, error.reason, 'Start connecting again.'));
     if (error instanceof ConnectorRequestError || error instanceof MalformedResponseError) {
@@ -294,6 +329,56 @@ export async function completeOAuth(
     if (error instanceof AppError) throw new OAuthCallbackError(error.message);
     throw error;
   }
+}
+
+/** The connection's account as the card shows it once accounts are chosen: one account's own figures, or a summary. */
+function chosenAccount(login: ConnectedAccount, chosen: ConnectionAccountEntity[]): ConnectedAccount {
+  if (chosen.length !== 1) return { accountId: login.accountId, accountName: summariseAccounts(chosen) };
+  const [only] = chosen;
+  return { accountId: only!.accountId, accountName: only!.name, currency: only!.currency ?? undefined, timezone: only!.timezone ?? undefined };
+}
+
+/**
+ * The accounts the connection's login reaches, asked of the platform now (with a fresh token) and
+ * stored; when the platform cannot be asked, the ones listed before, with the reason.
+ */
+export async function listConnectionAccounts(em: EntityManager, store: StoreEntity, platform: PlatformKey, settings: IntegrationsSettings = integrationsSettings()) {
+  const connector = connectorFor(platform);
+  if (!connector.listAccounts) throw new AppError('BAD_REQUEST', `${PLATFORM_NAMES[platform]} connects one account per login.`);
+  const connection = await connectedConnection(em, store, platform);
+  let listError: string | null = null;
+  try {
+    const auth = await connectionAuthOf(em, settings, connection, openCredentials(settings, connection)!, store, { http: { maxAttempts: 2 } });
+    await storeListedAccounts(em, connection, await auth.call((ctx) => connector.listAccounts!(ctx)));
+  } catch (error) {
+    if (error instanceof ConnectorAuthError) listError = refusalMessage(platform, error.reason, 'Reconnect it to list its accounts.');
+    else if (error instanceof ConnectorRequestError || error instanceof MalformedResponseError) listError = unreachableMessage(platform, error, 'while listing its accounts', 'Try again in a moment.');
+    else throw error;
+  }
+  return { accounts: (await accountsOf(em, connection)).map((row) => accountView(row, store)), listError };
+}
+
+/**
+ * Syncs exactly the chosen accounts. A connection waiting for the choice becomes connected and
+ * backfills; accounts added later are backfilled too (a running sync is stopped for it).
+ */
+export async function setChosenAccounts(em: EntityManager, store: StoreEntity, platform: PlatformKey, accountIds: string[], settings: IntegrationsSettings = integrationsSettings()): Promise<void> {
+  const connection = await connectedConnection(em, store, platform);
+  const { chosen, added } = await chooseAccounts(em, connection, accountIds);
+  const login = { accountId: connection.accountId ?? '', accountName: connection.accountName ?? '' };
+  if (connection.status === 'choose_accounts') {
+    await markConnected(em, connection, openCredentials(settings, connection)!, chosenAccount(login, chosen), settings, 'backfill');
+    return;
+  }
+  const summary = chosenAccount(login, chosen);
+  connection.accountName = summary.accountName.slice(0, 255);
+  connection.accountCurrency = summary.currency ?? null;
+  connection.accountTimezone = summary.timezone ?? null;
+  await em.flush();
+  if (added.length === 0) return;
+  const active = await activeRunOf(em, connection);
+  if (active) await requestCancel(em, active);
+  await queueNewSync(em, connection, { kind: 'backfill' });
 }
 
 async function connectedConnection(em: EntityManager, store: StoreEntity, platform: PlatformKey): Promise<PlatformConnectionEntity> {

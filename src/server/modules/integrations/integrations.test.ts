@@ -375,6 +375,47 @@ describe('token refresh, failures, health checks and the schedule', () => {
     expect(openCredentials(settings, (await connectionOf(owner.store.id, 'googleads'))!)!.accessToken).not.toBe(credentials.accessToken);
   });
 
+  it('a long sync refreshes the token every time it expires, not just once', async () => {
+    const credentials = google.connectedCredentials();
+    const { owner } = await googleConnection(credentials);
+    await testApp.orm.em.fork().nativeUpdate(PlatformConnection, { store: owner.store.id, platform: 'googleads' }, { backfillMonths: 4 });
+    await call(owner.client, 'syncNow', { platform: 'googleads' });
+    const em = testApp.orm.em.fork();
+    const connection = await em.findOneOrFail(PlatformConnection, { store: owner.store.id, platform: 'googleads' });
+    const run = await em.findOneOrFail(SyncRun, { connection: connection.id }, { orderBy: { id: 'desc' } });
+    const refreshGrants = () => google.requests.filter((request) => request.rawBody.includes('grant_type=refresh_token')).length;
+    const grantsBefore = refreshGrants();
+    // Four months are four 31-day slices, each its own batch; the token expires after each of the first
+    // three. The runner reads the next batch while it writes one, so an expiry hits the read after next:
+    // at least two reads meet an expired token (the old runner refreshed once, then disconnected).
+    const status = await runSync(testApp.orm.em.fork(), run.id, {
+      settings,
+      http: noSleep,
+      ingestBatchRows: 1,
+      afterIngest: (batch) => {
+        if (batch <= 3) google.auth.expireAccessTokens();
+      },
+    });
+    expect(status).toBe('succeeded');
+    expect(refreshGrants() - grantsBefore).toBeGreaterThanOrEqual(2);
+    const finished = await testApp.orm.em.fork().findOneOrFail(SyncRun, { id: run.id });
+    expect(finished.rowsDone).toBeGreaterThan(0);
+    const stored = openCredentials(settings, (await connectionOf(owner.store.id, 'googleads'))!)!;
+    expect(stored.accessToken).not.toBe(credentials.accessToken);
+    expect(await entry(owner.client, 'googleads')).toMatchObject({ status: 'connected', disconnectReason: null });
+  });
+
+  it('a refresh token that no longer works disconnects with the platform reason; the data stays', async () => {
+    const credentials = { ...google.connectedCredentials(), refreshToken: 'a-revoked-refresh-token' };
+    const { owner } = await googleConnection(credentials);
+    google.auth.expireAccessTokens();
+    await call(owner.client, 'syncNow', { platform: 'googleads' });
+    expect(await runQueued(owner.store.id, 'googleads')).toBe('failed');
+    const shown = await entry(owner.client, 'googleads');
+    expect(shown).toMatchObject({ status: 'disconnected', disconnectReason: expect.stringMatching(/Google Ads/) });
+    expect((await connectionOf(owner.store.id, 'googleads'))!.sealedCredentials).toBeNull();
+  });
+
   it('a platform that keeps failing fails the run but keeps the credentials, with the error shown', async () => {
     const credentials = google.connectedCredentials();
     const { owner } = await googleConnection(credentials);

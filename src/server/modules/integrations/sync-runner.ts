@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { SyncRunKind, SyncRunStatus } from '../../../shared/integrations.ts';
 import type { PlatformKey } from '../../../shared/platforms.ts';
-import { ConnectorAuthError, ConnectorRequestError, MalformedResponseError, type Connector, type ConnectorContext, type ConnectorCredentials, type SyncBatch, type SyncWindow } from '../../connectors/connector.ts';
+import { ConnectorAuthError, ConnectorRequestError, MalformedResponseError, type Connector, type ConnectorContext, type ConnectorCredentials, type PlatformAccount, type SyncBatch, type SyncWindow } from '../../connectors/connector.ts';
 import { CredentialDecryptionError } from '../../connectors/credential-vault.ts';
 import { PlatformHttp, type PlatformHttpOptions } from '../../connectors/http.ts';
 import { connectorFor } from '../../connectors/registry.ts';
@@ -11,8 +11,10 @@ import { addDays, dayInZone } from '../commerce/days.ts';
 import { INGEST_BATCH_SIZE, ingestAdMetrics, ingestEmailMetrics, ingestOrders, ingestRefunds, upsertProducts } from '../commerce/ingest.ts';
 import { PlatformConnection, type PlatformConnectionEntity } from '../connections/platform-connection.entity.ts';
 import { Store, type StoreEntity } from '../stores/store.entity.ts';
-import { SyncRun, type SyncRunEntity } from './integration.entities.ts';
-import { baseUrlFor, integrationsSettings, oauthCallbackPath, oauthSettingsFor, runningSyncs, sendIntegrationJob, type IntegrationsSettings } from './integrations-runtime.ts';
+import { ConnectionAccount, SyncRun, type SyncRunEntity } from './integration.entities.ts';
+import { ConnectionAuth } from './connection-auth.ts';
+import { openCredentials } from './sealed-credentials.ts';
+import { baseUrlFor, integrationsSettings, runningSyncs, sendIntegrationJob, type IntegrationsSettings } from './integrations-runtime.ts';
 import { syncFailureMessage } from './platform-messages.ts';
 import { reconcileAfterSync } from './reconciliation.ts';
 
@@ -22,8 +24,6 @@ import { reconcileAfterSync } from './reconciliation.ts';
 
 export const SYNC_QUEUE = 'integrations.sync';
 
-/** A token expiring sooner than this is refreshed before a sync starts. */
-const REFRESH_MARGIN_MS = 5 * 60_000;
 const DAY_MS = 86_400_000;
 /**
  * Rows of pages ingested together: one ingest transaction's worth. Each batch recomputes the
@@ -34,22 +34,20 @@ const DAY_MS = 86_400_000;
 export const DEFAULT_INGEST_BATCH_ROWS = INGEST_BATCH_SIZE;
 /** Incremental syncs of store platforms re-read this much before the last sync's end (orders edited late). */
 const STORE_OVERLAP_MS = DAY_MS;
-/** Ads and e-mail platforms restate recent days: incremental syncs re-read the last three. */
-const RESTATED_DAYS = 3;
+/**
+ * Ads and e-mail platforms restate past days: conversions land on the day of the click for as long
+ * as the attribution window runs (Meta 7-day click by default, Google Ads up to 90 days), invalid
+ * clicks are credited back, late opens and clicks of an e-mail count on its send day (see
+ * docs/platform-notes.md). Incremental syncs re-read the last 28 days, and once a week the last 90.
+ */
+export const RESTATED_DAYS = 28;
+export const DEEP_RESTATED_DAYS = 90;
+const DEEP_RESTATEMENT_EVERY_MS = 7 * DAY_MS;
+/** A batch being read is handed over after this long even when it holds few rows (a platform still preparing a report): the run's cursor and heartbeat move on. */
+const MAX_BATCH_READ_MS = 30_000;
 export const CONNECTION_DISCONNECTED_STORED_CREDENTIALS = 'The stored credentials could not be decrypted (the encryption key changed?). Connect the platform again.';
 
-export function credentialBinding(connection: Pick<PlatformConnectionEntity, 'id' | 'platform'>): string {
-  return `connection:${connection.id}:${connection.platform}`;
-}
-
-export function openCredentials(settings: IntegrationsSettings, connection: PlatformConnectionEntity): ConnectorCredentials | null {
-  if (!connection.sealedCredentials) return null;
-  return settings.vault.open(connection.sealedCredentials, credentialBinding(connection));
-}
-
-export function sealCredentials(settings: IntegrationsSettings, connection: PlatformConnectionEntity, credentials: ConnectorCredentials): void {
-  connection.sealedCredentials = settings.vault.seal(credentials, credentialBinding(connection));
-}
+export { credentialBinding, openCredentials, sealCredentials } from './sealed-credentials.ts';
 
 function monthsBefore(instant: Date, months: number): Date {
   const result = new Date(instant);
@@ -68,10 +66,16 @@ export function syncWindowFor(connection: PlatformConnectionEntity, kind: SyncRu
   let since: Date;
   if (kind === 'backfill' || !connection.syncedUntil) since = monthsBefore(now, connection.backfillMonths);
   else if (connector.kind === 'store') since = new Date(connection.syncedUntil.getTime() - STORE_OVERLAP_MS);
-  else since = new Date(Math.min(connection.syncedUntil.getTime(), now.getTime() - RESTATED_DAYS * DAY_MS));
+  else since = new Date(Math.min(connection.syncedUntil.getTime(), now.getTime() - restatedDays(connection, now) * DAY_MS));
   if (connector.kind === 'store') return { since, until: now };
   const today = dayInZone(now, timezone);
   return { since: dayStartInZone(dayInZone(since, timezone), timezone), until: dayStartInZone(addDays(today, 1), timezone) };
+}
+
+/** How many past days an incremental sync of an ads or e-mail platform re-reads now. */
+export function restatedDays(connection: Pick<PlatformConnectionEntity, 'deepRestatedAt'>, now: Date): number {
+  const due = !connection.deepRestatedAt || now.getTime() - connection.deepRestatedAt.getTime() >= DEEP_RESTATEMENT_EVERY_MS;
+  return due ? DEEP_RESTATED_DAYS : RESTATED_DAYS;
 }
 
 /** The run a connection has queued or running, if any. */
@@ -134,33 +138,40 @@ export function connectorContext(
   credentials: ConnectorCredentials,
   store: Pick<StoreEntity, 'timezone' | 'currency'>,
   http: Partial<PlatformHttpOptions> = {},
+  accounts: PlatformAccount[] = [],
 ): ConnectorContext {
   return {
     baseUrl: baseUrlFor(settings, platform, credentials),
     credentials,
     http: new PlatformHttp({ platform, ...http }),
     store: { timezone: store.timezone, currency: store.currency },
+    accounts,
   };
 }
 
-/** New tokens from the refresh token, merged over the old credentials (shop, account ids stay) and sealed. */
-async function refreshCredentials(em: EntityManager, settings: IntegrationsSettings, connector: Connector, connection: PlatformConnectionEntity, ctx: ConnectorContext): Promise<ConnectorCredentials> {
-  const refreshed = await connector.oauth!.refresh!(ctx, oauthSettingsFor(settings, connection.platform, oauthCallbackPath(connection.platform)));
-  const credentials = { ...ctx.credentials, ...refreshed };
-  sealCredentials(settings, connection, credentials);
-  await em.flush();
-  ctx.credentials = credentials;
-  return credentials;
+/** The accounts of a connection the user chose to sync (ads platforms whose login reaches several). */
+export async function chosenAccounts(em: EntityManager, connection: Pick<PlatformConnectionEntity, 'id' | 'store'>): Promise<PlatformAccount[]> {
+  const rows = await em.find(ConnectionAccount, { store: connection.store.id, connection: connection.id, selected: true, isManager: false }, { orderBy: { id: 'asc' } });
+  return rows.map((row) => ({
+    accountId: row.accountId,
+    name: row.name,
+    currency: row.currency ?? null,
+    timezone: row.timezone ?? null,
+    ...(row.access ? { access: row.access } : {}),
+  }));
 }
 
-function canRefresh(connector: Connector, credentials: ConnectorCredentials): boolean {
-  return Boolean(connector.oauth?.refresh && credentials.refreshToken);
-}
-
-function expiresSoon(credentials: ConnectorCredentials, now: Date): boolean {
-  if (!credentials.expiresAt) return false;
-  const expiresAt = Date.parse(credentials.expiresAt);
-  return Number.isFinite(expiresAt) && expiresAt - now.getTime() < REFRESH_MARGIN_MS;
+/** The context a connection's calls run in, with its chosen accounts, and the ConnectionAuth that keeps its token fresh. */
+export async function connectionAuthOf(
+  em: EntityManager,
+  settings: IntegrationsSettings,
+  connection: PlatformConnectionEntity,
+  credentials: ConnectorCredentials,
+  store: Pick<StoreEntity, 'timezone' | 'currency'>,
+  options: { http?: Partial<PlatformHttpOptions>; connector?: Connector; now?: () => Date } = {},
+): Promise<ConnectionAuth> {
+  const ctx = connectorContext(settings, connection.platform, credentials, store, options.http, await chosenAccounts(em, connection));
+  return new ConnectionAuth(em, options.connector ?? connectorFor(connection.platform), connection, ctx, settings, options.now);
 }
 
 /** Rows that count as progress: what the connectors' estimatedTotal counts (orders, campaign days). */
@@ -261,45 +272,36 @@ export async function runSync(em: EntityManager, runId: number, options: RunSync
 
   const controller = new AbortController();
   runningSyncs.set(run.id, controller);
-  const ctx = connectorContext(settings, connection.platform, credentials, store, { ...options.http, signal: controller.signal });
+  const auth = await connectionAuthOf(em, settings, connection, credentials, store, { http: { ...options.http, signal: controller.signal }, connector, now });
+  const ctx = auth.ctx;
   const window: SyncWindow = { since: run.windowSince, until: run.windowUntil };
-  let refreshed = false;
+  const warnings = new Set<string>(run.warnings ?? []);
   let reading: Promise<PagesRead> | undefined;
   try {
-    if (canRefresh(connector, credentials) && expiresSoon(credentials, now())) {
-      await refreshCredentials(em, settings, connector, connection, ctx);
-      refreshed = true;
-    }
     // Pages are ingested together up to ingestBatchRows rows: ingest's cost per call (one transaction,
     // rollup deltas, customer aggregates) dwarfs a 100-order page. The cursor stored is the one after
     // the last page ingested, so a crash re-reads at most one ingest batch, which changes nothing.
     const ingestBatchRows = options.ingestBatchRows ?? DEFAULT_INGEST_BATCH_ROWS;
+    // Each page with a fresh token: refreshed before it when it expires soon, and after a refusal,
+    // once (ConnectionAuth), however long the sync runs.
     const readBatch = async (from: string | null): Promise<PagesRead> => {
       const pages: SyncBatch[] = [];
+      const started = Date.now();
       let rows = 0;
       let cursor = from;
       do {
         if (await cancelRequested(em, run.id)) throw new SyncCancelled();
-        const page = await connector.fetchBatch(ctx, window, cursor);
+        const page = await auth.call((context) => connector.fetchBatch(context, window, cursor));
         pages.push(page);
         rows += progressRows(page);
         cursor = page.nextCursor;
-      } while (cursor !== null && rows < ingestBatchRows);
+      } while (cursor !== null && rows < ingestBatchRows && Date.now() - started < MAX_BATCH_READ_MS);
       return { batch: mergePages(pages), rows, cursor };
     };
     let batchCursor = run.cursor ?? null;
     reading = readBatch(batchCursor);
     for (let batchNumber = 1; ; batchNumber++) {
-      let read: PagesRead;
-      try {
-        read = await reading!;
-      } catch (error) {
-        // An expired access token looks like any refused credential: one refresh, then the batch again.
-        if (!(error instanceof ConnectorAuthError) || refreshed || !canRefresh(connector, ctx.credentials)) throw error;
-        refreshed = true;
-        await refreshCredentials(em, settings, connector, connection, ctx);
-        read = await readBatch(batchCursor);
-      }
+      const read = await reading!;
       // The platform's next pages are read while this batch is written.
       if (read.cursor !== null) {
         reading = readBatch(read.cursor);
@@ -311,6 +313,8 @@ export async function runSync(em: EntityManager, runId: number, options: RunSync
       await options.afterIngest?.(batchNumber);
       run.cursor = batchCursor = read.cursor;
       run.rowsDone += read.rows;
+      for (const warning of read.batch.warnings ?? []) warnings.add(warning);
+      run.warnings = [...warnings];
       if (read.batch.estimatedTotal !== undefined) run.estimatedTotal = read.batch.estimatedTotal;
       run.heartbeatAt = now();
       await em.flush();
@@ -356,6 +360,7 @@ export async function runSync(em: EntityManager, runId: number, options: RunSync
   }
   connection.lastSyncAt = finishedAt;
   if (!connection.syncedUntil || connection.syncedUntil < run.windowUntil) connection.syncedUntil = run.windowUntil;
+  if (connector.kind !== 'store' && run.windowUntil.getTime() - run.windowSince.getTime() >= DEEP_RESTATED_DAYS * DAY_MS) connection.deepRestatedAt = finishedAt;
   connection.rowsSynced += run.rowsDone;
 
   // The comparison is stored before the run is marked done, so a screen that sees the run succeed

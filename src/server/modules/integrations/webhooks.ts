@@ -11,7 +11,7 @@ import { PlatformConnection, type PlatformConnectionEntity } from '../connection
 import { Store } from '../stores/store.entity.ts';
 import { WebhookDelivery } from './integration.entities.ts';
 import { integrationsSettings, sendIntegrationJob, type IntegrationsSettings } from './integrations-runtime.ts';
-import { activeRunOf, connectorContext, disconnectConnection, openCredentials, requestCancel } from './sync-runner.ts';
+import { activeRunOf, connectionAuthOf, connectorContext, disconnectConnection, openCredentials, requestCancel } from './sync-runner.ts';
 
 // Webhook deliveries: checked against the raw body, stored once per delivery id (a replay changes
 // nothing), answered at once and processed by the 'integrations.webhook' job.
@@ -97,9 +97,9 @@ export async function processWebhookDelivery(em: EntityManager, deliveryId: numb
         // A refund of an order we have not stored (placed before the backfill's window, or its own
         // delivery still on its way): the order is read from Shopify first, so the refund has its order.
         const credentials = openCredentials(settings, connection);
-        const ctx = credentials ? connectorContext(settings, 'shopify', credentials, store) : null;
+        const auth = credentials ? await connectionAuthOf(em, settings, connection, credentials, store) : null;
         for (const orderId of await ordersNotStored(em, store.id, 'shopify', effect.refunds.map((refund) => refund.orderExternalId), orders)) {
-          const fetched = ctx ? await fetchShopifyOrder(ctx, orderId) : null;
+          const fetched = auth ? await auth.call((ctx) => fetchShopifyOrder(ctx, orderId)) : null;
           if (!fetched) {
             delivery.error = `Order ${orderId} is not known here or at Shopify: its refund was skipped.`;
             refunds = refunds.filter((refund) => refund.orderExternalId !== orderId);
