@@ -56,7 +56,13 @@ const reconciliationFigures = {
   sourceSpend: z.number().nullable().optional(),
 };
 
-const reconciliationDaySchema = z.object({ day: z.string(), ...reconciliationFigures });
+const reconciliationDaySchema = z.object({
+  day: z.string(),
+  ...reconciliationFigures,
+  /** Ads: the account the day's spend is of, and its currency (when not the result's). */
+  accountId: z.string().optional(),
+  currency: z.string().optional(),
+});
 
 const reconciliationExplanationSchema = z.object({
   orderExternalId: z.string(),

@@ -98,7 +98,7 @@ export function IntegrationCard({ integration, title, viewOnly, onConnect, onDis
 
         {active && <SyncProgress integration={integration} />}
 
-        {integration.reconciliation && !active && <ReconciliationPanel result={integration.reconciliation} kind={integration.kind} platformName={title} />}
+        {integration.reconciliation && !active && <ReconciliationPanel result={integration.reconciliation} kind={integration.kind} platformName={title} accounts={integration.accounts} />}
 
         {integration.webhook && !viewOnly && <WooCommerceWebhook webhook={integration.webhook} />}
 

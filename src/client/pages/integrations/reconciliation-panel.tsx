@@ -28,11 +28,22 @@ function figuresOf(result: ReconciliationView, kind: Integration['kind']): Figur
   ];
 }
 
-export function ReconciliationPanel({ result, kind, platformName }: { result: ReconciliationView; kind: Integration['kind']; platformName: string }) {
+/** "+£12.30 (+2.1 %)": ours minus the platform's, with the percentage of the platform's figure. */
+function differenceText(ours: number, source: number, money: boolean, currency: string, locale: string): string {
+  const difference = ours - source;
+  const sign = difference > 0 ? '+' : difference < 0 ? '−' : '±';
+  const amount = money ? formatMoney(Math.abs(difference), currency, locale) : new Intl.NumberFormat(locale).format(Math.abs(difference));
+  if (source === 0) return `${sign}${amount}`;
+  const percent = new Intl.NumberFormat(locale, { maximumFractionDigits: 1, minimumFractionDigits: 1 }).format(Math.abs((difference / source) * 100));
+  return `${sign}${amount} (${sign}${percent} %)`;
+}
+
+export function ReconciliationPanel({ result, kind, platformName, accounts = [] }: { result: ReconciliationView; kind: Integration['kind']; platformName: string; accounts?: Integration['accounts'] }) {
   const { t } = useTranslation('integrations');
   const locale = currentLanguage();
-  const show = (value: number | null, money: boolean) =>
-    value === null ? t('reconciliation.notReported') : money ? formatMoney(value, result.currency, locale) : new Intl.NumberFormat(locale).format(value);
+  const show = (value: number | null, money: boolean, currency = result.currency) =>
+    value === null ? t('reconciliation.notReported') : money ? formatMoney(value, currency, locale) : new Intl.NumberFormat(locale).format(value);
+  const accountName = (accountId: string | undefined) => (accountId ? (accounts.find((account) => account.accountId === accountId)?.name ?? accountId) : null);
   const period = t('reconciliation.period', { from: formatDay(result.from, locale), to: formatDay(result.to, locale), checked: formatRelativeTime(result.checkedAt, locale) });
 
   if (result.matches) {
@@ -68,6 +79,7 @@ export function ReconciliationPanel({ result, kind, platformName }: { result: Re
             </th>
             <th scope="col" className="text-right">{t('reconciliation.ours')}</th>
             <th scope="col" className="text-right">{t('reconciliation.source', { platform: platformName })}</th>
+            <th scope="col" className="text-right">{t('reconciliation.difference')}</th>
           </tr>
         </thead>
         <tbody>
@@ -77,6 +89,9 @@ export function ReconciliationPanel({ result, kind, platformName }: { result: Re
               <td className="text-right tabular-nums">{show(figure.ours, figure.money)}</td>
               <td className={`text-right tabular-nums ${figure.source === null ? 'text-base-content/70' : figure.source !== figure.ours ? 'font-semibold' : ''}`}>
                 {show(figure.source, figure.money)}
+              </td>
+              <td className="text-right tabular-nums" data-testid={`reconciliation-${figure.key}-difference`}>
+                {figure.source === null ? '—' : differenceText(figure.ours, figure.source, figure.money, result.currency, locale)}
               </td>
             </tr>
           ))}
@@ -106,10 +121,15 @@ export function ReconciliationPanel({ result, kind, platformName }: { result: Re
                 </thead>
                 <tbody>
                   {result.days.map((day) => (
-                    <tr key={day.day}>
-                      <th scope="row" className="pl-0 font-normal whitespace-nowrap">{formatDay(day.day, locale)}</th>
+                    <tr key={`${day.day}-${day.accountId ?? ''}-${day.currency ?? ''}`}>
+                      <th scope="row" className="pl-0 font-normal whitespace-nowrap">
+                        {formatDay(day.day, locale)}
+                        {day.accountId && <span className="text-base-content/70 block text-[0.7rem] font-normal">{accountName(day.accountId)}</span>}
+                      </th>
                       {showSpendPerDay ? (
-                        <td className="text-right tabular-nums">{t('reconciliation.versus', { ours: show(day.ourSpend ?? 0, true), source: show(day.sourceSpend ?? null, true) })}</td>
+                        <td className="text-right tabular-nums">
+                          {t('reconciliation.versus', { ours: show(day.ourSpend ?? 0, true, day.currency), source: show(day.sourceSpend ?? null, true, day.currency) })}
+                        </td>
                       ) : (
                         <>
                           <td className="text-right tabular-nums">{t('reconciliation.versus', { ours: show(day.ourOrders, false), source: show(day.sourceOrders, false) })}</td>

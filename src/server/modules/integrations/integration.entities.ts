@@ -88,6 +88,9 @@ export interface ReconciliationDay {
   sourceNetSales: number | null;
   ourSpend?: number;
   sourceSpend?: number | null;
+  /** Ads: the account the day is of (a connection may sync several), and the currency of its figures. */
+  accountId?: string;
+  currency?: string;
 }
 
 /** The latest comparison of a connection's figures with the platform's own (one row per connection). */

@@ -39,15 +39,24 @@ async function ourStoreDays(em: EntityManager, storeId: number, platform: string
   return new Map(rows.map((row) => [row.day, { orders: num(row.orders), netSalesMinor: num(row.net_sales) }]));
 }
 
+/** Our spend per (day, account, currency); spendKey(day, null, currency) sums the accounts of a currency. */
 async function ourSpendDays(em: EntityManager, storeId: number, platform: string, from: string, to: string): Promise<Map<string, number>> {
-  const rows = await sqlRunner(em).rows<{ day: string; spend: string }>(
-    `select to_char(day, 'YYYY-MM-DD') as day, sum(spend_minor)::text as spend
+  const rows = await sqlRunner(em).rows<{ day: string; account_id: string; currency: string; spend: string }>(
+    `select to_char(day, 'YYYY-MM-DD') as day, account_id, currency, sum(spend_minor)::text as spend
        from ad_metrics_daily
       where store_id = $1 and platform = $2 and day between $3::date and $4::date
-      group by day`,
+      group by day, account_id, currency`,
     [storeId, platform, from, to],
   );
-  return new Map(rows.map((row) => [row.day, num(row.spend)]));
+  const spend = new Map<string, number>();
+  for (const row of rows) {
+    for (const key of [spendKey(row.day, row.account_id, row.currency), spendKey(row.day, null, row.currency)]) spend.set(key, (spend.get(key) ?? 0) + num(row.spend));
+  }
+  return spend;
+}
+
+function spendKey(day: string, accountId: string | null | undefined, currency: string): string {
+  return `${day}|${accountId ?? '*'}|${currency}`;
 }
 
 interface OurOrderRow {
@@ -166,7 +175,8 @@ export async function reconcileAfterSync(em: EntityManager, input: ReconcileInpu
   if (source.length === 0) return null;
   const from = source[0]!.day;
   const to = source.at(-1)!.day;
-  const currency = source.find((total) => total.currency)?.currency ?? store.currency;
+  // Totals are summed in one currency: the store's when the platform reports in it, else the first it reports.
+  const currency = source.some((total) => total.currency === store.currency) ? store.currency : (source.find((total) => total.currency)?.currency ?? store.currency);
   const platform = connection.platform;
   const isStore = connector.kind === 'store';
   const ourDays = isStore ? await ourStoreDays(em, store.id, platform, input.window, currency) : new Map<string, OurStoreDay>();
@@ -177,13 +187,17 @@ export async function reconcileAfterSync(em: EntityManager, input: ReconcileInpu
   const add = (current: number | null, value: number | undefined) => (value === undefined ? current : (current ?? 0) + value);
   for (const day of source as SourceDayTotal[]) {
     const ours = ourDays.get(day.day) ?? { orders: 0, netSalesMinor: 0 };
-    const spend = ourSpend.get(day.day) ?? 0;
+    // An ad platform's day of one account (or of all its accounts in that currency), in its currency.
+    const spend = ourSpend.get(spendKey(day.day, day.accountId, day.currency)) ?? 0;
+    const inTotals = isStore || day.currency === currency;
     totals.ourOrders += ours.orders;
     totals.ourNet += ours.netSalesMinor;
-    totals.ourSpend += spend;
+    if (inTotals) {
+      totals.ourSpend += spend;
+      totals.sourceSpend = add(totals.sourceSpend, day.spendMinor);
+    }
     totals.sourceOrders = add(totals.sourceOrders, day.orders);
     totals.sourceNet = add(totals.sourceNet, day.netSalesMinor);
-    totals.sourceSpend = add(totals.sourceSpend, day.spendMinor);
     const differs =
       (day.orders !== undefined && day.orders !== ours.orders) ||
       (day.netSalesMinor !== undefined && day.netSalesMinor !== ours.netSalesMinor) ||
@@ -195,7 +209,7 @@ export async function reconcileAfterSync(em: EntityManager, input: ReconcileInpu
       sourceOrders: day.orders ?? null,
       ourNetSales: ours.netSalesMinor,
       sourceNetSales: day.netSalesMinor ?? null,
-      ...(isStore ? {} : { ourSpend: spend, sourceSpend: day.spendMinor ?? null }),
+      ...(isStore ? {} : { ourSpend: spend, sourceSpend: day.spendMinor ?? null, currency: day.currency, ...(day.accountId ? { accountId: day.accountId } : {}) }),
     });
   }
   const differingDays = differing.map((day) => day.day);
