@@ -259,7 +259,7 @@ export class MetaAdsFake extends AdPlatformFake {
     return { body: { access_token: token, token_type: 'bearer', expires_in: expiresIn } };
   }
 
-  // https://developers.facebook.com/docs/facebook-login/guides/access-tokens/debugging (GET /debug_token
+  // https://developers.facebook.com/docs/graph-api/reference/debug_token (GET /debug_token
   // with an app token {app-id}|{app-secret}; expires_at in Unix seconds, 0 for a token that never expires).
   private debugToken(request: FakeRequest): FakeResponse {
     if (request.query.get('access_token') !== `${this.auth.clientId}|${this.auth.clientSecret}`) {
