@@ -1,6 +1,7 @@
 import type { PlatformKey } from '../../src/shared/platforms.ts';
 import { reportingDays } from '../../src/server/connectors/ads-shared/reporting-days.ts';
 import type { Connector, ConnectorCredentials, SyncWindow } from '../../src/server/connectors/connector.ts';
+import { createMetaAdsConnector } from '../../src/server/connectors/metaads/index.ts';
 import { createShopifyConnector } from '../../src/server/connectors/shopify/index.ts';
 import { createWooCommerceConnector } from '../../src/server/connectors/woocommerce/index.ts';
 import { addDays } from '../../src/server/modules/commerce/days.ts';
@@ -238,7 +239,15 @@ export const CONTRACT_ADAPTERS: Readonly<Partial<Record<PlatformKey, ContractAda
   shopify,
   woocommerce,
   googleads: adAdapter('googleads', () => startGoogleAdsFake({ seed: 31, campaigns: 3 }) as Promise<AdFake>),
-  metaads: adAdapter('metaads', () => startMetaAdsFake({ seed: 32, campaigns: 3 }) as Promise<AdFake>),
+  // Meta: campaign #2 deleted and #3 archived, whose rows the backfill must store too; 40-row pages, so
+  // that the 3-month backfill (a report run) takes several batches and a crash resumes the same run.
+  metaads: {
+    platform: 'metaads',
+    async start(now) {
+      const fake = await adAdapter('metaads', () => startMetaAdsFake({ seed: 32, campaigns: 3 }) as Promise<AdFake>).start(now);
+      return { ...fake, connector: createMetaAdsConnector({ pageSize: 40 }) };
+    },
+  },
   bingads: adAdapter('bingads', () => startBingAdsFake({ seed: 33, campaigns: 3, pollsBeforeReady: 0 }) as Promise<AdFake>),
   tiktokads: adAdapter('tiktokads', () => startTikTokAdsFake({ seed: 34, campaigns: 3 }) as Promise<AdFake>),
   klaviyo: emailAdapter('klaviyo', (start) => startKlaviyoFake({ seed: 41, campaigns: 50, start, days: 61 }) as unknown as Promise<EmailFake>, (fake, id) =>
