@@ -120,7 +120,26 @@ test('connect Shopify and Meta Ads through their consent pages, see the sync and
   await page.getByRole('button', { name: 'Allow' }).click();
   await expect(page).toHaveURL(/\/integrations$/);
   await expect(page.getByTestId('toast').filter({ hasText: 'Meta Ads connected' })).toBeVisible();
+  // The login reaches two ad accounts (GBP in Los Angeles, EUR in Berlin): nothing syncs until the owner chooses.
+  const metaCard = card(page, 'metaads');
+  await expect(metaCard.getByTestId('integration-status')).toHaveText('Choose accounts');
+  await expect(metaCard.getByText('This login reaches 2 ad accounts: choose the ones to sync.')).toBeVisible();
+  await metaCard.getByTestId('choose-accounts').click();
+  const accountsDialog = page.getByTestId('accounts-dialog');
+  await expect(accountsDialog.getByTestId('account-option')).toHaveCount(2);
+  await expect(accountsDialog.getByTestId('account-option').filter({ hasText: 'Other brand' })).toContainText('EUR · Europe/Berlin');
+  expect(await seriousViolations(page, '[data-testid="accounts-dialog"]')).toEqual([]);
+  await accountsDialog.getByRole('button', { name: 'Sync 0 accounts' }).click();
+  await expect(accountsDialog.getByRole('alert')).toHaveText('Choose at least one account to sync.');
+  for (const option of await accountsDialog.getByTestId('account-option').all()) await option.getByRole('checkbox').check();
+  await shootElement(accountsDialog.locator('.modal-box'), 'integrations-choose-accounts');
+  await accountsDialog.getByRole('button', { name: 'Sync 2 accounts' }).click();
+  await expect(page.getByTestId('toast').filter({ hasText: 'Meta Ads: 2 accounts are synced' })).toBeVisible();
   await expectSynced(page, 'metaads');
+  await expect(metaCard.getByTestId('chosen-accounts').getByRole('listitem')).toHaveCount(2);
+  // Both report their own days, not the store's (London): said so, and left unshifted.
+  await expect(metaCard.getByTestId('account-timezone-note')).toContainText('not in the store');
+  await shootElement(metaCard, 'integrations-meta-accounts');
 
   await page.goto('/dashboard');
   await expect.poll(() => kpiValue(page, 'Marketing spend'), { timeout: 30_000 }).not.toBe(spendBefore);

@@ -13,7 +13,7 @@ import { Store, type StoreEntity } from '../stores/store.entity.ts';
 import { User } from '../users/user.entity.ts';
 import { SyncRun } from './integration.entities.ts';
 import { integrationsSettingsFrom, type IntegrationsSettings } from './integrations-runtime.ts';
-import { completeOAuth, connectWithCredentials, startOAuth } from './integrations.service.ts';
+import { completeOAuth, connectWithCredentials, listConnectionAccounts, setChosenAccounts, startOAuth } from './integrations.service.ts';
 import { disconnectConnection, runSync } from './sync-runner.ts';
 
 // `npm run demo -- --via-connectors`: the Shopify, Meta Ads and Klaviyo fakes on loopback ports,
@@ -89,6 +89,12 @@ export async function loadDemoViaConnectors(em: EntityManager, options: ViaConne
     for (const platform of ['shopify', 'metaads'] as const) {
       const authorizeUrl = await startOAuth(em, { store, user, origin, platform, shop: platform === 'shopify' ? shopify.shop : undefined }, settings);
       await completeOAuth(em, platform, await allowOnConsentPage(authorizeUrl), { sessionUserId: userId, settings });
+      // The Meta login reaches two ad accounts (USD and EUR): the demo syncs both, as an owner choosing them would.
+      const waiting = await em.findOne(PlatformConnection, { store: store.id, platform, status: 'choose_accounts' });
+      if (waiting) {
+        const { accounts } = await listConnectionAccounts(em, store, platform, settings);
+        await setChosenAccounts(em, store, platform, accounts.filter((account) => !account.isManager).map((account) => account.accountId), settings);
+      }
       log(`Connected ${PLATFORM_NAMES[platform]} through its consent page`);
     }
     await connectWithCredentials(em, store, 'klaviyo', { apiKey: klaviyo.options.apiKey }, settings);

@@ -317,7 +317,7 @@ describe('Shopify OAuth', () => {
 });
 
 describe('OAuth through each consent page', () => {
-  it.each(['shopify', 'googleads', 'metaads', 'bingads', 'tiktokads'] as const)('%s: Allow on the consent page connects and queues the backfill', async (platform) => {
+  it.each(['shopify', 'googleads', 'bingads', 'tiktokads'] as const)('%s: Allow on the consent page connects and queues the backfill', async (platform) => {
     const owner = await ownerWithStore(testApp.app, testApp.orm, `${platform} shop`);
     const started = await call(owner.client, 'startOAuth', { platform, shop: platform === 'shopify' ? shopify.shop : undefined });
     expect(started.status, JSON.stringify(started.body)).toBe(200);
@@ -325,6 +325,53 @@ describe('OAuth through each consent page', () => {
     const answer = await owner.client.get(`/api/integrations/oauth/${platform}/callback?${new URLSearchParams(query)}`);
     expect(decodeURIComponent(String(answer.headers.location))).toBe(`/integrations?connected=${platform}`);
     expect(await entry(owner.client, platform)).toMatchObject({ status: 'connected', accountName: expect.any(String), currentRun: { kind: 'backfill', status: 'queued' } });
+  });
+
+  it('a Meta login that reaches two ad accounts waits for the choice, then syncs the chosen ones in their own currency and days', async () => {
+    const owner = await ownerWithStore(testApp.app, testApp.orm, 'Two accounts shop');
+    const started = await call(owner.client, 'startOAuth', { platform: 'metaads' });
+    const consent = await allowOnConsentPage(started.body.result.data.authorizeUrl);
+    const answer = await owner.client.get(`/api/integrations/oauth/metaads/callback?${new URLSearchParams(consent)}`);
+    expect(decodeURIComponent(String(answer.headers.location))).toBe('/integrations?connected=metaads');
+    // Nothing is synced until the owner chooses: no run, not connected in the header.
+    const waiting = await entry(owner.client, 'metaads');
+    expect(waiting).toMatchObject({ status: 'choose_accounts', canChooseAccounts: true, currentRun: null, storeTimezone: 'Europe/London' });
+    expect(waiting.accounts).toEqual([
+      { accountId: '1234567890', name: 'Fake Store – Meta', currency: 'USD', timezone: 'America/Los_Angeles', isManager: false, selected: false, timezoneDiffers: true },
+      { accountId: '5550001111', name: 'Other brand', currency: 'EUR', timezone: 'Europe/Berlin', isManager: false, selected: false, timezoneDiffers: true },
+    ]);
+    expect((await owner.client.get('/api/connection-status')).body).toEqual([{ platform: 'metaads', connected: false, lastChecked: expect.any(String) }]);
+    const listed = await owner.client.get(query('accounts', { platform: 'metaads' }));
+    expect(listed.body.result.data).toMatchObject({ listError: null, accounts: [{ accountId: '1234567890' }, { accountId: '5550001111' }] });
+
+    // Refused: nothing, and an account the login does not reach.
+    expect((await call(owner.client, 'chooseAccounts', { platform: 'metaads', accountIds: [] })).body.error.message).toBe('Choose at least one account to sync.');
+    expect((await call(owner.client, 'chooseAccounts', { platform: 'metaads', accountIds: ['999'] })).body.error.message).toBe('Account 999 is not one this Meta Ads login reaches.');
+    const chosen = await call(owner.client, 'chooseAccounts', { platform: 'metaads', accountIds: ['1234567890', '5550001111'] });
+    expect(chosen.status, JSON.stringify(chosen.body)).toBe(200);
+    expect(chosen.body.result.data).toMatchObject({ status: 'connected', accountName: '2 accounts: Fake Store – Meta, Other brand', currentRun: { kind: 'backfill', status: 'queued' } });
+    await testApp.orm.em.fork().nativeUpdate(PlatformConnection, { store: owner.store.id, platform: 'metaads' }, { backfillMonths: 1 });
+    expect(await runQueued(owner.store.id, 'metaads')).toBe('succeeded');
+
+    // Each account's spend in its own currency, on the account's own reporting days, every campaign (deleted and archived too).
+    const stored = await sqlRunner(testApp.orm.em.fork()).rows<{ account_id: string; currency: string; spend: string; from: string; to: string }>(
+      `select account_id, currency, sum(spend_minor)::text as spend, to_char(min(day), 'YYYY-MM-DD') as from, to_char(max(day), 'YYYY-MM-DD') as to
+         from ad_metrics_daily where store_id = $1 and platform = 'metaads' group by account_id, currency order by account_id`,
+      [owner.store.id],
+    );
+    expect(stored.map((row) => [row.account_id, row.currency])).toEqual([['1234567890', 'USD'], ['5550001111', 'EUR']]);
+    for (const row of stored) {
+      const expected = Object.values(meta.campaignSpend(row.account_id, row.from, row.to)).reduce((sum, value) => sum + value, 0);
+      expect(Number(row.spend)).toBe(expected);
+    }
+    const synced = await entry(owner.client, 'metaads');
+    expect(synced.reconciliation).toMatchObject({ matches: true });
+    expect(synced.accounts.filter((account: { selected: boolean }) => account.selected)).toHaveLength(2);
+
+    // Leaving one out: it stops syncing, nothing new is backfilled, its data stays.
+    const narrowed = await call(owner.client, 'chooseAccounts', { platform: 'metaads', accountIds: ['5550001111'] });
+    expect(narrowed.body.result.data).toMatchObject({ status: 'connected', accountName: 'Other brand', currentRun: { status: 'succeeded' } });
+    expect(await testApp.orm.em.fork().count(SyncRun, { store: owner.store.id })).toBe(1);
   });
 
   it('a declined consent comes back as an error on the integrations page', async () => {
