@@ -250,7 +250,9 @@ export const CONTRACT_ADAPTERS: Readonly<Partial<Record<PlatformKey, ContractAda
   },
   bingads: adAdapter('bingads', () => startBingAdsFake({ seed: 33, campaigns: 3, pollsBeforeReady: 0 }) as Promise<AdFake>),
   tiktokads: adAdapter('tiktokads', () => startTikTokAdsFake({ seed: 34, campaigns: 3 }) as Promise<AdFake>),
-  klaviyo: emailAdapter('klaviyo', (start) => startKlaviyoFake({ seed: 41, campaigns: 50, start, days: 61 }) as unknown as Promise<EmailFake>, (fake, id) =>
+  // Klaviyo with its documented rate limits (reports 1/s, 2/min, 225/day) on a clock that skips ahead
+  // by each Retry-After, since the suite's HTTP client records its waits instead of sleeping.
+  klaviyo: emailAdapter('klaviyo', (start) => startKlaviyoFake({ seed: 41, campaigns: 50, start, days: 61, archivedEvery: 7, rateLimits: true, clock: 'skip-ahead' }) as unknown as Promise<EmailFake>, (fake, id) =>
     (fake as unknown as { updateCampaignStats(id: string, changes: object): void }).updateCampaignStats(id, { opens_unique: 3, clicks_unique: 1 }),
   ),
   mailchimp: emailAdapter('mailchimp', (start) => startMailchimpFake({ seed: 42, reports: 50, start, days: 61 }) as unknown as Promise<EmailFake>, (fake, id) =>

@@ -1,9 +1,20 @@
+import { instantOfWallClock, localDay } from '../../src/server/connectors/email-shared/days.ts';
+import { FakeClock, FixedWindows, type RateWindow } from '../../src/server/connectors/email-shared/fixed-windows.ts';
 import { FakeServer, seededRandom, type FakeRequest, type FakeResponse } from './fake-server.ts';
 
-// Klaviyo as platform-apis.md 7 describes it: JSON:API pages linked by links.next (page[cursor]),
-// the mandatory `revision` header and channel filter on /api/campaigns, campaign-values-reports with
-// page_cursor, 429 + Retry-After, 401 for a bad key. The account is in UTC and its campaigns are made
-// lazily from the seed: campaign i goes out on day floor(i * days / campaigns) of the data range.
+// Klaviyo's REST API as its documentation and published OpenAPI describe it (docs/platform-notes.md
+// "## Klaviyo" lists every rule with its source). What this fake enforces, each rule at its code below:
+// - the private key (`Authorization: Klaviyo-API-Key`) and a valid `revision` header on every call;
+// - per-account fixed-window rate limits with the documented numbers, 429 + Retry-After and the
+//   JSON:API "throttled" error, RateLimit-* headers on other answers;
+// - GET /api/campaigns: the channel filter is required, page[size] 1..100, sparse fieldsets only of
+//   documented fields, archived campaigns only when filtered with equals(archived,true);
+// - POST /api/campaign-values-reports: statistics from the documented enum, a timeframe of at most one
+//   year whose start/end offsets are ignored and read in the ACCOUNT's time zone, a conversion metric
+//   of the account, results per campaign message for campaigns SENT in the timeframe, page_cursor.
+// Every 400 it answers is recorded in `refusals`, so a test can assert that a connector's requests
+// were all acceptable. Campaigns are made lazily from the seed (campaign i goes out on day
+// floor(i * days / campaigns) of the data range), or given as a fixture.
 
 export interface KlaviyoFakeOptions {
   seed?: number;
@@ -14,19 +25,47 @@ export interface KlaviyoFakeOptions {
   days?: number;
   currency?: string;
   organizationName?: string;
+  /** The account's IANA time zone (GET /api/accounts `timezone`); report timeframes are read in it. */
+  timezone?: string;
+  /** Exact campaigns instead of generated ones (hand-computed tests). */
+  fixture?: KlaviyoFakeCampaign[];
+  /** At most this many campaigns per page whatever page[size] asks (so tests see several pages). */
   campaignsPageSize?: number;
   reportPageSize?: number;
   metricsPageSize?: number;
   /** false: the account has no "Placed Order" metric (no store connected). */
   withPlacedOrder?: boolean;
-  /** Seconds sent in Retry-After on a throttled answer. */
+  /** The account also has a metric whose name is null (the OpenAPI schema allows it). */
+  withNamelessMetric?: boolean;
+  /** Every n-th generated campaign is archived (0: none). */
+  archivedEvery?: number;
+  /** Seconds sent in Retry-After on an injected 'rate_limit' fault. */
   retryAfterSeconds?: number;
+  /**
+   * Enforce the documented rate limits. The connector tests and the contract suite switch them on;
+   * they are off by default because the fake's other users (the demo, the e2e suite, the integration
+   * module's tests) run the sync runner with real sleeps, where Klaviyo's 2-reports-a-minute limit
+   * would hold a test for up to a minute. Every other documented rule is always enforced.
+   */
+  rateLimits?: boolean;
+  /**
+   * 'skip-ahead' (default): the fake's clock jumps by each Retry-After it announces, so that callers
+   * whose HTTP client records its waits instead of sleeping (tests, the contract suite) see the window
+   * reopen; 'real': the wall clock only (see FakeClock).
+   */
+  clock?: 'real' | 'skip-ahead';
+  /** The instant the fake's clock starts at (rate-limit windows are counted on it). */
+  now?: string;
+  /** Override a documented rate limit (tests of the daily reporting limit). */
+  reportLimits?: { burst?: number; steady?: number; daily?: number };
 }
 
 export interface KlaviyoFakeMessageStats {
   recipients: number;
   delivered: number;
+  opens: number;
   opens_unique: number;
+  clicks: number;
   clicks_unique: number;
   conversions: number;
   conversion_value: number;
@@ -36,11 +75,45 @@ export interface KlaviyoFakeCampaign {
   id: string;
   name: string;
   channel: 'email' | 'sms';
-  sendTime: string;
+  /** ISO instant; null for a draft that was never sent. */
+  sendTime: string | null;
+  status?: string;
+  archived?: boolean;
   messages: { id: string; statistics: KlaviyoFakeMessageStats }[];
 }
 
+/** The newest revision this fake knows; later dates are not valid revisions yet. https://developers.klaviyo.com/en/docs/api_versioning_and_deprecation_policy */
+const LATEST_REVISION = '2026-10-15';
+
 const METRIC_NAMES = ['Received Email', 'Opened Email', 'Clicked Email', 'Bounced Email', 'Unsubscribed', 'Active on Site', 'Placed Order'];
+
+// The statistics a campaign values report accepts (CampaignValuesRequestDTO, klaviyo/openapi
+// openapi/stable/apis/query_campaign_values.json, revision 2026-07-15).
+const REPORT_STATISTICS = new Set([
+  'average_order_value', 'bounce_rate', 'bounced', 'bounced_or_failed', 'bounced_or_failed_rate', 'click_rate', 'click_to_open_rate', 'clicks',
+  'clicks_unique', 'conversion_rate', 'conversion_uniques', 'conversion_value', 'conversions', 'delivered', 'delivery_rate', 'failed', 'failed_rate',
+  'message_segment_count_sum', 'open_rate', 'opens', 'opens_unique', 'recipients', 'revenue_per_recipient', 'spam_complaint_rate', 'spam_complaints',
+  'text_message_credit_usage_amount', 'text_message_roi', 'text_message_spend', 'unsubscribe_rate', 'unsubscribe_uniques', 'unsubscribes',
+]);
+// Timeframe keys (Timeframe schema, same file).
+const TIMEFRAME_KEYS = new Set(['last_12_months', 'last_30_days', 'last_365_days', 'last_3_months', 'last_7_days', 'last_90_days', 'last_month', 'last_week', 'last_year', 'this_month', 'this_week', 'this_year', 'today', 'yesterday']);
+// group_by values; campaign_id and campaign_message_id are required when group_by is given.
+const GROUP_BY = new Set(['campaign_id', 'campaign_message_id', 'campaign_message_name', 'group', 'group_name', 'send_channel', 'tag_id', 'tag_name', 'text_message_format', 'variation', 'variation_name']);
+// Sparse fieldset values of fields[campaign] (get_campaigns.json).
+const CAMPAIGN_FIELDS = new Set([
+  'archived', 'audiences', 'audiences.excluded', 'audiences.included', 'created_at', 'id', 'name', 'scheduled_at', 'send_options', 'send_options.use_smart_sending',
+  'send_strategy', 'send_strategy.date', 'send_strategy.datetime', 'send_strategy.method', 'send_strategy.options', 'send_strategy.options.is_local',
+  'send_strategy.options.send_past_recipients_immediately', 'send_strategy.throttle_percentage', 'send_time', 'status', 'tracking_options',
+  'tracking_options.add_tracking_params', 'tracking_options.custom_tracking_params', 'tracking_options.is_tracking_clicks', 'tracking_options.is_tracking_opens', 'updated_at',
+]);
+const METRIC_FIELDS = new Set(['created', 'id', 'integration', 'name', 'updated']);
+
+// Rate limits, per account, fixed windows: burst = 1 s, steady = 1 min
+// (https://developers.klaviyo.com/en/docs/rate_limits_and_error_handling). Each endpoint's tier is in
+// its reference: get_accounts XS (1/s, 15/m); get_metrics, get_campaigns, get_campaign M (10/s,
+// 150/m); query_campaign_values 1/s, 2/m and 225/d (openapi/stable/apis/*.json, x-klaviyo-ratelimit).
+const XS: RateWindow[] = [{ limit: 1, ms: 1_000 }, { limit: 15, ms: 60_000 }];
+const M: RateWindow[] = [{ limit: 10, ms: 1_000 }, { limit: 150, ms: 60_000 }];
 
 function encodePageCursor(offset: number): string {
   return Buffer.from(`offset:${offset}`).toString('base64url');
@@ -52,14 +125,21 @@ function decodePageCursor(cursor: string | null): number | null {
   return match ? Number(match[1]) : null;
 }
 
-function jsonApiError(status: number, code: string, detail: string): FakeResponse {
-  return { status, headers: { 'content-type': 'application/vnd.api+json' }, body: { errors: [{ id: `err-${code}`, status, code, title: detail, detail, source: { pointer: '/data/' } }] } };
+/** Klaviyo's JSON:API error document (ClientError in the OpenAPI: id, code, title, detail, source). */
+function jsonApiError(status: number, code: string, title: string, detail: string): FakeResponse {
+  return { status, headers: { 'content-type': 'application/vnd.api+json' }, body: { errors: [{ id: `err-${code}`, status, code, title, detail, source: { pointer: '/data/' } }] } };
 }
 
 export class KlaviyoFake extends FakeServer {
-  readonly options: Required<KlaviyoFakeOptions>;
+  readonly options: Required<Omit<KlaviyoFakeOptions, 'fixture' | 'reportLimits' | 'now'>> & Pick<KlaviyoFakeOptions, 'fixture' | 'reportLimits' | 'now'>;
+  /** Every Retry-After (seconds) the fake announced, in order, so tests can compare a client's waits with them. */
+  readonly throttles: number[] = [];
+  /** Every request the fake refused as invalid (400), with the reason: a real account would have refused it too. */
+  readonly refusals: { method: string; path: string; reason: string }[] = [];
+  readonly clock: FakeClock;
   private revoked = false;
   private readonly overrides = new Map<string, Partial<KlaviyoFakeMessageStats>>();
+  private readonly windows = new FixedWindows();
 
   constructor(options: KlaviyoFakeOptions = {}) {
     super();
@@ -71,17 +151,24 @@ export class KlaviyoFake extends FakeServer {
       days: 365,
       currency: 'USD',
       organizationName: 'Fake Outdoor Co',
+      timezone: 'UTC',
       campaignsPageSize: 10,
       reportPageSize: 25,
       metricsPageSize: 3,
       withPlacedOrder: true,
+      withNamelessMetric: false,
+      archivedEvery: 0,
       retryAfterSeconds: 2,
+      rateLimits: false,
+      clock: 'skip-ahead',
       ...options,
     };
-    this.route('GET', '/api/accounts', (request) => this.guard(request, () => this.accounts()));
-    this.route('GET', '/api/metrics', (request) => this.guard(request, () => this.metrics(request)));
-    this.route('GET', '/api/campaigns', (request) => this.guard(request, () => this.campaignsPage(request)));
-    this.route('POST', '/api/campaign-values-reports', (request) => this.guard(request, () => this.campaignValues(request)));
+    this.clock = new FakeClock(this.options.clock, this.options.now ? new Date(this.options.now) : undefined);
+    this.route('GET', '/api/accounts', (request) => this.guard(request, XS, () => this.accounts()));
+    this.route('GET', '/api/metrics', (request) => this.guard(request, M, () => this.metrics(request)));
+    this.route('GET', '/api/campaigns', (request) => this.guard(request, M, () => this.campaignsPage(request)));
+    this.route('GET', '/api/campaigns/:id', (request) => this.guard(request, M, () => this.oneCampaign(request)));
+    this.route('POST', '/api/campaign-values-reports', (request) => this.guard(request, this.reportWindows(), () => this.campaignValues(request)));
   }
 
   /** The base URL a connector context should use. */
@@ -99,7 +186,16 @@ export class KlaviyoFake extends FakeServer {
     this.overrides.set(id, { ...this.overrides.get(id), ...changes });
   }
 
-  campaign(index: number): KlaviyoFakeCampaign {
+  private reportWindows(): RateWindow[] {
+    const limits = this.options.reportLimits ?? {};
+    return [
+      { limit: limits.burst ?? 1, ms: 1_000 },
+      { limit: limits.steady ?? 2, ms: 60_000 },
+      { limit: limits.daily ?? 225, ms: 86_400_000 },
+    ];
+  }
+
+  private generated(index: number): KlaviyoFakeCampaign {
     const random = seededRandom(this.options.seed * 1_000_003 + index * 7919);
     const id = `01KL${index.toString(36).toUpperCase().padStart(22, '0')}`;
     const dayOffset = Math.floor((index * this.options.days) / this.options.campaigns);
@@ -108,33 +204,52 @@ export class KlaviyoFake extends FakeServer {
     const messages = Array.from({ length: messageCount }, (_, m) => {
       const recipients = 500 + Math.floor(random() * 4500);
       const delivered = Math.floor(recipients * (0.95 + random() * 0.05));
-      const opens = Math.floor(delivered * (0.2 + random() * 0.25));
+      const opensUnique = Math.floor(delivered * (0.2 + random() * 0.25));
+      const clicksUnique = Math.floor(opensUnique * (0.05 + random() * 0.2));
       const conversions = Math.floor(random() * 30);
       const statistics: KlaviyoFakeMessageStats = {
         recipients,
         delivered,
-        opens_unique: opens,
-        clicks_unique: Math.floor(opens * (0.05 + random() * 0.2)),
+        opens: opensUnique + Math.floor(opensUnique * random()),
+        opens_unique: opensUnique,
+        clicks: clicksUnique * 2,
+        clicks_unique: clicksUnique,
         conversions,
         conversion_value: Math.round(conversions * (2000 + random() * 10000)) / 100,
-        ...this.overrides.get(id),
       };
       return { id: `${id.slice(0, -1)}${String.fromCharCode(65 + m)}`, statistics };
     });
-    return { id, name: `Campaign ${index + 1}: ${['Spring sale', 'New arrivals', 'Weekly picks', 'VIP early access', 'Back in stock'][index % 5]}`, channel: index % 7 === 3 ? 'sms' : 'email', sendTime: sendTime.toISOString(), messages };
+    const archived = this.options.archivedEvery > 0 && index % this.options.archivedEvery === this.options.archivedEvery - 1;
+    return {
+      id,
+      name: `Campaign ${index + 1}: ${['Spring sale', 'New arrivals', 'Weekly picks', 'VIP early access', 'Back in stock'][index % 5]}`,
+      channel: index % 7 === 3 ? 'sms' : 'email',
+      sendTime: sendTime.toISOString(),
+      status: 'Sent',
+      archived,
+      messages,
+    };
   }
 
-  /** The rows a connector should produce for campaigns sent in [since, until), in UTC days. */
-  expectedRows(since: Date, until: Date) {
+  /** Every campaign of the account, with the statistics changes applied. */
+  allCampaigns(): KlaviyoFakeCampaign[] {
+    const base = this.options.fixture ?? Array.from({ length: this.options.campaigns }, (_, index) => this.generated(index));
+    return base.map((campaign) => {
+      const changes = this.overrides.get(campaign.id);
+      return changes ? { ...campaign, messages: campaign.messages.map((message) => ({ ...message, statistics: { ...message.statistics, ...changes } })) } : campaign;
+    });
+  }
+
+  /** Klaviyo's own figures for e-mail campaigns sent in [since, until), on their send day in `timezone`. */
+  expectedRows(since: Date, until: Date, timezone = 'UTC') {
     const rows = [];
-    for (let index = 0; index < this.options.campaigns; index++) {
-      const campaign = this.campaign(index);
-      const time = Date.parse(campaign.sendTime);
-      if (campaign.channel !== 'email' || time < since.getTime() || time >= until.getTime()) continue;
+    for (const campaign of this.allCampaigns()) {
+      const time = campaign.sendTime === null ? NaN : Date.parse(campaign.sendTime);
+      if (campaign.channel !== 'email' || Number.isNaN(time) || time < since.getTime() || time >= until.getTime() || campaign.messages.length === 0) continue;
       const sum = (key: keyof KlaviyoFakeMessageStats) => campaign.messages.reduce((total, message) => total + message.statistics[key], 0);
       rows.push({
         campaignId: campaign.id,
-        day: campaign.sendTime.slice(0, 10),
+        day: localDay(campaign.sendTime!, timezone),
         campaignName: campaign.name,
         sends: sum('recipients'),
         opens: sum('opens_unique'),
@@ -146,19 +261,44 @@ export class KlaviyoFake extends FakeServer {
     return rows;
   }
 
-  private guard(request: FakeRequest, answer: () => FakeResponse): FakeResponse {
+  private refuse(request: FakeRequest, detail: string): FakeResponse {
+    this.refusals.push({ method: request.method, path: request.path, reason: detail });
+    return jsonApiError(400, 'invalid', 'Invalid input.', detail);
+  }
+
+  private guard(request: FakeRequest, limits: RateWindow[], answer: () => FakeResponse): FakeResponse {
     const fault = this.takeFault(request);
-    if (fault === 'rate_limit') {
-      const response = jsonApiError(429, 'throttled', `Request was throttled. Expected available in ${this.options.retryAfterSeconds} seconds.`);
-      return { ...response, headers: { ...response.headers, 'retry-after': String(this.options.retryAfterSeconds) } };
-    }
-    if (fault === 'server_error') return jsonApiError(503, 'service_unavailable', 'Service temporarily unavailable.');
+    if (fault === 'rate_limit') return this.throttled(this.options.retryAfterSeconds);
+    if (fault === 'server_error') return jsonApiError(503, 'service_unavailable', 'Service unavailable.', 'Service temporarily unavailable.');
     if (fault === 'malformed') return { status: 200, headers: { 'content-type': 'application/vnd.api+json' }, body: { data: { attributes: { results: 'not a list' } }, links: 7 } };
+    // Private key auth: `Authorization: Klaviyo-API-Key <key>`; a wrong or deleted key is 401
+    // (https://developers.klaviyo.com/en/docs/rate_limits_and_error_handling, status codes).
     if (fault === 'expired_token' || fault === 'revoked' || this.revoked || request.headers.authorization !== `Klaviyo-API-Key ${this.options.apiKey}`) {
-      return jsonApiError(401, 'not_authenticated', 'Incorrect authentication credentials.');
+      return jsonApiError(401, 'not_authenticated', 'Authentication credentials were not provided.', 'Incorrect authentication credentials.');
     }
-    if (!/^\d{4}-\d{2}-\d{2}(\.\w+)?$/.test(String(request.headers.revision ?? ''))) return jsonApiError(400, 'invalid', 'A valid revision header is required.');
+    // The revision header is required on every call and must be a valid revision: YYYY-MM-DD[.suffix]
+    // (`revision` header parameter, required: true, in every operation of klaviyo/openapi;
+    // https://developers.klaviyo.com/en/docs/api_versioning_and_deprecation_policy).
+    const revision = String(request.headers.revision ?? '');
+    const date = /^(\d{4}-\d{2}-\d{2})(\.[a-z0-9]+)?$/.exec(revision)?.[1];
+    if (!date || Number.isNaN(Date.parse(`${date}T00:00:00Z`)) || date > LATEST_REVISION) return this.refuse(request, `A valid revision header is required (got "${revision}").`);
+    if (this.options.rateLimits) {
+      const verdict = this.windows.take(`${this.options.apiKey}|${request.method} ${request.path.replace(/\/campaigns\/[^/]+$/, '/campaigns/:id')}`, limits, this.clock.now());
+      if (!verdict.ok) return this.throttled(verdict.retryAfterSeconds);
+      const response = answer();
+      // Non-429 answers carry the steady window's state (rate_limits_and_error_handling).
+      const steady = verdict.windows[1]!;
+      return { ...response, headers: { ...response.headers, 'ratelimit-limit': String(limits[1]!.limit), 'ratelimit-remaining': String(steady.remaining), 'ratelimit-reset': String(steady.resetSeconds) } };
+    }
     return answer();
+  }
+
+  /** 429: Retry-After in seconds and the JSON:API "throttled" error; no RateLimit-* headers (rate_limits_and_error_handling; body as in klaviyo/klaviyo-api-python#15). */
+  private throttled(seconds: number): FakeResponse {
+    this.clock.throttled(seconds);
+    this.throttles.push(seconds);
+    const response = jsonApiError(429, 'throttled', 'Request was throttled.', `Request was throttled. Expected available in ${seconds} seconds.`);
+    return { ...response, headers: { ...response.headers, 'retry-after': String(seconds) } };
   }
 
   private accounts(): FakeResponse {
@@ -168,7 +308,15 @@ export class KlaviyoFake extends FakeServer {
         data: [{
           type: 'account',
           id: 'AbC123',
-          attributes: { test_account: false, contact_information: { organization_name: this.options.organizationName, default_sender_email: 'shop@example.com' }, timezone: 'UTC', preferred_currency: this.options.currency, public_api_key: 'AbC123' },
+          attributes: {
+            test_account: false,
+            contact_information: { organization_name: this.options.organizationName, default_sender_email: 'shop@example.com' },
+            industry: null,
+            timezone: this.options.timezone,
+            preferred_currency: this.options.currency,
+            public_api_key: 'AbC123',
+            locale: 'en-US',
+          },
           links: { self: `${this.url}/api/accounts/AbC123/` },
         }],
         links: { self: `${this.url}/api/accounts/`, next: null, prev: null },
@@ -176,79 +324,157 @@ export class KlaviyoFake extends FakeServer {
     };
   }
 
-  private page<T>(items: T[], request: FakeRequest, size: number, path: string): { error: FakeResponse } | { items: T[]; next: string | null } {
+  private page<T>(items: T[], request: FakeRequest, size: number, path: string, keep: URLSearchParams): { error: string } | { items: T[]; next: string | null } {
     const offset = decodePageCursor(request.query.get('page[cursor]'));
-    if (offset === null) return { error: jsonApiError(400, 'invalid', 'Invalid page cursor.') };
+    if (offset === null) return { error: 'Invalid page cursor.' };
     const nextOffset = offset + size;
-    return { items: items.slice(offset, nextOffset), next: nextOffset < items.length ? `${this.url}${path}?page%5Bcursor%5D=${encodePageCursor(nextOffset)}` : null };
+    const next = new URLSearchParams(keep);
+    next.set('page[cursor]', encodePageCursor(nextOffset));
+    return { items: items.slice(offset, nextOffset), next: nextOffset < items.length ? `${this.url}${path}?${next}` : null };
+  }
+
+  private sparseFields(request: FakeRequest, name: string, allowed: Set<string>): string | null {
+    const value = request.query.get(`fields[${name}]`);
+    if (value === null) return null;
+    const bad = value.split(',').filter((field) => !allowed.has(field));
+    return bad.length ? `Invalid fields[${name}]: ${bad.join(', ')}.` : null;
   }
 
   private metrics(request: FakeRequest): FakeResponse {
-    const names = this.options.withPlacedOrder ? METRIC_NAMES : METRIC_NAMES.filter((name) => name !== 'Placed Order');
-    const metrics = names.map((name, index) => ({ type: 'metric', id: `M${String(index).padStart(5, '0')}`, attributes: { name, created: '2024-01-01T00:00:00+00:00' } }));
-    const page = this.page(metrics, request, this.options.metricsPageSize, '/api/metrics');
-    if ('error' in page) return page.error;
-    return { body: { data: page.items, links: { self: `${this.url}/api/metrics`, next: page.next, prev: null } } };
+    const badFields = this.sparseFields(request, 'metric', METRIC_FIELDS);
+    if (badFields) return this.refuse(request, badFields);
+    const names: (string | null)[] = this.options.withPlacedOrder ? [...METRIC_NAMES] : METRIC_NAMES.filter((name) => name !== 'Placed Order');
+    if (this.options.withNamelessMetric) names.splice(1, 0, null);
+    const metrics = names.map((name, index) => ({ type: 'metric', id: this.metricId(name, index), attributes: { name, created: '2024-01-01T00:00:00+00:00', updated: '2024-01-01T00:00:00+00:00', integration: null } }));
+    // "Returns a maximum of 200 results per page" (get_metrics.json); the option pages smaller.
+    const page = this.page(metrics, request, Math.min(200, this.options.metricsPageSize), '/api/metrics', new URLSearchParams());
+    if ('error' in page) return this.refuse(request, page.error);
+    return { headers: { 'content-type': 'application/vnd.api+json' }, body: { data: page.items, links: { self: `${this.url}/api/metrics`, next: page.next, prev: null } } };
+  }
+
+  private metricId(name: string | null, index: number): string {
+    return name === 'Placed Order' ? 'M00006' : `M${String(index).padStart(5, '0')}${name === null ? 'N' : ''}`;
+  }
+
+  private campaignResource(campaign: KlaviyoFakeCampaign) {
+    const sendTime = campaign.sendTime === null ? null : campaign.sendTime.replace(/\.\d{3}Z$/, '+00:00');
+    return {
+      type: 'campaign',
+      id: campaign.id,
+      attributes: {
+        name: campaign.name,
+        status: campaign.status ?? (campaign.sendTime ? 'Sent' : 'Draft'),
+        archived: campaign.archived ?? false,
+        send_time: sendTime,
+        scheduled_at: sendTime,
+        created_at: '2024-12-01T00:00:00+00:00',
+        updated_at: sendTime ?? '2024-12-01T00:00:00+00:00',
+      },
+      links: { self: `${this.url}/api/campaigns/${campaign.id}/` },
+    };
   }
 
   private campaignsPage(request: FakeRequest): FakeResponse {
+    // "A channel filter is required to list campaigns" (get_campaigns.json); filter fields and
+    // operators: messages.channel equals, archived equals, ... combined with and(...).
     const filter = request.query.get('filter') ?? '';
-    const channel = /equals\(messages\.channel,'(\w+)'\)/.exec(filter)?.[1];
-    if (!channel) return jsonApiError(400, 'invalid', 'A channel filter is required: filter=equals(messages.channel,...)');
-    const all: unknown[] = [];
-    for (let index = 0; index < this.options.campaigns; index++) {
-      const campaign = this.campaign(index);
-      if (campaign.channel !== channel) continue;
-      all.push({
-        type: 'campaign',
-        id: campaign.id,
-        attributes: { name: campaign.name, status: 'Sent', archived: false, send_time: campaign.sendTime.replace('.000Z', '+00:00'), scheduled_at: null, created_at: campaign.sendTime, updated_at: campaign.sendTime },
-        links: { self: `${this.url}/api/campaigns/${campaign.id}/` },
-      });
-    }
-    const page = this.page(all, request, this.options.campaignsPageSize, '/api/campaigns');
-    if ('error' in page) return page.error;
-    return { body: { data: page.items, links: { self: `${this.url}/api/campaigns`, next: page.next, prev: null } } };
+    const channel = /equals\(messages\.channel,'(email|sms|mobile_push)'\)/.exec(filter)?.[1];
+    if (!channel) return this.refuse(request, "A channel filter is required: filter=equals(messages.channel,'email').");
+    const archived = /equals\(archived,(true|false)\)/.exec(filter)?.[1] === 'true';
+    const badFields = this.sparseFields(request, 'campaign', CAMPAIGN_FIELDS);
+    if (badFields) return this.refuse(request, badFields);
+    // page[size]: "Default: 100. Min: 1. Max: 100." (get_campaigns.json)
+    const sizeText = request.query.get('page[size]');
+    const size = sizeText === null ? 100 : Number(sizeText);
+    if (!Number.isInteger(size) || size < 1 || size > 100) return this.refuse(request, `page[size] must be between 1 and 100 (got ${sizeText}).`);
+    // Archived campaigns are left out of the list unless asked for (observed by every client that
+    // lists them with equals(archived,true), e.g. airbytehq/airbyte source-klaviyo; see platform-notes).
+    const all = this.allCampaigns().filter((campaign) => campaign.channel === channel && (campaign.archived ?? false) === archived).map((campaign) => this.campaignResource(campaign));
+    const keep = new URLSearchParams(request.query);
+    keep.delete('page[cursor]');
+    const page = this.page(all, request, Math.min(size, this.options.campaignsPageSize), '/api/campaigns', keep);
+    if ('error' in page) return this.refuse(request, page.error);
+    return { headers: { 'content-type': 'application/vnd.api+json' }, body: { data: page.items, links: { self: `${this.url}/api/campaigns`, next: page.next, prev: null } } };
+  }
+
+  private oneCampaign(request: FakeRequest): FakeResponse {
+    const badFields = this.sparseFields(request, 'campaign', CAMPAIGN_FIELDS);
+    if (badFields) return this.refuse(request, badFields);
+    const campaign = this.allCampaigns().find((candidate) => candidate.id === request.params.id);
+    if (!campaign) return jsonApiError(404, 'not_found', 'Not found.', `A campaign with id ${request.params.id} does not exist.`);
+    return { headers: { 'content-type': 'application/vnd.api+json' }, body: { data: this.campaignResource(campaign), links: { self: `${this.url}/api/campaigns/${campaign.id}/` } } };
   }
 
   private campaignValues(request: FakeRequest): FakeResponse {
-    const body = request.body as { data?: { type?: string; attributes?: { statistics?: string[]; timeframe?: { start?: string; end?: string }; conversion_metric_id?: string } } } | undefined;
+    const body = request.body as { data?: { type?: string; attributes?: Record<string, unknown> } } | undefined;
     const attributes = body?.data?.attributes;
-    if (body?.data?.type !== 'campaign-values-report' || !attributes?.statistics?.length || !attributes.conversion_metric_id) {
-      return jsonApiError(400, 'invalid', 'statistics, timeframe and conversion_metric_id are required.');
+    if (body?.data?.type !== 'campaign-values-report' || !attributes) return this.refuse(request, 'data.type must be campaign-values-report with attributes.');
+    // statistics, timeframe and conversion_metric_id are required (CampaignValuesRequestDTOResourceObject).
+    const statistics = attributes.statistics;
+    if (!Array.isArray(statistics) || statistics.length === 0) return this.refuse(request, 'statistics is required.');
+    const unknown = statistics.filter((name) => typeof name !== 'string' || !REPORT_STATISTICS.has(name));
+    if (unknown.length) return this.refuse(request, `Unknown statistics: ${unknown.join(', ')}.`);
+    const metricId = attributes.conversion_metric_id;
+    if (typeof metricId !== 'string' || !metricId) return this.refuse(request, 'conversion_metric_id is required.');
+    const names: (string | null)[] = this.options.withPlacedOrder ? [...METRIC_NAMES] : METRIC_NAMES.filter((name) => name !== 'Placed Order');
+    if (!names.some((name, index) => this.metricId(name, index) === metricId)) return this.refuse(request, `conversion_metric_id ${metricId} is not a metric of this account.`);
+    const groupBy = attributes.group_by;
+    if (groupBy !== undefined && groupBy !== null) {
+      if (!Array.isArray(groupBy) || groupBy.some((name) => !GROUP_BY.has(name as string)) || !groupBy.includes('campaign_id') || !groupBy.includes('campaign_message_id')) {
+        return this.refuse(request, 'group_by must name allowed attributes and include campaign_id and campaign_message_id.');
+      }
     }
-    const start = Date.parse(attributes.timeframe?.start ?? '');
-    const end = Date.parse(attributes.timeframe?.end ?? '');
-    if (Number.isNaN(start) || Number.isNaN(end) || end < start || end - start > 366 * 86_400_000) return jsonApiError(400, 'invalid', 'timeframe must be a start/end of at most one year.');
-    const placedOrderId = `M${String(METRIC_NAMES.indexOf('Placed Order')).padStart(5, '0')}`;
-    const converts = this.options.withPlacedOrder && attributes.conversion_metric_id === placedOrderId;
+    // filter: only the send_channel form this fake understands; others are refused rather than ignored.
+    const filter = attributes.filter;
+    let channel: string | null = null;
+    if (filter !== undefined && filter !== null) {
+      const match = /^equals\(send_channel,"(email|sms|push-notification|whatsapp)"\)$/.exec(String(filter));
+      if (!match) return this.refuse(request, `Unsupported filter: ${String(filter)}.`);
+      channel = match[1]!;
+    }
+    const timeframe = attributes.timeframe as { key?: unknown; start?: unknown; end?: unknown } | undefined;
+    if (!timeframe || typeof timeframe !== 'object') return this.refuse(request, 'timeframe is required.');
+    if (timeframe.key !== undefined) {
+      if (!TIMEFRAME_KEYS.has(String(timeframe.key))) return this.refuse(request, `Unknown timeframe key ${String(timeframe.key)}.`);
+      return this.refuse(request, 'This fake answers custom timeframes (start/end) only.');
+    }
+    // CustomTimeframe: "Offset is ignored and the company timezone is used"; "Max length: 1 year".
+    const start = typeof timeframe.start === 'string' ? instantOfWallClock(timeframe.start, this.options.timezone) : null;
+    const end = typeof timeframe.end === 'string' ? instantOfWallClock(timeframe.end, this.options.timezone) : null;
+    if (!start || !end || end.getTime() < start.getTime()) return this.refuse(request, 'timeframe needs a start and an end (date-time), start before end.');
+    const startWall = String(timeframe.start).slice(0, 19);
+    const yearLater = `${String(Number(startWall.slice(0, 4)) + 1).padStart(4, '0')}${startWall.slice(4)}`;
+    if (String(timeframe.end).slice(0, 19) > yearLater) return this.refuse(request, 'timeframe must not be longer than one year.');
+    const converts = this.options.withPlacedOrder && metricId === 'M00006';
 
+    // A values report holds every campaign SENT in the timeframe (send date, as the UI reports it;
+    // https://developers.klaviyo.com/en/reference/reporting_api_overview), one result per message.
     const results: unknown[] = [];
-    for (let index = 0; index < this.options.campaigns; index++) {
-      const campaign = this.campaign(index);
-      const time = Date.parse(campaign.sendTime);
-      if (campaign.channel !== 'email' || time < start || time > end) continue;
+    for (const campaign of this.allCampaigns()) {
+      const time = campaign.sendTime === null ? NaN : Date.parse(campaign.sendTime);
+      if (Number.isNaN(time) || time < start.getTime() || time > end.getTime() || (channel !== null && campaign.channel !== channel)) continue;
       for (const message of campaign.messages) {
-        const statistics: Record<string, number> = {};
-        for (const name of attributes.statistics) {
+        const values: Record<string, number> = {};
+        for (const name of statistics as string[]) {
           const value = message.statistics[name as keyof KlaviyoFakeMessageStats] ?? 0;
-          statistics[name] = !converts && (name === 'conversions' || name === 'conversion_value') ? 0 : value;
+          values[name] = !converts && (name === 'conversions' || name === 'conversion_value') ? 0 : value;
         }
-        results.push({ groupings: { send_channel: 'email', campaign_id: campaign.id, campaign_message_id: message.id }, statistics });
+        results.push({ groupings: { send_channel: campaign.channel, campaign_id: campaign.id, campaign_message_id: message.id }, statistics: values });
       }
     }
     const offset = decodePageCursor(request.query.get('page_cursor'));
-    if (offset === null) return jsonApiError(400, 'invalid', 'Invalid page_cursor.');
+    if (offset === null) return this.refuse(request, 'Invalid page_cursor.');
     const nextOffset = offset + this.options.reportPageSize;
     return {
-      headers: { 'content-type': 'application/vnd.api+json', 'ratelimit-limit': '2', 'ratelimit-remaining': '1', 'ratelimit-reset': '30' },
+      headers: { 'content-type': 'application/vnd.api+json' },
       body: {
         data: {
           type: 'campaign-values-report',
+          id: `report-${offset}`,
           attributes: { results: results.slice(offset, nextOffset) },
           relationships: { campaigns: { data: [] } },
         },
-        links: { self: `${this.url}/api/campaign-values-reports/`, next: nextOffset < results.length ? `${this.url}/api/campaign-values-reports/?page_cursor=${encodePageCursor(nextOffset)}` : null },
+        links: { self: `${this.url}/api/campaign-values-reports/`, next: nextOffset < results.length ? `${this.url}/api/campaign-values-reports/?page_cursor=${encodePageCursor(nextOffset)}` : null, prev: null },
       },
     };
   }

@@ -1,11 +1,14 @@
 import { FakeServer, seededRandom, type FakeRequest, type FakeResponse } from './fake-server.ts';
 
-// Mailchimp Marketing API 3.0 as platform-apis.md 8 describes it: Basic (or Bearer) auth with the
-// API key, GET /3.0/ (the account) and GET /3.0/reports with count/offset/total_items and
-// since_send_time/before_send_time, problem+json errors, 429 above 10 simultaneous connections
-// (no rate-limit headers) and, on request, a bare 403 like Mailchimp under heavy load.
-// Reports are made lazily from the seed, sorted by send time: report i goes out on day
-// floor(i * days / reports) of the data range.
+// Mailchimp Marketing API 3.0 as its documentation and SDK types describe it (docs/platform-notes.md
+// "## Mailchimp" lists each rule with its source): Basic (or Bearer) auth with the API key, GET /3.0/
+// (the account, with account_timezone) and GET /3.0/reports with count (1..1000) / offset /
+// total_items, `type` from the documented enum, since_send_time/before_send_time in the documented
+// ISO 8601 form (2015-10-21T15:41:36+00:00) read as strictly after / strictly before (the docs say
+// "after"/"before" and no more; the strict reading is the one a client must survive), problem+json
+// errors, 429 above 10 simultaneous connections (no rate-limit headers) and, on request, a bare 403
+// like Mailchimp under heavy load. Every 400 it answers is recorded in `refusals`. Reports are made
+// lazily from the seed, sorted by send time: report i goes out on day floor(i * days / reports).
 
 export interface MailchimpFakeOptions {
   seed?: number;
@@ -18,6 +21,8 @@ export interface MailchimpFakeOptions {
   /** Milliseconds each answer takes (so simultaneous connections overlap). */
   latencyMs?: number;
   maxConcurrent?: number;
+  /** The account's time zone (GET /3.0/ `account_timezone`). */
+  timezone?: string;
 }
 
 export interface MailchimpFakeReport {
@@ -41,6 +46,8 @@ function problem(status: number, title: string, detail: string): FakeResponse {
 
 export class MailchimpFake extends FakeServer {
   readonly options: Required<MailchimpFakeOptions>;
+  /** Every request the fake refused as invalid (400), with the reason. */
+  readonly refusals: { path: string; reason: string }[] = [];
   /** The most simultaneous requests seen. */
   maxInFlight = 0;
   private inFlight = 0;
@@ -59,10 +66,15 @@ export class MailchimpFake extends FakeServer {
       currency: 'USD',
       accountName: 'Fake Outdoor Co',
       latencyMs: 0,
+      // "each user account is permitted up to 10 simultaneous connections"
+      // (https://mailchimp.com/developer/marketing/docs/fundamentals/, API limits)
       maxConcurrent: 10,
+      timezone: 'UTC',
       ...options,
     };
-    this.route('GET', '/3.0/', (request) => this.guard(request, () => ({ body: { account_id: '8d3a3db4d97663a9074efcc16', login_id: '12345', account_name: this.options.accountName, email: 'owner@example.com' } })));
+    this.route('GET', '/3.0/', (request) =>
+      this.guard(request, () => ({ body: { account_id: '8d3a3db4d97663a9074efcc16', login_id: '12345', account_name: this.options.accountName, email: 'owner@example.com', account_timezone: this.options.timezone } })),
+    );
     this.route('GET', '/3.0/reports', (request) => this.guard(request, () => this.reportsPage(request)));
   }
 
@@ -162,20 +174,36 @@ export class MailchimpFake extends FakeServer {
     return decoded.slice(decoded.indexOf(':') + 1) === this.options.apiKey;
   }
 
+  private refuse(request: FakeRequest, detail: string): FakeResponse {
+    this.refusals.push({ path: request.path, reason: detail });
+    return problem(400, 'Invalid Resource', detail);
+  }
+
   private reportsPage(request: FakeRequest): FakeResponse {
+    // count: "Default value is 10. Maximum value is 1000"; offset: "Default value is 0"
+    // (ListReportsRequest, mailchimp/mailchimp-marketing-typescript-sdk).
     const count = Number(request.query.get('count') ?? 10);
     const offset = Number(request.query.get('offset') ?? 0);
-    if (!Number.isInteger(count) || count < 1 || count > 1000 || !Number.isInteger(offset) || offset < 0) return problem(400, 'Invalid Resource', 'count must be 1..1000 and offset >= 0.');
-    const since = request.query.get('since_send_time');
-    const before = request.query.get('before_send_time');
-    const sinceTime = since ? Date.parse(since) : -Infinity;
-    const beforeTime = before ? Date.parse(before) : Infinity;
-    if (Number.isNaN(sinceTime) || Number.isNaN(beforeTime)) return problem(400, 'Invalid Resource', 'since_send_time/before_send_time must be ISO 8601.');
+    if (!Number.isInteger(count) || count < 1 || count > 1000 || !Number.isInteger(offset) || offset < 0) return this.refuse(request, 'count must be 1..1000 and offset >= 0.');
+    // type: regular, plaintext, absplit, rss, variate (ListReportsRequestType).
+    const type = request.query.get('type');
+    if (type !== null && !['regular', 'plaintext', 'absplit', 'rss', 'variate'].includes(type)) return this.refuse(request, `Unknown campaign type ${type}.`);
+    // "Uses ISO 8601 time format: 2015-10-21T15:41:36+00:00" (ListReportsRequest).
+    const instant = (name: string, absent: number) => {
+      const value = request.query.get(name);
+      if (value === null) return absent;
+      return /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:[+-]\d{2}:\d{2}|Z)$/.test(value) ? Date.parse(value) : NaN;
+    };
+    const sinceTime = instant('since_send_time', -Infinity);
+    const beforeTime = instant('before_send_time', Infinity);
+    if (Number.isNaN(sinceTime) || Number.isNaN(beforeTime)) {
+      return this.refuse(request, 'since_send_time/before_send_time must be ISO 8601 like 2015-10-21T15:41:36+00:00.');
+    }
     const matching: MailchimpFakeReport[] = [];
     for (let index = 0; index < this.options.reports; index++) {
       const report = this.report(index);
       const time = Date.parse(report.send_time);
-      if (time >= sinceTime && time < beforeTime) matching.push(report);
+      if (time > sinceTime && time < beforeTime) matching.push(report);
     }
     return { body: { reports: matching.slice(offset, offset + count), total_items: matching.length, _links: [] } };
   }

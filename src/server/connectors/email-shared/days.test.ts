@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { localDay, sentInWindow, windowDays } from './days.ts';
+import { instantOfWallClock, isKnownTimezone, localDay, sentInWindow, wallClockIso, windowDays } from './days.ts';
 
 describe('e-mail day helpers', () => {
   it("reads a send time as the store's calendar day", () => {
@@ -21,5 +21,21 @@ describe('e-mail day helpers', () => {
     const newYork = { since: new Date('2026-01-01T05:00:00Z'), until: new Date('2026-02-01T05:00:00Z') };
     const tokyo = { since: new Date('2025-12-31T15:00:00Z'), until: new Date('2026-01-31T15:00:00Z') };
     for (const window of [utc, newYork, tokyo]) expect(windowDays(window)).toEqual({ firstDay: '2026-01-01', lastDay: '2026-01-31' });
+  });
+
+  it("writes an instant on a zone's wall clock with that zone's offset, and reads it back ignoring the offset", () => {
+    // 2026-01-01T00:00Z is 19:00 the day before in New York (EST, UTC-5) and 09:00 in Tokyo (UTC+9)
+    expect(wallClockIso(new Date('2026-01-01T00:00:00Z'), 'America/New_York')).toBe('2025-12-31T19:00:00-05:00');
+    expect(wallClockIso(new Date('2026-01-01T00:00:00Z'), 'Asia/Tokyo')).toBe('2026-01-01T09:00:00+09:00');
+    // July: New York is on EDT, UTC-4; a zone with a half-hour offset; sub-seconds are cut
+    expect(wallClockIso(new Date('2026-07-01T12:00:00.900Z'), 'America/New_York')).toBe('2026-07-01T08:00:00-04:00');
+    expect(wallClockIso(new Date('2026-01-01T00:00:00Z'), 'Asia/Kolkata')).toBe('2026-01-01T05:30:00+05:30');
+    // the offset written after the wall clock does not matter when it is read in a zone
+    expect(instantOfWallClock('2025-12-31T19:00:00+00:00', 'America/New_York')!.toISOString()).toBe('2026-01-01T00:00:00.000Z');
+    expect(instantOfWallClock('2026-07-01T08:00:00-04:00', 'America/New_York')!.toISOString()).toBe('2026-07-01T12:00:00.000Z');
+    expect(instantOfWallClock('2026-01-01', 'UTC')).toBeNull();
+    expect(isKnownTimezone('US/Eastern')).toBe(true);
+    expect(isKnownTimezone('Mars/Olympus')).toBe(false);
+    expect(isKnownTimezone(null)).toBe(false);
   });
 });

@@ -1,12 +1,13 @@
 import { z } from 'zod';
 import type { ConnectorContext } from '../connector.ts';
-import { ConnectorAuthError } from '../connector.ts';
+import { ConnectorAuthError, MalformedResponseError } from '../connector.ts';
 import { queryParamOf } from '../email-shared/cursor.ts';
 import { defaultVerdict, retryAfterMs, type PlatformHttp, type PlatformResponse, type Verdict } from '../http.ts';
 
-// Klaviyo's JSON:API wire format (platform-apis.md 7): a private key in `Authorization:
-// Klaviyo-API-Key`, a dated `revision` header on every call, list pages linked by `links.next`
-// (`page[cursor]`), and the Reporting API's campaign-values-report for campaign statistics.
+// Klaviyo's JSON:API wire format (docs/platform-notes.md "## Klaviyo", each rule with its source): a
+// private key in `Authorization: Klaviyo-API-Key`, a dated `revision` header on every call, list pages
+// linked by `links.next` (`page[cursor]`), and the Reporting API's campaign-values-report for campaign
+// statistics (1/s, 2/m and 225 a day per account).
 
 export const KLAVIYO_PLATFORM = 'klaviyo';
 /** Overridable for a pinned or newer revision without a release. */
@@ -16,6 +17,16 @@ const JSON_API = 'application/vnd.api+json';
 
 /** The statistics we ask the campaign-values-report for (see map.ts for how each is used). */
 export const REPORT_STATISTICS = ['recipients', 'delivered', 'opens_unique', 'clicks_unique', 'conversions', 'conversion_value'] as const;
+/** The campaign attributes we read (sparse fieldset; each a documented value of fields[campaign]). */
+const CAMPAIGN_FIELDS = 'name,status,archived,send_time';
+/** Campaigns per list page: the documented maximum of page[size] (get_campaigns: "Max: 100"). */
+export const CAMPAIGNS_PAGE_SIZE = 100;
+/**
+ * A throttle that lasts longer than this is the reporting endpoints' daily limit (225 reports a day
+ * per account), not the burst (1 s) or steady (1 min) window: waiting for it inside a sync would hold
+ * a worker for hours, so the sync stops and the next scheduled one tries again.
+ */
+export const LONGEST_THROTTLE_WAIT_MS = 10 * 60_000;
 
 const errorBody = z.object({ errors: z.array(z.object({ code: z.string().optional(), detail: z.string().optional() })) });
 
@@ -37,7 +48,15 @@ export function classifyKlaviyo(response: PlatformResponse): Verdict | undefined
     } catch {
       // the status alone says enough
     }
-    return { kind: 'retry', reason: `rate limited (429): ${detail}`, afterMs: retryAfterMs(response.headers) ?? undefined };
+    const afterMs = retryAfterMs(response.headers) ?? undefined;
+    if (afterMs !== undefined && afterMs > LONGEST_THROTTLE_WAIT_MS) {
+      const minutes = Math.ceil(afterMs / 60_000);
+      return {
+        kind: 'fail',
+        reason: `Klaviyo's daily limit of reports (225 a day per account, shared with every app using the same private key) is used up; Klaviyo accepts reports again in about ${minutes} minutes and the next sync will continue then (${detail}).`,
+      };
+    }
+    return { kind: 'retry', reason: `rate limited (429): ${detail}`, afterMs };
   }
   return undefined;
 }
@@ -71,22 +90,33 @@ export class KlaviyoClient {
     return { metrics: data.data, nextPageCursor: queryParamOf(data.links?.next, 'page[cursor]') };
   }
 
-  /** One page of e-mail campaigns (Klaviyo requires the channel filter). */
+  /** One page of e-mail campaigns (Klaviyo requires the channel filter; archived ones are not listed). */
   async campaignsPage(pageCursor: string | null): Promise<{ campaigns: KlaviyoCampaign[]; nextPageCursor: string | null }> {
     const { data } = await this.http.json(`${this.baseUrl}/campaigns`, campaignsPage, {
       headers: this.headers,
       query: {
         filter: "equals(messages.channel,'email')",
-        'fields[campaign]': 'name,status,send_time,scheduled_at',
+        'fields[campaign]': CAMPAIGN_FIELDS,
+        'page[size]': CAMPAIGNS_PAGE_SIZE,
         'page[cursor]': pageCursor ?? undefined,
       },
     });
     return { campaigns: data.data, nextPageCursor: queryParamOf(data.links?.next, 'page[cursor]') };
   }
 
+  /** One campaign by id (archived ones too); null when Klaviyo no longer has it (404). */
+  async campaign(id: string): Promise<KlaviyoCampaign | null> {
+    const http = this.http.with({ classify: (response) => (response.status === 404 ? { kind: 'ok' } : (classifyKlaviyo(response) ?? defaultVerdict(response))) });
+    const response = await http.request(`${this.baseUrl}/campaigns/${encodeURIComponent(id)}`, { headers: this.headers, query: { 'fields[campaign]': CAMPAIGN_FIELDS } });
+    if (response.status === 404) return null;
+    const parsed = oneCampaign.safeParse(response.json());
+    if (!parsed.success) throw new MalformedResponseError(KLAVIYO_PLATFORM, `campaign ${id}: ${parsed.error.issues[0]?.message ?? 'unexpected shape'}`);
+    return parsed.data.data;
+  }
+
   /**
-   * One page of campaign statistics for campaigns sent in [start, end]. Klaviyo reads start/end in
-   * the account's timezone and allows at most one year per report.
+   * One page of campaign statistics for campaigns sent in [start, end] (both inclusive). Klaviyo
+   * ignores the offsets and reads start/end on the account's wall clock; at most one year per report.
    */
   async campaignValuesPage(
     request: { start: string; end: string; conversionMetricId: string },
@@ -118,6 +148,7 @@ const account = z.object({
   id: z.string(),
   attributes: z.object({
     contact_information: z.object({ organization_name: z.string().nullish() }).nullish(),
+    /** IANA zone the account's reports are in ("US/Eastern"); report timeframes are read in it. */
     timezone: z.string().nullish(),
     preferred_currency: z.string().nullish(),
   }),
@@ -125,7 +156,8 @@ const account = z.object({
 export type KlaviyoAccount = z.infer<typeof account>;
 const accountsPage = z.object({ data: z.array(account) });
 
-const metric = z.object({ id: z.string(), attributes: z.object({ name: z.string() }) });
+// A metric's name is nullable in Klaviyo's schema (MetricResponseObjectResource).
+const metric = z.object({ id: z.string(), attributes: z.object({ name: z.string().nullish() }) });
 export type KlaviyoMetric = z.infer<typeof metric>;
 const metricsPage = z.object({ data: z.array(metric), links });
 
@@ -134,12 +166,14 @@ const campaign = z.object({
   attributes: z.object({
     name: z.string(),
     status: z.string().nullish(),
+    archived: z.boolean().nullish(),
+    /** "The datetime when the campaign will be / was sent or None if not yet scheduled by a send_job." */
     send_time: z.string().nullish(),
-    scheduled_at: z.string().nullish(),
   }),
 });
 export type KlaviyoCampaign = z.infer<typeof campaign>;
 const campaignsPage = z.object({ data: z.array(campaign), links });
+const oneCampaign = z.object({ data: campaign });
 
 const count = z.number().nonnegative().nullish();
 const reportResult = z.object({

@@ -1,12 +1,13 @@
 import type { IngestEmailMetric } from '../../modules/commerce/ingest.ts';
-import { localDay } from '../email-shared/days.ts';
 import { decimalToMinor } from '../money.ts';
 import { KLAVIYO_PLATFORM, type KlaviyoCampaign, type KlaviyoMetric, type KlaviyoReportResult } from './client.ts';
 
 // Klaviyo's campaign-values-report gives lifetime numbers per campaign message for campaigns sent in
 // the timeframe, not per day: each campaign's numbers go to the day it was sent (store timezone).
 // Opens and clicks are the unique counts (the ones Klaviyo's own rates use); orders and revenue are
-// what Klaviyo attributes to the campaign through the "Placed Order" conversion metric.
+// what Klaviyo attributes to the campaign through the "Placed Order" conversion metric, in the
+// account's preferred currency, within the account's attribution window (5 days after an open or a
+// click by default), so they grow for days after the send (docs/platform-notes.md "## Klaviyo").
 
 export const CONVERSION_METRIC_NAME = 'Placed Order';
 
@@ -37,14 +38,12 @@ export function findConversionMetric(metrics: KlaviyoMetric[]): KlaviyoMetric | 
   return metrics.find((metric) => metric.attributes.name === CONVERSION_METRIC_NAME);
 }
 
-/** When the campaign went out: send_time, or scheduled_at for campaigns Klaviyo has not stamped yet. */
+/**
+ * When the campaign went out: its send_time ("when the campaign will be / was sent or None if not yet
+ * scheduled by a send_job"). A draft has none, whatever else it carries.
+ */
 export function campaignSendTime(campaign: KlaviyoCampaign): string | null {
-  return campaign.attributes.send_time ?? campaign.attributes.scheduled_at ?? null;
-}
-
-export function campaignSendDay(campaign: KlaviyoCampaign, timezone: string): string | null {
-  const sendTime = campaignSendTime(campaign);
-  return sendTime ? localDay(sendTime, timezone) : null;
+  return campaign.attributes.send_time ?? null;
 }
 
 /**

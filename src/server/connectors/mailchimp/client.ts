@@ -3,11 +3,13 @@ import type { ConnectorContext, ConnectorCredentials } from '../connector.ts';
 import { ConnectorAuthError } from '../connector.ts';
 import { defaultVerdict, type PlatformHttp, type PlatformRequest, type PlatformResponse, type Verdict } from '../http.ts';
 
-// The Mailchimp Marketing API 3.0 (platform-apis.md 8): the API key ends in its data centre
-// ("…-us21" -> https://us21.api.mailchimp.com/3.0), HTTP Basic with any user name and the key as
-// password, offset pages of /reports (count/offset, total_items). Mailchimp limits simultaneous
-// connections (10 per user; more -> 429, at high volume sometimes a bare 403) and sends no rate-limit
-// headers, so every request here holds one of 10 slots per API key and retries with backoff.
+// The Mailchimp Marketing API 3.0 (docs/platform-notes.md "## Mailchimp", each rule with its source):
+// the API key ends in its data centre ("…-us21" -> https://us21.api.mailchimp.com/3.0), HTTP Basic with
+// any user name and the key as password, offset pages of /reports (count <= 1000, offset, total_items)
+// filtered by send time in the documented ISO 8601 form (2015-10-21T15:41:36+00:00). Mailchimp limits
+// simultaneous connections (10 per user; more -> 429, at high volume sometimes a bare 403) and sends
+// no rate-limit headers, so every request here holds one of 10 slots per API key and retries with
+// backoff.
 
 export const MAILCHIMP_PLATFORM = 'mailchimp';
 export const MAILCHIMP_API_VERSION = process.env.MAILCHIMP_API_VERSION ?? '3.0';
@@ -108,22 +110,31 @@ export class MailchimpClient {
 
   /** The API root: who the key belongs to. */
   account(): Promise<MailchimpAccount> {
-    return this.get('/', accountSchema, { fields: 'account_id,account_name,email' });
+    return this.get('/', accountSchema, { fields: 'account_id,account_name,email,account_timezone' });
   }
 
-  /** One offset page of campaign reports sent in [since, until). */
+  /**
+   * One offset page of campaign reports sent around [since, until): Mailchimp documents "sent after"
+   * and "sent before" without saying whether the bound itself is in, so the query starts a second
+   * early and the caller keeps [since, until).
+   */
   reportsPage(since: Date, until: Date, offset: number, count = MAILCHIMP_PAGE_SIZE): Promise<MailchimpReportsPage> {
     return this.get('/reports', reportsPageSchema, {
       count,
       offset,
-      since_send_time: since.toISOString(),
-      before_send_time: until.toISOString(),
+      since_send_time: mailchimpTime(new Date(since.getTime() - 1000)),
+      before_send_time: mailchimpTime(until),
       fields: 'reports.id,reports.campaign_title,reports.subject_line,reports.type,reports.send_time,reports.emails_sent,reports.opens,reports.clicks,reports.ecommerce,total_items',
     });
   }
 }
 
-const accountSchema = z.object({ account_id: z.string(), account_name: z.string().nullish(), email: z.string().nullish() });
+/** An instant in the form Mailchimp documents for since_send_time/before_send_time: 2015-10-21T15:41:36+00:00 (UTC, whole seconds). */
+export function mailchimpTime(instant: Date): string {
+  return new Date(Math.floor(instant.getTime() / 1000) * 1000).toISOString().replace('.000Z', '+00:00');
+}
+
+const accountSchema = z.object({ account_id: z.string(), account_name: z.string().nullish(), email: z.string().nullish(), account_timezone: z.string().nullish() });
 export type MailchimpAccount = z.infer<typeof accountSchema>;
 
 const count = z.number().nonnegative().nullish();

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Connector } from '../connector.ts';
 import { decodeCursor, encodeCursor } from '../email-shared/cursor.ts';
-import { sentInWindow } from '../email-shared/days.ts';
+import { isKnownTimezone, sentInWindow } from '../email-shared/days.ts';
 import { MAILCHIMP_PAGE_SIZE, MAILCHIMP_PLATFORM, MailchimpClient, mailchimpBaseUrl } from './client.ts';
 import { reportToEmailMetric } from './map.ts';
 
@@ -19,7 +19,11 @@ export const mailchimpConnector: Connector = {
 
   async verify(ctx) {
     const account = await new MailchimpClient(ctx).account();
-    return { accountId: account.account_id, accountName: account.account_name || account.email || `Mailchimp account ${account.account_id}` };
+    return {
+      accountId: account.account_id,
+      accountName: account.account_name || account.email || `Mailchimp account ${account.account_id}`,
+      timezone: isKnownTimezone(account.account_timezone) ? account.account_timezone : undefined,
+    };
   },
 
   async fetchBatch(ctx, window, cursorText) {

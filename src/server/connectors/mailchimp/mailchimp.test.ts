@@ -52,8 +52,8 @@ describe('mailchimp map', () => {
 });
 
 describe('mailchimp connector against the fake', () => {
-  it('verifies the key with Basic auth and names the account', async () => {
-    await expect(mailchimpConnector.verify(ctx())).resolves.toEqual({ accountId: '8d3a3db4d97663a9074efcc16', accountName: 'Fake Outdoor Co' });
+  it("verifies the key with Basic auth and names the account and its time zone", async () => {
+    await expect(mailchimpConnector.verify(ctx())).resolves.toEqual({ accountId: '8d3a3db4d97663a9074efcc16', accountName: 'Fake Outdoor Co', timezone: 'UTC' });
     const header = String(fake.requests.at(-1)!.headers.authorization);
     expect(Buffer.from(header.replace('Basic ', ''), 'base64').toString()).toMatch(new RegExp(`:${fake.options.apiKey}$`));
   });
@@ -66,7 +66,9 @@ describe('mailchimp connector against the fake', () => {
     expect(batches).toHaveLength(Math.ceil(expected.length / 100));
     expect(batches[0]!.batch.estimatedTotal).toBe(expected.length);
     const query = new URLSearchParams(fake.requests[before]!.query);
-    expect(query.get('since_send_time')).toBe('2025-01-01T00:00:00.000Z');
+    // Mailchimp's documented form (2015-10-21T15:41:36+00:00), a second before the window's start
+    expect(query.get('since_send_time')).toBe('2024-12-31T23:59:59+00:00');
+    expect(query.get('before_send_time')).toBe('2026-01-01T00:00:00+00:00');
     expect(query.get('count')).toBe('100');
   });
 
@@ -113,6 +115,41 @@ describe('mailchimp connector against the fake', () => {
   it('raises MalformedResponseError for a page that is not the documented shape', async () => {
     fake.injectFault('malformed');
     await expect(mailchimpConnector.fetchBatch(ctx(), year, null)).rejects.toBeInstanceOf(MalformedResponseError);
+  });
+
+  it("counts a campaign sent at the window's first second, whichever way Mailchimp reads since_send_time", async () => {
+    const edge = await startMailchimpFake({ seed: 9, reports: 28, start: '2025-05-25', days: 28 });
+    try {
+      const week = utcWindow('2025-06-01', '2025-06-08');
+      const target = edge.expectedRows(utcWindow('2025-06-08', '2025-06-15').since, utcWindow('2025-06-08', '2025-06-15').until)[0]!;
+      edge.updateReport(target.campaignId, { send_time: '2025-06-01T00:00:00+00:00' });
+      const expected = edge.expectedRows(week.since, week.until);
+      // 7 reports a week (28 over 28 days) plus the one moved to 2025-06-01 00:00:00
+      expect(expected).toHaveLength(8);
+      const { rows } = await runWindow(mailchimpConnector, testContext('mailchimp', edge.apiUrl, { apiKey: edge.options.apiKey }), week);
+      // The fake reads since_send_time as strictly after. Before: since_send_time=2025-06-01T00:00:00.000Z
+      // (refused: not the documented form; read as "after", the campaign sent at 00:00:00 was left
+      // out: 7 rows). Now: 2025-05-31T23:59:59+00:00, and the connector keeps [since, until) itself.
+      expect(comparable(rows)).toEqual(comparable(expected));
+      expect(rows.find((row) => row.campaignId === target.campaignId)).toMatchObject({ day: '2025-06-01', sends: target.sends });
+      expect(edge.refusals).toEqual([]);
+    } finally {
+      await edge.close();
+    }
+  });
+
+  it('every request the connector sends is one Mailchimp accepts; the fake refuses those it would not', async () => {
+    await runWindow(mailchimpConnector, ctx(), year);
+    await runWindow(mailchimpConnector, ctx(), utcWindow('2025-06-01', '2025-06-08'));
+    expect(fake.refusals).toEqual([]);
+    const authorization = `Basic ${Buffer.from(`any:${fake.options.apiKey}`).toString('base64')}`;
+    const get = (query: string) => fetch(`${fake.apiUrl}/reports?${query}`, { headers: { authorization } });
+    expect((await get('count=1000&since_send_time=2025-01-01T00:00:00%2B00:00')).status).toBe(200);
+    expect((await get('count=1001')).status).toBe(400);
+    expect((await get('since_send_time=2025-01-01T00:00:00.000Z')).status).toBe(400);
+    expect((await get('since_send_time=2025-01-01')).status).toBe(400);
+    expect((await get('type=automation')).status).toBe(400);
+    expect(fake.refusals).toHaveLength(4);
   });
 
   it('a revoked key raises ConnectorAuthError with a reason the user understands', async () => {

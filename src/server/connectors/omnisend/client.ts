@@ -3,11 +3,13 @@ import type { ConnectorContext } from '../connector.ts';
 import { ConnectorAuthError } from '../connector.ts';
 import { defaultVerdict, type PlatformHttp, type PlatformResponse, type Verdict } from '../http.ts';
 
-// Omnisend API v3 (platform-apis.md 9): `X-API-KEY`, the version in the URL, campaign lists paged by
-// `paging.next` URLs (limit/offset). Errors are problem+json; a 429 carries no rate-limit headers
-// (a `retryAfter` seconds field in the body on the 2026-03-15 API, honoured when present), so we back
-// off. The list key `campaign`, id `campaignID` and the statistics sent/opened/clicked are as observed
-// in third-party clients (Airbyte's source-omnisend), not in Omnisend's own reference.
+// Omnisend API v3 (docs/platform-notes.md "## Omnisend", each rule with its source): `X-API-KEY`, the
+// version in the URL, campaign lists paged by `paging.next` URLs (limit/offset). The v3 reference
+// documents 400 requests a minute, and X-Rate-Limit-Limit / -Remaining / -Reset (seconds left in the
+// current period) on every answer: a 429 waits X-Rate-Limit-Reset, or the `retryAfter` seconds of the
+// 2026-03-15 API's rate-limit problem, or backs off. The campaign fields (campaignID, name, status,
+// startDate, sent, opened, clicked) are those of Omnisend's v3 campaigns reference; the list key
+// `campaign` is as third-party clients read it (Airbyte's source-omnisend).
 
 export const OMNISEND_PLATFORM = 'omnisend';
 export const OMNISEND_API_VERSION = process.env.OMNISEND_API_VERSION ?? 'v3';
@@ -16,20 +18,28 @@ export const OMNISEND_PAGE_SIZE = 100;
 
 const rateLimitProblem = z.object({ retryAfter: z.number().nonnegative().optional() });
 
+/** Seconds in a 429's X-Rate-Limit-Reset ("the number of seconds left in the current period"), or null. */
+function rateLimitResetMs(response: PlatformResponse): number | null {
+  const value = response.headers.get('x-rate-limit-reset')?.trim();
+  return value && /^\d+(\.\d+)?$/.test(value) ? Math.round(Number(value) * 1000) : null;
+}
+
 export function classifyOmnisend(response: PlatformResponse): Verdict | undefined {
   if (response.status === 401) {
     return { kind: 'auth', reason: 'Omnisend refused the API key: it was deleted or mistyped. Create a new API key in Omnisend (Store settings > API keys) and reconnect.' };
   }
   if (response.status === 403) return { kind: 'auth', reason: 'The Omnisend API key has no access to campaigns. Give the key read access to campaigns and reconnect.' };
   if (response.status === 429) {
-    let afterMs: number | undefined;
-    try {
-      const seconds = rateLimitProblem.parse(JSON.parse(response.text)).retryAfter;
-      afterMs = seconds === undefined ? undefined : seconds * 1000;
-    } catch {
-      afterMs = undefined;
+    let afterMs: number | undefined = rateLimitResetMs(response) ?? undefined;
+    if (afterMs === undefined) {
+      try {
+        const seconds = rateLimitProblem.parse(JSON.parse(response.text)).retryAfter;
+        afterMs = seconds === undefined ? undefined : seconds * 1000;
+      } catch {
+        afterMs = undefined;
+      }
     }
-    return { kind: 'retry', reason: 'Omnisend rate limit (429)', afterMs };
+    return { kind: 'retry', reason: 'Omnisend rate limit (429: 400 requests a minute per store)', afterMs };
   }
   return undefined;
 }
