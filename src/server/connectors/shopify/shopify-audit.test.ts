@@ -368,14 +368,14 @@ describe('net sales for reconciliation', () => {
   it('sourceTotals gives Shopify’s own net sales per whole day (ShopifyQL) besides the order counts; counts only without read_reports', async () => {
     const fake = await shop({ orders: 200, from: new Date('2025-03-01T00:00:00Z'), to: new Date('2025-03-11T00:00:00Z') });
     const window = { since: new Date('2025-03-02T05:00:00Z'), until: new Date('2025-03-06T05:00:00Z') };
-    const totals = await createShopifyConnector().sourceTotals!(context(fake), window);
+    const totals = await createShopifyConnector({ netSalesFromShopifyQL: true }).sourceTotals!(context(fake), window);
     const rows = new Map(fake.netSalesRows('2025-03-02', '2025-03-05').map((row) => [row.day, Math.round(Number(row.net_sales) * 100)]));
     expect(totals.map((total) => total.day)).toEqual(storeDaysOf(window, 'America/New_York').map((day) => day.day));
     for (const total of totals) expect(total.netSalesMinor).toBe(rows.get(total.day) ?? 0);
     expect(totals.reduce((sum, total) => sum + (total.netSalesMinor ?? 0), 0)).toBeGreaterThan(0);
 
     fake.scopes = fake.scopes.filter((scope) => scope !== 'read_reports');
-    const countsOnly = await createShopifyConnector().sourceTotals!(context(fake), window);
+    const countsOnly = await createShopifyConnector({ netSalesFromShopifyQL: true }).sourceTotals!(context(fake), window);
     expect(countsOnly.every((total) => total.netSalesMinor === undefined && total.orders !== undefined)).toBe(true);
   });
 });
