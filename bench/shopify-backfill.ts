@@ -3,13 +3,15 @@
 // spent in the platform's pages vs our ingest, and the peak RSS of this process: the runner's, as the
 // fake runs in a process of its own (bench/shopify-fake-process.ts). `npm run bench:shopify-backfill` (see BENCHMARKS.md). DATA_DIR (default /tmp/sync-bench/data)
 // or DATABASE_URL as for bench/demo.ts; INGEST_ROWS overrides the runner's rows per ingest call.
+// The backfill goes through a bulk operation (the connector's default for more than 2,500 orders);
+// SHOPIFY_PATH=pages reads it page by page instead (each page sized under Shopify's cost ceiling).
 import { fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import os from 'node:os';
 import { loadConfig } from '../src/server/config.ts';
 import type { Connector } from '../src/server/connectors/connector.ts';
-import { shopifyConnector } from '../src/server/connectors/shopify/index.ts';
+import { createShopifyConnector } from '../src/server/connectors/shopify/index.ts';
 import { openDatabase } from '../src/server/database/database.ts';
 import { PlatformConnection } from '../src/server/modules/connections/platform-connection.entity.ts';
 import { SyncRun } from '../src/server/modules/integrations/integration.entities.ts';
@@ -22,13 +24,15 @@ if (!process.env.DATABASE_URL) process.env.DATA_DIR ??= '/tmp/sync-bench/data';
 const orders = Number(process.env.ORDERS ?? 100_000);
 /** Rows per ingest call (the runner's default when unset). */
 const ingestBatchRows = process.env.INGEST_ROWS ? Number(process.env.INGEST_ROWS) : undefined;
+const path = process.env.SHOPIFY_PATH === 'pages' ? 'pages' : 'bulk';
+const shopifyConnector = createShopifyConnector(path === 'pages' ? { bulkThreshold: Number.POSITIVE_INFINITY } : {});
 const DAY_MS = 86_400_000;
 
 const config = loadConfig();
 const database = await openDatabase(config);
 const now = Date.now();
 const fakeProcess = fork(new URL('./shopify-fake-process.ts', import.meta.url), [
-  JSON.stringify({ seed: 2026, orders, products: 200, from: new Date(now - 360 * DAY_MS), to: new Date(now - 60_000), rateLimit: false }),
+  JSON.stringify({ seed: 2026, orders, products: 200, from: new Date(now - 360 * DAY_MS), to: new Date(now - 60_000), rateLimit: false, bulkPollsBeforeComplete: 0 }),
 ]);
 const [fake] = (await once(fakeProcess, 'message')) as [{ url: string; shop: string; initialToken: string }];
 let peak = process.memoryUsage();
@@ -75,7 +79,7 @@ try {
   console.log(`Machine: ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? 'unknown'}), load average ${os.loadavg().map((value) => value.toFixed(2)).join(' ')}, ${new Date().toISOString()}`);
   const baseline = process.memoryUsage();
   console.log(`RSS of the runner's process before the sync: ${(baseline.rss / 2 ** 20).toFixed(0)} MB (JS heap ${(baseline.heapUsed / 2 ** 20).toFixed(0)} MB used)`);
-  console.log(`Backfilling ${orders.toLocaleString('en')} Shopify orders (fake, rate limit off) into store ${store.id}...`);
+  console.log(`Backfilling ${orders.toLocaleString('en')} Shopify orders (fake, rate limit off) into store ${store.id} through ${path === 'bulk' ? 'a bulk operation (JSONL streamed)' : 'paginated queries'}...`);
   const started = performance.now();
   const status = await runSync(database.orm.em.fork(), run.id, { settings, connector: timed, ingestBatchRows });
   const seconds = (performance.now() - started) / 1000;

@@ -36,6 +36,8 @@ export interface PlatformHttpOptions {
   signal?: AbortSignal;
   fetch?: typeof globalThis.fetch;
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** The clock the sleeps above move (default Date.now). */
+  now?: () => number;
   /** Told before every wait, e.g. to show "rate limited, retrying in 30 s" in the sync's progress. */
   onRetry?: (event: { attempt: number; waitMs: number; reason: string; url: string }) => void;
 }
@@ -116,8 +118,22 @@ export class PlatformHttp {
       timeoutMs: 60_000,
       fetch: globalThis.fetch.bind(globalThis),
       sleep: sleepFor,
+      now: Date.now,
       ...options,
     };
+  }
+
+  /**
+   * Waits `ms` with this client's sleep and cancellation (a connector pacing itself before a request,
+   * e.g. Shopify's cost bucket, waits the way a retry would).
+   */
+  pause(ms: number): Promise<void> {
+    return this.options.sleep(ms, this.options.signal);
+  }
+
+  /** The instant now, as this client's clock says (tests: a fake clock moved by the recorded sleeps). */
+  now(): number {
+    return this.options.now();
   }
 
   /** A copy with another classifier or signal (one client per sync, sharing the settings). */

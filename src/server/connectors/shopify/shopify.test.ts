@@ -30,6 +30,7 @@ function context(waits: number[] = [], credentials: Record<string, string> = {})
         waits.push(ms);
         clock += ms;
       },
+      now: () => clock,
       maxAttempts: 4,
     }),
     store: { timezone: 'America/New_York', currency: 'USD' },
@@ -71,10 +72,11 @@ describe('Shopify mapping', () => {
     displayFinancialStatus: 'PARTIALLY_REFUNDED',
     email: 'ada@example.com',
     customer: { id: 'gid://shopify/Customer/7001', defaultEmailAddress: { emailAddress: 'ada@example.com' } },
-    subtotalPriceSet: { shopMoney: { amount: '105.0', currencyCode: 'USD' } },
-    currentSubtotalPriceSet: { shopMoney: { amount: '95.0', currencyCode: 'USD' } },
-    totalDiscountsSet: { shopMoney: { amount: '10.0', currencyCode: 'USD' } },
-    totalShippingPriceSet: { shopMoney: { amount: '5.0', currencyCode: 'USD' } },
+    // platform-apis.md's example did not add up (one line of 2 x 50.0 = 100.0 but a subtotal of
+    // 105.0): the subtotal here is the line after its 5.0 discount, and shipping is Order.shippingLine.
+    subtotalPriceSet: { shopMoney: { amount: '95.0', currencyCode: 'USD' } },
+    totalDiscountsSet: { shopMoney: { amount: '5.0', currencyCode: 'USD' } },
+    shippingLine: { discountedPriceSet: { shopMoney: { amount: '5.0', currencyCode: 'USD' } }, taxLines: [] },
     totalTaxSet: { shopMoney: { amount: '21.0', currencyCode: 'USD' } },
     totalRefundedSet: { shopMoney: { amount: '10.0', currencyCode: 'USD' } },
     customerJourneySummary: {
@@ -107,8 +109,7 @@ describe('Shopify mapping', () => {
   };
 
   it('maps the documented GraphQL order in shop money, with its refund on its own date', () => {
-    const { order, refunds, linesTruncated } = mapShopifyOrder(shopifyOrderNode.parse(documented));
-    expect(linesTruncated).toBe(false);
+    const { order, refunds } = mapShopifyOrder(shopifyOrderNode.parse(documented));
     expect(order).toMatchObject({
       platform: 'shopify',
       externalId: '5610000000001',
@@ -116,8 +117,9 @@ describe('Shopify mapping', () => {
       placedAt: '2026-01-15T10:20:29Z',
       updatedAt: '2026-01-16T08:00:00Z',
       currency: 'USD',
-      grossMinor: 11500,
-      discountsMinor: 1000,
+      // Tax-exclusive shop: gross = the line before discounts (2 x 50.00), discounts = 100.00 - 95.00.
+      grossMinor: 10000,
+      discountsMinor: 500,
       shippingMinor: 500,
       taxesMinor: 2100,
       status: 'paid',
@@ -132,8 +134,21 @@ describe('Shopify mapping', () => {
     expect(order.lines).toEqual([
       { externalId: '900001', productExternalId: '801', title: 'TSHIRT-M', sku: 'TSHIRT-M', quantity: 2, unitPriceMinor: 5000, discountMinor: 500 },
     ]);
+    // A refund listing no lines, shipping or adjustments is money returned, not merchandise: it no
+    // longer lowers net sales (before: amountMinor 1000).
     expect(refunds).toEqual([
-      { platform: 'shopify', externalId: '3001', orderExternalId: '5610000000001', refundedAt: '2026-01-16T08:00:00Z', amountMinor: 1000, currency: 'USD', reason: null },
+      {
+        platform: 'shopify',
+        externalId: '3001',
+        orderExternalId: '5610000000001',
+        refundedAt: '2026-01-16T08:00:00Z',
+        amountMinor: 0,
+        shippingMinor: 0,
+        taxesMinor: 0,
+        adjustmentsMinor: 1000,
+        currency: 'USD',
+        reason: null,
+      },
     ]);
   });
 
@@ -170,7 +185,7 @@ describe('Shopify mapping', () => {
         {
           id: 509562969,
           created_at: '2026-01-16T03:00:00-05:00',
-          refund_line_items: [{ subtotal: 0.0 }],
+          refund_line_items: [{ subtotal_set: { shop_money: { amount: '10.00', currency_code: 'USD' } }, total_tax_set: { shop_money: { amount: '0.00', currency_code: 'USD' } } }],
           transactions: [{ kind: 'refund', amount: '10.00', status: 'success' }],
         },
       ],
@@ -178,13 +193,16 @@ describe('Shopify mapping', () => {
     expect(order).toMatchObject({ externalId: '450789469', grossMinor: 11500, discountsMinor: 1000, shippingMinor: 500, taxesMinor: 2100, status: 'paid' });
     expect(order.landingSite).toBe('/?utm_source=facebook&utm_medium=paid&fbclid=IwAR2x');
     expect(order.lines).toEqual([{ externalId: '466157049', productExternalId: '632910392', title: 'IPod Nano', sku: 'IPOD-342-N', quantity: 1, unitPriceMinor: 11500, discountMinor: 0 }]);
-    expect(refunds).toEqual([{ platform: 'shopify', externalId: '509562969', orderExternalId: '450789469', refundedAt: '2026-01-16T03:00:00-05:00', amountMinor: 1000, currency: 'USD', reason: null }]);
+    expect(refunds).toEqual([
+      { platform: 'shopify', externalId: '509562969', orderExternalId: '450789469', refundedAt: '2026-01-16T03:00:00-05:00', amountMinor: 1000, shippingMinor: 0, taxesMinor: 0, adjustmentsMinor: 0, currency: 'USD', reason: null },
+    ]);
   });
 });
 
 describe('Shopify connector against the fake', () => {
   it('verifies the token and names the shop', async () => {
-    await expect(connector.verify(context())).resolves.toEqual({ accountId: fake.shop, accountName: 'StorePulse Demo', currency: 'USD' });
+    // The shop's own zone (shop { ianaTimezone }), for the store's days.
+    await expect(connector.verify(context())).resolves.toEqual({ accountId: fake.shop, accountName: 'StorePulse Demo', currency: 'USD', timezone: 'America/New_York' });
   });
 
   it('backfills every order of the window page by page, products first', async () => {
@@ -237,10 +255,11 @@ describe('Shopify connector against the fake', () => {
     fake.injectFault('rate_limit', { pathIncludes: '/graphql.json' });
     fake.injectFault('server_error', { pathIncludes: '/graphql.json' });
     const batch = await connector.fetchBatch(context(waits), fullYear, firstOrders.nextCursor);
-    expect(batch.orders).toHaveLength(100);
-    // An orders page of 100 requests 252 points; the bucket was empty and refills at 100 points/s.
-    expect(waits[0]).toBe(2520);
-    expect(waits).toHaveLength(2);
+    // Ten orders a page: the most whose requested cost (2 + 10 x 82 = 822 points) stays under the budget.
+    expect(batch.orders).toHaveLength(10);
+    // The bucket was emptied by another client: (822 - 0) / 100 points/s = 8.22 s, then a server error's backoff.
+    expect(waits[0]).toBe(8220);
+    expect(waits.length).toBeGreaterThanOrEqual(2);
   });
 
   it('raises MalformedResponseError for a page that is not the documented shape', async () => {

@@ -113,6 +113,31 @@ describe('POST /api/webhooks/shopify', () => {
     expect(stored).toMatchObject({ processedAt: expect.any(Date), error: null });
   });
 
+  it('refunds/create without refunded lines is stored in shop money (never the presentment transaction); products/update upserts the product', async () => {
+    const { storeId } = await connected('shopify', { shop: shopify.shop, accessToken: shopify.initialToken! }, 'presentment.myshopify.com');
+    // An order whose buyer paid in EUR (the shop sells in USD): presentment money is 0.92 of shop money.
+    let index = 0;
+    while (shopify.order(index).presentmentCurrency === 'USD') index++;
+    const orderId = shopify.orderId(index);
+    const refundId = shopify.addRefund(orderId, { lines: 0, adjustmentMinor: 1000 });
+    const delivery = shopify.webhookDelivery('refunds/create', orderId, { webhookId: 'wh-presentment' });
+    delivery.headers['x-shopify-shop-domain'] = 'presentment.myshopify.com';
+    expect(JSON.parse(delivery.body).transactions[0]).toMatchObject({ amount: '9.20', currency: 'EUR' });
+    expect((await post('/api/webhooks/shopify', delivery)).statusCode).toBe(200);
+    const product = shopify.webhookDelivery('products/update', null, { webhookId: 'wh-product', payload: shopify.restProduct(2, { title: 'Renamed', priceMinor: 4200 }) });
+    product.headers['x-shopify-shop-domain'] = 'presentment.myshopify.com';
+    expect((await post('/api/webhooks/shopify', product)).statusCode).toBe(200);
+    await processSentJobs();
+    const refunds = await sqlRunner(testApp.orm.em.fork()).rows<{ external_id: string; amount: string; adjustments: string; currency: string }>(
+      `select external_id, amount_minor::text as amount, adjustments_minor::text as adjustments, currency from refunds where store_id = $1`,
+      [storeId],
+    );
+    // USD 10.00 returned as an adjustment (not EUR 9.20, and not merchandise).
+    expect(refunds).toContainEqual({ external_id: refundId, amount: '0', adjustments: '1000', currency: 'USD' });
+    const products = await sqlRunner(testApp.orm.em.fork()).rows<{ title: string; price: string }>(`select title, price_minor::text as price from products where store_id = $1`, [storeId]);
+    expect(products).toEqual([{ title: 'Renamed', price: '4200' }]);
+  });
+
   it('a refund of an order Shopify does not know either is recorded as skipped, not retried forever', async () => {
     const { storeId } = await connected('shopify', { shop: shopify.shop, accessToken: shopify.initialToken! }, 'refund-unknown.myshopify.com');
     shopify.addRefund(shopify.orderId(8), { amountMinor: 100 });

@@ -5,7 +5,7 @@ import { fetchWooCommerceOrder } from '../../connectors/woocommerce/index.ts';
 import { mapShopifyWebhook, shopifyWebhookDelivery, verifyShopifyWebhook } from '../../connectors/shopify/webhooks.ts';
 import { headerValue, type HeaderBag } from '../../connectors/store-common.ts';
 import { isWooCommercePing, mapWooCommerceWebhook, verifyWooCommerceWebhook, wooCommerceWebhookDelivery } from '../../connectors/woocommerce/webhooks.ts';
-import { ingestOrders, ingestRefunds, type IngestOrder } from '../commerce/ingest.ts';
+import { ingestOrders, ingestRefunds, upsertProducts, type IngestOrder } from '../commerce/ingest.ts';
 import { sqlRunner } from '../commerce/raw-sql.ts';
 import { PlatformConnection, type PlatformConnectionEntity } from '../connections/platform-connection.entity.ts';
 import { Store } from '../stores/store.entity.ts';
@@ -94,21 +94,27 @@ export async function processWebhookDelivery(em: EntityManager, deliveryId: numb
       } else if (effect.kind === 'ingest') {
         const orders = [...effect.orders];
         let refunds = [...effect.refunds];
-        // A refund of an order we have not stored (placed before the backfill's window, or its own
-        // delivery still on its way): the order is read from Shopify first, so the refund has its order.
+        // Orders read from Shopify first: the refund's order when we have not stored it (placed before
+        // the backfill's window, or its own delivery still on its way), and the order of every
+        // refunds/create, whose refunds GraphQL gives in shop money and net of tax (the body says
+        // neither the shop's tax mode nor, for a refund without lines, any shop-money amount).
         const credentials = openCredentials(settings, connection);
         const auth = credentials ? await connectionAuthOf(em, settings, connection, credentials, store) : null;
-        for (const orderId of await ordersNotStored(em, store.id, 'shopify', effect.refunds.map((refund) => refund.orderExternalId), orders)) {
+        const missing = await ordersNotStored(em, store.id, 'shopify', effect.refunds.map((refund) => refund.orderExternalId), orders);
+        for (const orderId of [...new Set([...(effect.readOrders ?? []), ...missing])]) {
           const fetched = auth ? await auth.call((ctx) => fetchShopifyOrder(ctx, orderId)) : null;
           if (!fetched) {
+            if (!missing.includes(orderId)) continue;
             delivery.error = `Order ${orderId} is not known here or at Shopify: its refund was skipped.`;
             refunds = refunds.filter((refund) => refund.orderExternalId !== orderId);
             continue;
           }
           orders.push(fetched.order);
-          // The webhook's own copy of the refund comes last, so it wins over the one read with the order.
-          refunds = [...fetched.refunds, ...refunds];
+          // Shopify's own copy of each refund (GraphQL) wins over the body's.
+          const read = new Set(fetched.refunds.map((refund) => refund.externalId));
+          refunds = [...refunds.filter((refund) => !read.has(refund.externalId)), ...fetched.refunds];
         }
+        if (effect.products?.length) await upsertProducts(em, store.id, effect.products);
         if (orders.length) await ingestOrders(em, store.id, orders);
         if (refunds.length) await ingestRefunds(em, store.id, refunds);
       }
