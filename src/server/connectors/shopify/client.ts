@@ -11,7 +11,8 @@ export const SHOPIFY = 'shopify';
 export const SHOPIFY_API_VERSION = '2026-01';
 /** Shopify's own maximum for `first` on a connection. */
 export const SHOPIFY_MAX_PAGE_SIZE = 250;
-export const SHOPIFY_DEFAULT_SCOPES = ['read_orders', 'read_all_orders', 'read_products', 'read_customers', 'read_inventory'];
+/** read_reports: Shopify's own net sales per day (ShopifyQL), compared with ours after each sync. */
+export const SHOPIFY_DEFAULT_SCOPES = ['read_orders', 'read_all_orders', 'read_products', 'read_customers', 'read_inventory', 'read_reports'];
 
 export function apiVersionOf(credentials: ConnectorCredentials): string {
   return credentials.apiVersion || SHOPIFY_API_VERSION;

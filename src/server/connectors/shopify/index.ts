@@ -78,10 +78,8 @@ export interface ShopifyConnectorOptions {
   /** Orders per batch read from a bulk file. */
   bulkBatchOrders?: number;
   /**
-   * sourceTotals also reports Shopify's own net sales per day (ShopifyQL). Off by default: Shopify's
-   * sales put a refund on the day it was made, while the reconciliation's "ours" is each order's net
-   * after all its refunds on the day it was placed, so every day with a refund of an older order would
-   * differ. To be switched on when the reconciliation compares the rollups' net sales by day.
+   * sourceTotals also reports Shopify's own net sales per day (ShopifyQL), when the store's days are
+   * the shop's (the same time zone). On by default; false compares order counts only.
    */
   netSalesFromShopifyQL?: boolean;
 }
@@ -237,16 +235,19 @@ export function createShopifyConnector(options: ShopifyConnectorOptions = {}): C
 
   /**
    * Per store day: the orders Shopify counts (ordersCount, by processed day, without test, cancelled
-   * or voided orders) and, with `netSalesFromShopifyQL` and where the app may read reports
-   * (read_reports, API 2025-10 and later), the net sales of Shopify's own analytics (ShopifyQL
+   * or voided orders) and, where the app may read reports (read_reports, API 2025-10 and later) and
+   * the store's time zone is the shop's, the net sales of Shopify's own analytics (ShopifyQL
    * `FROM sales SHOW net_sales GROUP BY day`) for the days wholly inside the window.
    */
   async function sourceTotals(ctx: ConnectorContext, window: SyncWindow): Promise<SourceDayTotal[]> {
     const client = new ShopifyClient(ctx);
     const days = storeDaysOf(window, ctx.store.timezone);
     const counts = await client.orderCounts(days.map((day) => `${searchRange('processed_at', day.start, day.end)} ${SHOPIFY_COUNTED_ORDERS}`));
-    const currency = (await client.shop()).currencyCode;
-    const netSales = options.netSalesFromShopifyQL ? await shopNetSalesByDay(client, days, currency) : new Map<string, number>();
+    const shop = await client.shop();
+    const currency = shop.currencyCode;
+    // ShopifyQL's days are the shop's: comparable only when the store counts its days in the same zone.
+    const sameDays = shop.ianaTimezone === ctx.store.timezone;
+    const netSales = (options.netSalesFromShopifyQL ?? true) && sameDays ? await shopNetSalesByDay(client, days, currency) : new Map<string, number>();
     return days.map((day, index) => ({ day: day.day, orders: counts[index]!, ...(netSales.has(day.day) ? { netSalesMinor: netSales.get(day.day)! } : {}), currency }));
   }
 

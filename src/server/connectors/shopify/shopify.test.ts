@@ -292,7 +292,7 @@ describe('Shopify OAuth against the fake', () => {
     expect(url.origin + url.pathname).toBe('https://my-store.myshopify.com/admin/oauth/authorize');
     expect(Object.fromEntries(url.searchParams)).toEqual({
       client_id: settings.clientId,
-      scope: 'read_orders,read_all_orders,read_products,read_customers,read_inventory',
+      scope: 'read_orders,read_all_orders,read_products,read_customers,read_inventory,read_reports',
       redirect_uri: settings.redirectUri,
       state: 'state-123',
     });

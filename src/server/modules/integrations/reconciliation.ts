@@ -25,15 +25,28 @@ interface OurStoreDay {
   netSalesMinor: number;
 }
 
-/** Our counting orders placed in [since, until), per store day. */
+/**
+ * Our counting orders placed in [since, until), per store day, and their net sales as the platforms'
+ * own reports count a day's (and as our rollups do): the orders' gross less discounts on the day they
+ * were placed, less the refunds made in the window on the day each was made, whatever the order's day.
+ */
 async function ourStoreDays(em: EntityManager, storeId: number, platform: string, window: SyncWindow, currency: string): Promise<Map<string, OurStoreDay>> {
   const rows = await sqlRunner(em).rows<{ day: string; orders: string; net_sales: string }>(
-    `select to_char(placed_day, 'YYYY-MM-DD') as day,
-            count(*)::text as orders,
-            coalesce(sum(net_sales_minor) filter (where currency = $5), 0)::text as net_sales
-       from orders
-      where store_id = $1 and platform = $2 and placed_at >= $3 and placed_at < $4 and ${countingOrderSql()}
-      group by placed_day`,
+    `with placed as (
+       select placed_day as day, count(*) as orders, coalesce(sum(gross_minor - discounts_minor) filter (where currency = $5), 0) as net
+         from orders
+        where store_id = $1 and platform = $2 and placed_at >= $3 and placed_at < $4 and ${countingOrderSql()}
+        group by placed_day
+     ),
+     refunded as (
+       select r.refunded_day as day, sum(r.amount_minor) as amount
+         from refunds r join orders o on o.store_id = r.store_id and o.id = r.order_id
+        where r.store_id = $1 and o.platform = $2 and r.refunded_at >= $3 and r.refunded_at < $4 and r.currency = $5 and ${countingOrderSql('o')}
+        group by r.refunded_day
+     )
+     select to_char(coalesce(p.day, r.day), 'YYYY-MM-DD') as day, coalesce(p.orders, 0)::text as orders,
+            (coalesce(p.net, 0) - coalesce(r.amount, 0))::text as net_sales
+       from placed p full join refunded r on r.day = p.day`,
     [storeId, platform, window.since, window.until, currency],
   );
   return new Map(rows.map((row) => [row.day, { orders: num(row.orders), netSalesMinor: num(row.net_sales) }]));
