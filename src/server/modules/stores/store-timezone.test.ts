@@ -66,6 +66,7 @@ async function figures(storeId: number, day: string) {
     net: row?.net_sales_minor ?? 0,
     newCustomers: row?.new_customers ?? 0,
     ltv30: row?.ltv_net_30_minor ?? 0,
+    shipping: row?.shipping_minor ?? 0,
     spend: row?.spend_minor ?? 0,
   };
 }
@@ -75,7 +76,7 @@ async function figures(storeId: number, day: string) {
  *   A 2026-03-01T03:30Z £100.00, customer "ann"  -> London 1 March (GMT, +0)   New York 28 Feb 22:30 (EST, -5)
  *   B 2026-02-28T12:00Z  £50.00, guest           -> London 28 Feb              New York 28 Feb 07:00
  *   F 2026-03-03T02:00Z  $100.00, customer "bob" -> London 3 March             New York 2 March 21:00
- *   R refund of A, 2026-03-02T02:00Z, £25.00     -> London 2 March             New York 1 March 21:00
+ *   R refund of A, 2026-03-02T02:00Z, £25.00 and £5.00 of shipping -> London 2 March, New York 1 March 21:00
  *   a Meta Ads row of £30.00 on the platform's day 1 March (it stays there).
  */
 async function londonStoreWithOrders() {
@@ -93,7 +94,7 @@ async function londonStoreWithOrders() {
     testOrder({ externalId: 'F', placedAt: '2026-03-03T02:00:00Z', grossMinor: 10_000, currency: 'USD', customer: { externalId: 'bob' } }),
   ]);
   await ingestRefunds(em(), store.id, [
-    { platform: 'shopify', externalId: 'R', orderExternalId: 'A', refundedAt: '2026-03-02T02:00:00Z', amountMinor: 2_500, currency: 'GBP' },
+    { platform: 'shopify', externalId: 'R', orderExternalId: 'A', refundedAt: '2026-03-02T02:00:00Z', amountMinor: 2_500, shippingMinor: 500, currency: 'GBP' },
   ]);
   await ingestAdMetrics(em(), store.id, [
     { platform: 'metaads', accountId: 'act_1', campaignId: 'c1', campaignName: 'Spring', day: '2026-03-01', currency: 'GBP', spendMinor: 3_000, clicks: 40 },
@@ -114,10 +115,10 @@ describe('changing a store with data to America/New_York', () => {
     const store = await londonStoreWithOrders();
     expect(await days(store.id)).toEqual({ A: '2026-03-01', B: '2026-02-28', F: '2026-03-03', R: '2026-03-02' });
     // London: 28 Feb holds B; 1 March A (ann's first order: a new customer, LTV 100.00 - 25.00 refunded
-    // = 75.00 on her cohort day) and the £30 of ads; 2 March the refund.
-    expect(await figures(store.id, '2026-02-28')).toEqual({ orders: 1, gross: 5_000, refunds: 0, net: 5_000, newCustomers: 0, ltv30: 0, spend: 0 });
-    expect(await figures(store.id, '2026-03-01')).toEqual({ orders: 1, gross: 10_000, refunds: 0, net: 10_000, newCustomers: 1, ltv30: 7_500, spend: 3_000 });
-    expect(await figures(store.id, '2026-03-02')).toEqual({ orders: 0, gross: 0, refunds: 2_500, net: -2_500, newCustomers: 0, ltv30: 0, spend: 0 });
+    // = 75.00 on her cohort day) and the £30 of ads; 2 March the refund (net -25.00, shipping -5.00).
+    expect(await figures(store.id, '2026-02-28')).toEqual({ orders: 1, gross: 5_000, refunds: 0, net: 5_000, newCustomers: 0, ltv30: 0, shipping: 0, spend: 0 });
+    expect(await figures(store.id, '2026-03-01')).toEqual({ orders: 1, gross: 10_000, refunds: 0, net: 10_000, newCustomers: 1, ltv30: 7_500, shipping: 0, spend: 3_000 });
+    expect(await figures(store.id, '2026-03-02')).toEqual({ orders: 0, gross: 0, refunds: 2_500, net: -2_500, newCustomers: 0, ltv30: 0, shipping: -500, spend: 0 });
     // Bob's $100.00 at 3 March's rate: 10,000 x 0.85 / 1.10 = 7,727.27 -> 7,727 pence.
     expect(await customerTotals(store.id)).toEqual({ ann: 7_500, bob: 7_727 });
 
@@ -129,8 +130,8 @@ describe('changing a store with data to America/New_York', () => {
     expect(await days(store.id)).toEqual({ A: '2026-02-28', B: '2026-02-28', F: '2026-03-02', R: '2026-03-01' });
     // New York: 28 Feb holds A and B (150.00, ann new, her LTV with it); 1 March the refund and the
     // ad row (the platform's day, not ours); 2 March nothing in GBP any more.
-    expect(await figures(store.id, '2026-02-28')).toEqual({ orders: 2, gross: 15_000, refunds: 0, net: 15_000, newCustomers: 1, ltv30: 7_500, spend: 0 });
-    expect(await figures(store.id, '2026-03-01')).toEqual({ orders: 0, gross: 0, refunds: 2_500, net: -2_500, newCustomers: 0, ltv30: 0, spend: 3_000 });
+    expect(await figures(store.id, '2026-02-28')).toEqual({ orders: 2, gross: 15_000, refunds: 0, net: 15_000, newCustomers: 1, ltv30: 7_500, shipping: 0, spend: 0 });
+    expect(await figures(store.id, '2026-03-01')).toEqual({ orders: 0, gross: 0, refunds: 2_500, net: -2_500, newCustomers: 0, ltv30: 0, shipping: -500, spend: 3_000 });
     expect(await dailyRollup(em(), store.id, '2026-03-02')).toBeNull();
     // Bob's order is now on 2 March: 10,000 x 0.85 / 1.25 = 6,800 pence; its USD row moved with it.
     expect(await customerTotals(store.id)).toEqual({ ann: 7_500, bob: 6_800 });
