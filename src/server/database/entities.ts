@@ -19,6 +19,7 @@ import { FeatureRequest, FeatureRequestVote } from '../modules/feature-requests/
 import { GuestInvitation, StoreGuest } from '../modules/guests/guest-invitation.entity.ts';
 import { SavedReport } from '../modules/reports/saved-report.entity.ts';
 import { Session } from '../modules/sessions/session.entity.ts';
+import { StoreTimezoneChange } from '../modules/stores/store-timezone-change.entity.ts';
 import { Store } from '../modules/stores/store.entity.ts';
 import { Plan } from '../modules/subscriptions/plan.entity.ts';
 import { Subscription } from '../modules/subscriptions/subscription.entity.ts';
@@ -60,4 +61,5 @@ export const entities = [
   WebhookDelivery,
   ReconciliationResult,
   ConnectionAccount,
+  StoreTimezoneChange,
 ];

@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { INTEGRATION_JOBS } from '../modules/integrations/integration-jobs.ts';
 import { deliverDueReports } from '../modules/reports/report-delivery.ts';
+import { STORE_TIMEZONE_JOB } from '../modules/stores/store-timezone.service.ts';
 
 // Every background job of the app: its pg-boss queue, an optional schedule (cron, UTC) that puts a
 // job on the queue, and the work one job does. Platform syncs add their entries here.
@@ -33,4 +34,6 @@ export const JOBS: readonly JobDefinition[] = [
     handle: (context) => deliverDueReports(context.em, { baseUrl: context.baseUrl, log: context.log }),
   },
   ...INTEGRATION_JOBS,
+  // A store's new time zone: its days recomputed and its rollups rebuilt (stores/store-timezone.service.ts).
+  STORE_TIMEZONE_JOB,
 ];

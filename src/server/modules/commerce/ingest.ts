@@ -658,7 +658,7 @@ async function settleNewCustomerFlags(q: SqlRunner, storeId: number): Promise<vo
 }
 
 /** first_order_at, orders_count and total_spent_minor of every customer of the store, as refreshCustomerAggregates computes them. */
-async function settleCustomerAggregates(q: SqlRunner, storeId: number, storeCurrency: string): Promise<void> {
+export async function settleCustomerAggregates(q: SqlRunner, storeId: number, storeCurrency: string): Promise<void> {
   await q.run(
     `update customers c
         set first_order_at = a.first_order_at, orders_count = a.orders_count, total_spent_minor = a.total_spent, updated_at = now()

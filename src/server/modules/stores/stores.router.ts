@@ -4,6 +4,8 @@ import {
   dashboardLimitsOutput,
   storeIdSchema,
   storeOutput,
+  timezoneChangeAnswer,
+  timezoneChangeInput,
   updateStoreInput,
 } from '../../../shared/stores.ts';
 import { router } from '../../trpc/init.ts';
@@ -17,11 +19,14 @@ import {
   setActiveStore,
   toStoreDto,
   updateStore,
+  visibleStore,
 } from './stores.service.ts';
+import { latestTimezoneChange } from './store-timezone.service.ts';
 
 // Store management needs an account, not a subscription: a new user creates a store before paying.
 // A guest sees the stores shared with them (role 'guest') but may only switch to them: renaming,
-// changing the currency and deleting look up the caller's own stores, so a shared one answers 404.
+// changing the currency or the time zone and deleting look up the caller's own stores, so a shared
+// one answers 404; in guest mode every mutation is refused by the builder.
 export const storesRouter = router({
   list: authedProcedure
     .meta({ openapi: { method: 'GET', path: '/stores', tags: ['stores'], summary: "The user's stores" } })
@@ -57,12 +62,31 @@ export const storesRouter = router({
     .mutation(async ({ ctx, input }) => toStoreDto(await createStore(ctx.em, ctx.user, input.name), ctx.user)),
 
   update: authedProcedure
-    .meta({ openapi: { method: 'PATCH', path: '/stores/{storeId}', tags: ['stores'], summary: 'Rename a store or change its currency' } })
+    .meta({ openapi: { method: 'PATCH', path: '/stores/{storeId}', tags: ['stores'], summary: 'Rename a store, change its currency or its time zone (which recomputes its daily figures)' } })
     .input(updateStoreInput)
     .output(storeOutput)
     .mutation(async ({ ctx, input }) => {
       const { storeId, ...changes } = input;
       return toStoreDto(await updateStore(ctx.em, ctx.user, storeId, changes), ctx.user);
+    }),
+
+  /**
+   * The latest change of a store's time zone and the progress of its rebuild: the store given
+   * (own or shared) or else the active one. Polled by store management while a change runs.
+   */
+  timezoneChange: authedProcedure
+    .meta({
+      openapi: { method: 'GET', path: '/stores/timezone-change', tags: ['stores'], summary: "Progress of the latest change of a store's time zone" },
+      rest: { noCache: true },
+    })
+    .input(timezoneChangeInput)
+    .output(timezoneChangeAnswer)
+    .query(async ({ ctx, input }) => {
+      const store =
+        input?.storeId !== undefined
+          ? await visibleStore(ctx.em, ctx.user, input.storeId)
+          : await activeStoreOf(ctx.em, ctx.user, ctx.guestMode ? ctx.session.guestActiveStoreId : null);
+      return { change: store ? await latestTimezoneChange(ctx.em, store.id) : null };
     }),
 
   remove: authedProcedure

@@ -13,6 +13,7 @@ import type { SessionControl } from '../sessions/session-control.ts';
 import { accessOf } from '../subscriptions/subscriptions.service.ts';
 import { User, type UserEntity } from '../users/user.entity.ts';
 import { Store, type StoreEntity } from './store.entity.ts';
+import { assertKnownTimeZone, changeStoreTimezone, type ChangeStoreTimezoneOptions } from './store-timezone.service.ts';
 
 export const STORE_NOT_FOUND_MESSAGE = 'Store not found';
 
@@ -113,21 +114,33 @@ export async function createStore(em: EntityManager, owner: UserEntity, name: st
   });
 }
 
+export const NOTHING_TO_UPDATE_MESSAGE = 'Nothing to update: send a name, a currency or a time zone';
+
+/**
+ * Renames the owner's store, changes its currency and/or its time zone. A new zone of a store with
+ * data is queued as a change that rebuilds its figures (changeStoreTimezone): the store answered
+ * keeps its old zone until that has committed (stores.timezoneChange shows the progress).
+ */
 export async function updateStore(
   em: EntityManager,
   owner: UserEntity,
   storeId: number,
-  changes: { name?: string; currency?: CurrencyCode },
+  changes: { name?: string; currency?: CurrencyCode; timezone?: string },
+  options: ChangeStoreTimezoneOptions = {},
 ): Promise<StoreEntity> {
-  if (changes.name === undefined && changes.currency === undefined) {
-    throw new AppError('BAD_REQUEST', 'Nothing to update: send a name or a currency', {
-      fieldErrors: [{ field: '', message: 'Nothing to update: send a name or a currency' }],
-    });
+  if (changes.name === undefined && changes.currency === undefined && changes.timezone === undefined) {
+    throw new AppError('BAD_REQUEST', NOTHING_TO_UPDATE_MESSAGE, { fieldErrors: [{ field: '', message: NOTHING_TO_UPDATE_MESSAGE }] });
   }
   const store = await ownedStore(em, owner, storeId);
+  // Checked before anything changes, so a refused zone leaves the name and currency as they were.
+  if (changes.timezone !== undefined) await assertKnownTimeZone(em, changes.timezone);
   if (changes.name !== undefined) store.name = changes.name;
   if (changes.currency !== undefined) store.currency = changes.currency;
   await em.flush();
+  if (changes.timezone !== undefined) {
+    await changeStoreTimezone(em, store, changes.timezone, options);
+    await em.refresh(store);
+  }
   return store;
 }
 
