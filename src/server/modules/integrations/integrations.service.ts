@@ -3,7 +3,8 @@ import { randomBytes } from 'node:crypto';
 import type { ConnectionAccountView, Integration, SyncRunKind, SyncRunView } from '../../../shared/integrations.ts';
 import { PLATFORM_KEYS, PLATFORM_NAMES, type PlatformKey } from '../../../shared/platforms.ts';
 import { ConnectorAuthError, ConnectorRequestError, MalformedResponseError, type ConnectedAccount, type Connector, type ConnectorCredentials } from '../../connectors/connector.ts';
-import { CONNECTORS, connectorFor } from '../../connectors/registry.ts';
+import { CONNECTORS, connectorFor, registeredPlatforms } from '../../connectors/registry.ts';
+import { changeStoreTimezone } from '../stores/store-timezone.service.ts';
 import { AppError } from '../../errors.ts';
 import { sqlRunner } from '../commerce/raw-sql.ts';
 import { PlatformConnection, type PlatformConnectionEntity } from '../connections/platform-connection.entity.ts';
@@ -166,7 +167,26 @@ async function markConnected(
   connection.lastError = null;
   connection.disconnectReason = null;
   await em.flush();
+  await adoptAccountTimezone(em, connection, account);
   await queueSync(em, connection, { kind });
+}
+
+/**
+ * A store's days are its shop's days: when a store platform connects, the store takes the shop's
+ * time zone (a store with data recomputes its figures in a job, with progress in store management).
+ * An ad or e-mail account's zone is taken only by a store without a shop and without orders, so that
+ * a first ad account does not move the days of a store whose orders came from elsewhere.
+ */
+async function adoptAccountTimezone(em: EntityManager, connection: PlatformConnectionEntity, account: ConnectedAccount): Promise<void> {
+  if (!account.timezone) return;
+  const store = await em.findOneOrFail(Store, { id: connection.store.id });
+  if (store.timezone === account.timezone) return;
+  if (connectorFor(connection.platform).kind !== 'store') {
+    const shops = await em.count(PlatformConnection, { store: store.id, platform: { $in: registeredPlatforms().filter((platform) => connectorFor(platform).kind === 'store') }, sealedCredentials: { $ne: null } });
+    const [orders] = await sqlRunner(em).rows<{ any: boolean }>(`select exists (select 1 from orders where store_id = $1) as any`, [store.id]);
+    if (shops > 0 || orders!.any) return;
+  }
+  await changeStoreTimezone(em, store, account.timezone);
 }
 
 function requireAuthKind(connector: Connector, wanted: Connector['authKind']): void {

@@ -269,6 +269,9 @@ describe('Shopify OAuth', () => {
     const connection = (await connectionOf(owner.store.id, 'shopify'))!;
     expect(connection.accountId).toBe(shopify.shop);
     expect(openCredentials(settings, connection)).toMatchObject({ shop: shopify.shop, accessToken: expect.any(String) });
+    // The store's days become the shop's (the store was empty: at once).
+    expect((await testApp.orm.em.fork().findOneOrFail(Store, { id: owner.store.id })).timezone).toBe('America/New_York');
+    expect(await entry(owner.client, 'shopify')).toMatchObject({ storeTimezone: 'America/New_York', accountTimezone: 'America/New_York' });
 
     const replayed = await owner.client.get(`/api/integrations/oauth/shopify/callback?${new URLSearchParams(callback)}`);
     expect(decodeURIComponent(String(replayed.headers.location))).toBe('/integrations?error=This Shopify sign-in has expired or was already used. Start connecting again.');
@@ -281,6 +284,30 @@ describe('Shopify OAuth', () => {
     expect(synced.reconciliation).toMatchObject({ matches: true, currency: 'USD', days: [], explanations: [] });
     expect(synced.reconciliation.ourOrders).toBe(synced.reconciliation.sourceOrders);
     expect(synced.reconciliation.ourOrders).toBeGreaterThan(0);
+    // Same days as the shop: Shopify's own net sales per day (ShopifyQL) are compared too, and match.
+    expect(synced.reconciliation.sourceNetSales).toBe(synced.reconciliation.ourNetSales);
+    expect(synced.reconciliation.ourNetSales).toBeGreaterThan(0);
+  });
+
+  it("a store with orders already moves to the shop's time zone through the rebuild job; an ad account's zone does not move it", async () => {
+    const owner = await ownerWithStore(testApp.app, testApp.orm, 'Busy shop');
+    await ingestOrders(testApp.orm.em.fork(), owner.store.id, [
+      { platform: 'csv', externalId: 'earlier', placedAt: '2026-03-01T03:30:00Z', currency: 'GBP', grossMinor: 1_000, status: 'paid' },
+    ]);
+    // A Meta account in Los Angeles: the store has orders, so its days stay.
+    const metaStart = await call(owner.client, 'startOAuth', { platform: 'metaads' });
+    await owner.client.get(`/api/integrations/oauth/metaads/callback?${new URLSearchParams(await allowOnConsentPage(metaStart.body.result.data.authorizeUrl))}`);
+    await call(owner.client, 'chooseAccounts', { platform: 'metaads', accountIds: ['1234567890'] });
+    expect((await testApp.orm.em.fork().findOneOrFail(Store, { id: owner.store.id })).timezone).toBe('Europe/London');
+
+    const started = await call(owner.client, 'startOAuth', { platform: 'shopify', shop: shopify.shop });
+    const callback = shopify.issueAuthorizationCode(new URL(started.body.result.data.authorizeUrl).searchParams.get('state')!);
+    await owner.client.get(`/api/integrations/oauth/shopify/callback?${new URLSearchParams(callback)}`);
+    // Until the job has rebuilt the figures, the store keeps its days; the change waits in the queue.
+    expect((await testApp.orm.em.fork().findOneOrFail(Store, { id: owner.store.id })).timezone).toBe('Europe/London');
+    const changes = await sqlRunner(testApp.orm.em.fork()).rows<{ to_timezone: string; status: string }>(`select to_timezone, status from store_timezone_changes where store_id = $1`, [owner.store.id]);
+    expect(changes).toEqual([{ to_timezone: 'America/New_York', status: 'queued' }]);
+    expect(sentJobs.filter((job) => job.queue === 'stores.timezone')).toHaveLength(1);
   });
 
   it('reports the days that differ and the orders that explain them', async () => {
