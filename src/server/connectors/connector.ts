@@ -140,6 +140,11 @@ export interface Connector {
    * to sync. Platforms where one login reaches one account (store platforms, e-mail) have none.
    */
   listAccounts?(ctx: ConnectorContext): Promise<PlatformAccount[]>;
+  /**
+   * The scheduled incremental syncs of this platform run at most this often (minutes; the schedule
+   * runs every 15): for platforms whose documented daily quota a sync every 15 minutes would use up.
+   */
+  minSyncIntervalMinutes?: number;
 }
 
 /** The credentials were refused (revoked, expired without refresh, wrong key): the connection is disconnected. */

@@ -154,6 +154,9 @@ export const klaviyoConnector: Connector = {
   authKind: 'credentials',
   credentialFields: ['apiKey'],
   defaultBaseUrl: () => KLAVIYO_BASE_URL,
+  // Reporting endpoints allow 225 calls a day per account, shared with every app on the key
+  // (docs/platform-notes.md, Klaviyo): an hourly sync spends 24 a day per report kind, a 15-minute one 96.
+  minSyncIntervalMinutes: 60,
 
   async verify(ctx) {
     const account = await new KlaviyoClient(ctx).account();

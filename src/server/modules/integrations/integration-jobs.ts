@@ -45,13 +45,21 @@ function liveConnections(em: EntityManager) {
   return em.find(PlatformConnection, { status: { $in: [...LIVE_STATUSES] }, sealedCredentials: { $ne: null } }, { populate: ['store'] });
 }
 
-/** Queues an incremental sync for every connected connection without one queued or running; returns how many. */
+/** A connection whose last sync ended a little after a schedule tick is still due at the tick one interval later. */
+const SCHEDULE_SLACK_MS = 2 * 60_000;
+
+/**
+ * Queues an incremental sync for every connected connection without one queued or running (and, for
+ * platforms with a minimum interval, whose last sync is at least that old); returns how many.
+ */
 export async function scheduleIncrementalSyncs(em: EntityManager, now: Date = new Date()): Promise<number> {
   await failStaleRuns(em, now);
   await pruneHistory(em, now);
   const connections = await liveConnections(em);
   let queued = 0;
   for (const connection of connections) {
+    const interval = connectorFor(connection.platform).minSyncIntervalMinutes;
+    if (interval && connection.lastSyncAt && now.getTime() - connection.lastSyncAt.getTime() < interval * 60_000 - SCHEDULE_SLACK_MS) continue;
     if (await activeRunOf(em, connection)) continue;
     await queueNewSync(em, connection, { now });
     queued++;

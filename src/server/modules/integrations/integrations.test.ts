@@ -517,6 +517,25 @@ describe('token refresh, failures, health checks and the schedule', () => {
     expect((await isolated.owner.client.get('/api/connection-status')).body).toEqual([{ platform: 'googleads', connected: false, lastChecked: expect.any(String) }]);
   });
 
+  it('the schedule syncs Klaviyo at most hourly (its reporting quota is 225 calls a day), other platforms every time', async () => {
+    const owner = await ownerWithStore(testApp.app, testApp.orm, 'Hourly shop');
+    const em = testApp.orm.em.fork();
+    const now = new Date('2026-11-25T12:00:00Z');
+    const klaviyoConnection = em.create(PlatformConnection, { store: owner.store.id, platform: 'klaviyo', status: 'connected', connected: true, lastSyncAt: new Date(now.getTime() - 20 * 60_000), syncedUntil: now });
+    const googleConnection = em.create(PlatformConnection, { store: owner.store.id, platform: 'googleads', status: 'connected', connected: true, lastSyncAt: new Date(now.getTime() - 20 * 60_000), syncedUntil: now });
+    await em.flush();
+    sealCredentials(settings, klaviyoConnection, { apiKey: klaviyo.options.apiKey });
+    sealCredentials(settings, googleConnection, google.connectedCredentials());
+    await em.flush();
+    const queuedFor = async (connectionId: number) => testApp.orm.em.fork().count(SyncRun, { connection: connectionId });
+    await scheduleIncrementalSyncs(testApp.orm.em.fork(), now);
+    expect([await queuedFor(klaviyoConnection.id), await queuedFor(googleConnection.id)]).toEqual([0, 1]);
+    // 59 minutes after its last sync (a tick that late is due), Klaviyo syncs again.
+    await testApp.orm.em.fork().nativeUpdate(PlatformConnection, { id: klaviyoConnection.id }, { lastSyncAt: new Date(now.getTime() - 59 * 60_000) });
+    await scheduleIncrementalSyncs(testApp.orm.em.fork(), now);
+    expect(await queuedFor(klaviyoConnection.id)).toBe(1);
+  });
+
   it('the schedule queues one incremental sync per connected connection and fails runs that stopped moving', async () => {
     const { owner, connectionId } = await googleConnection(google.connectedCredentials());
     const em = testApp.orm.em.fork();
