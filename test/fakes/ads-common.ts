@@ -90,6 +90,12 @@ export class AdDataSet {
     return index;
   }
 
+  /** Whether the campaign is one of this data set's. */
+  owns(campaignId: string): boolean {
+    const index = BigInt(campaignId) - this.idBase;
+    return index >= 0n && index < BigInt(this.campaignCount);
+  }
+
   /** Changes a campaign's figures for a day (e.g. conversions attributed late); null removes the row. */
   update(campaignId: string, day: string, changes: Partial<Omit<CampaignDay, 'campaignId' | 'day'>> | null): void {
     const key = `${this.indexOf(campaignId)}|${day}`;
@@ -106,6 +112,16 @@ export class AdDataSet {
     }
     return { rows, spendMinorByDay };
   }
+}
+
+/** Changes a campaign's figures in whichever of several accounts' data sets runs it (fakes of platforms with several accounts). */
+export function updateOwningDataSet(dataSets: Iterable<AdDataSet>, campaignId: string, day: string, changes: Parameters<AdDataSet['update']>[2]): void {
+  for (const data of dataSets) {
+    if (!data.owns(campaignId)) continue;
+    data.update(campaignId, day, changes);
+    return;
+  }
+  throw new Error(`no campaign ${campaignId} in the fake`);
 }
 
 /** Minor units as the decimal string platforms send ("250.00"), in `currency`'s digits. */
