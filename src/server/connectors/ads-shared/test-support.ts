@@ -104,3 +104,15 @@ export async function storeAdRows(orm: MikroORM, rows: IngestAdMetric[]) {
   );
   return stored.map((row) => ({ accountId: row.account_id, currency: row.currency, spendMinor: row.spend, days: row.days.split(',') }));
 }
+
+/** Every row of the window, batch after batch like the sync engine, through any connector (one made with test options). */
+export async function readAllRows(connector: Connector, ctx: ConnectorContext, window: SyncWindow): Promise<IngestAdMetric[]> {
+  const rows: IngestAdMetric[] = [];
+  let cursor: string | null = null;
+  do {
+    const batch = await connector.fetchBatch(ctx, window, cursor);
+    rows.push(...(batch.adMetrics ?? []));
+    cursor = batch.nextCursor;
+  } while (cursor);
+  return rows;
+}

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBingAdsFake, zipArchive, type BingAdsFake } from '../../../../test/fakes/bingads.ts';
 import { useTestDatabase } from '../../../../test/harness.ts';
-import { ConnectorAuthError, ConnectorRequestError, MalformedResponseError, type Connector, type ConnectorContext, type SyncWindow } from '../connector.ts';
+import { ConnectorAuthError, ConnectorRequestError, MalformedResponseError, type Connector, type ConnectorContext } from '../connector.ts';
 import { PlatformHttp } from '../http.ts';
-import { adConnectorTestKit, spendByDay, storeAdRows } from '../ads-shared/test-support.ts';
+import { adConnectorTestKit, readAllRows, spendByDay, storeAdRows } from '../ads-shared/test-support.ts';
 import { utcWindow } from '../test-support.ts';
 import { accessFor, bingVerdict, customerManagementRoot, CAMPAIGN_REPORT_COLUMNS, reportRequest, runReport } from './client.ts';
 import { parseCsv, reportRecords } from './csv-report.ts';
@@ -24,16 +24,6 @@ afterAll(() => fake.close());
 
 const { contextWith, readAll, settings, expectIncrementalReadsChange, expectReplayedBatchUnchanged } = adConnectorTestKit(connector, () => fake);
 
-/** Every row of the window through another instance of the connector (one with its own clock). */
-async function readAllWith(other: Connector, ctx: ConnectorContext, window: SyncWindow) {
-  const rows = [];
-  for (let cursor: string | null = null, first = true; first || cursor; first = false) {
-    const batch = await other.fetchBatch(ctx, window, cursor);
-    rows.push(...(batch.adMetrics ?? []));
-    cursor = batch.nextCursor;
-  }
-  return rows;
-}
 
 describe('bingads connector against the fake', () => {
   it('backfills the window with one report per 31 days: submit, poll while pending, download the ZIP', async () => {
@@ -202,7 +192,7 @@ describe('bingads accounts, days and tokens', () => {
     const ctx = at(credentials, { accounts: await clocked.listAccounts!(at(credentials)) });
     const submittedBefore = multi.submittedReports().length;
 
-    const rows = await readAllWith(clocked, ctx, utcWindow('2026-02-28', '2026-03-03'));
+    const rows = await readAllRows(clocked, ctx, utcWindow('2026-02-28', '2026-03-03'));
     const times = multi.submittedReports().slice(submittedBefore).map((report) => report.Time);
     expect(times).toEqual([
       { CustomDateRangeStart: { Day: 28, Month: 2, Year: 2026 }, CustomDateRangeEnd: { Day: 2, Month: 3, Year: 2026 }, ReportTimeZone: 'AucklandWellington' },
