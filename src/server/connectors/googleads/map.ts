@@ -57,7 +57,8 @@ export function mapDailyCost(rows: readonly GoogleAdsRow[], fallbackCurrency?: s
 function ianaZone(name: string | undefined): string | null {
   if (!name) return null;
   try {
-    return new Intl.DateTimeFormat('en', { timeZone: name }).resolvedOptions().timeZone;
+    new Intl.DateTimeFormat('en', { timeZone: name });
+    return name;
   } catch {
     return null;
   }
