@@ -166,6 +166,11 @@ export class BingAdsFake extends AdPlatformFake {
     this.route('POST', '/Reporting/:version/GenerateReport/Poll', (request) => this.guarded(request, true, () => this.poll(request)));
   }
 
+  /** The campaigns of every account the login can sync. */
+  accountDataSets(): AdDataSet[] {
+    return [...this.dataSets.values()];
+  }
+
   /** An account's campaigns. */
   dataOf(accountId: string): AdDataSet {
     const data = this.dataSets.get(accountId);

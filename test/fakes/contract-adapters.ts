@@ -1,6 +1,9 @@
 import type { PlatformKey } from '../../src/shared/platforms.ts';
 import { reportingDays } from '../../src/server/connectors/ads-shared/reporting-days.ts';
-import type { Connector, ConnectorCredentials, SyncWindow } from '../../src/server/connectors/connector.ts';
+import { bingadsConnector } from '../../src/server/connectors/bingads/index.ts';
+import type { Connector, ConnectorContext, ConnectorCredentials, SyncWindow } from '../../src/server/connectors/connector.ts';
+import { googleadsConnector } from '../../src/server/connectors/googleads/index.ts';
+import { tiktokadsConnector } from '../../src/server/connectors/tiktokads/index.ts';
 import { createShopifyConnector } from '../../src/server/connectors/shopify/index.ts';
 import { createWooCommerceConnector } from '../../src/server/connectors/woocommerce/index.ts';
 import { addDays } from '../../src/server/modules/commerce/days.ts';
@@ -128,6 +131,19 @@ interface AdFake extends FakeServer {
   updateMetric(campaignId: string, day: string, changes: { spendMinor: number }): void;
 }
 
+/** Yesterday's spend of the first campaign that delivered, restated by 12.34. */
+function adMutation(fake: AdFake, platform: PlatformKey, now: Date) {
+  const day = addDays(utcDay(now), -1);
+  for (let index = 0; index < fake.data.campaignCount; index++) {
+    const row = fake.data.row(index, day);
+    if (!row) continue;
+    const campaignId = fake.data.campaignId(index);
+    fake.updateMetric(campaignId, day, { spendMinor: row.spendMinor + 1234 });
+    return { key: `${campaignId}|${day}` };
+  }
+  throw new Error(`${platform} fake: no campaign delivered on ${day}`);
+}
+
 function adAdapter(platform: PlatformKey, startFake: () => Promise<AdFake>): ContractAdapter {
   return {
     platform,
@@ -143,17 +159,7 @@ function adAdapter(platform: PlatformKey, startFake: () => Promise<AdFake>): Con
           const totals = fake.expectedTotals(days.from, days.to);
           return { rows: totals.rows, amount: Object.values(totals.spendMinorByDay).reduce((sum, spend) => sum + spend, 0) };
         },
-        mutate(now) {
-          const day = addDays(utcDay(now), -1);
-          for (let index = 0; index < fake.data.campaignCount; index++) {
-            const row = fake.data.row(index, day);
-            if (!row) continue;
-            const campaignId = fake.data.campaignId(index);
-            fake.updateMetric(campaignId, day, { spendMinor: row.spendMinor + 1234 });
-            return { key: `${campaignId}|${day}` };
-          }
-          throw new Error(`${platform} fake: no campaign delivered on ${day}`);
-        },
+        mutate: (now) => adMutation(fake, platform, now),
         ...faults(fake),
         revoke: () => fake.revokeToken(),
       };
@@ -234,13 +240,75 @@ const email: ContractAdapter = {
   },
 };
 
+interface MultiAccountAdFake extends AdFake {
+  /** Tokens of a login with no account chosen (what exchangeCode stores). */
+  loginCredentials(): Record<string, string>;
+  /** The data set of every account the login can sync. */
+  accountDataSets(): { rows(from: string, to: string): { spendMinor: number }[] }[];
+}
+
+/**
+ * An ad platform whose login reaches several accounts, synced through the engine with every account
+ * it can sync chosen, as the runner passes the stored choice (ctx.accounts). The choice is made once
+ * per sync context (listAccounts), on the engine's own context object, which the engine keeps for a run.
+ */
+function multiAccountAdAdapter(platform: PlatformKey, base: Connector, startFake: () => Promise<MultiAccountAdFake>): ContractAdapter {
+  const chosen = async (ctx: ConnectorContext) => (ctx.accounts ??= (await base.listAccounts!(ctx)).filter((account) => !account.isManager));
+  return {
+    platform,
+    async start() {
+      const fake = await startFake();
+      return {
+        baseUrl: fake.url,
+        oauth: { clientId: fake.auth.clientId, clientSecret: fake.auth.clientSecret, authorizeUrl: fake.url },
+        credentials: fake.loginCredentials(),
+        connector: {
+          ...base,
+          fetchBatch: async (ctx, window, cursor) => base.fetchBatch(Object.assign(ctx, { accounts: await chosen(ctx) }), window, cursor),
+          sourceTotals: async (ctx, window) => base.sourceTotals!(Object.assign(ctx, { accounts: await chosen(ctx) }), window),
+        },
+        expected(window) {
+          const days = reportingDays(window);
+          if (!days) return { rows: 0, amount: 0 };
+          const rows = fake.accountDataSets().flatMap((data) => data.rows(days.from, days.to));
+          return { rows: rows.length, amount: rows.reduce((sum, row) => sum + row.spendMinor, 0) };
+        },
+        mutate: (now) => adMutation(fake, platform, now),
+        ...faults(fake),
+        revoke: () => fake.revokeToken(),
+      };
+    },
+  };
+}
+
 export const CONTRACT_ADAPTERS: Readonly<Partial<Record<PlatformKey, ContractAdapter>>> = {
   shopify,
   woocommerce,
-  googleads: adAdapter('googleads', () => startGoogleAdsFake({ seed: 31, campaigns: 3 }) as Promise<AdFake>),
+  // A manager login with two client accounts (USD and EUR).
+  googleads: multiAccountAdAdapter('googleads', googleadsConnector, () =>
+    startGoogleAdsFake({
+      seed: 31,
+      campaigns: 3,
+      customers: [
+        { id: '9876543210', name: 'Agency', currency: 'USD', timeZone: 'America/New_York', manager: true, clients: ['1112223333', '4445556666'] },
+        { id: '1112223333', name: 'Shop US', currency: 'USD', timeZone: 'America/New_York' },
+        { id: '4445556666', name: 'Shop DE', currency: 'EUR', timeZone: 'Europe/Berlin', campaigns: 2 },
+      ],
+    }),
+  ),
   metaads: adAdapter('metaads', () => startMetaAdsFake({ seed: 32, campaigns: 3 }) as Promise<AdFake>),
-  bingads: adAdapter('bingads', () => startBingAdsFake({ seed: 33, campaigns: 3, pollsBeforeReady: 0 }) as Promise<AdFake>),
-  tiktokads: adAdapter('tiktokads', () => startTikTokAdsFake({ seed: 34, campaigns: 3 }) as Promise<AdFake>),
+  // Two accounts (London USD, Berlin EUR): both days are never ahead of a UTC store's today.
+  bingads: multiAccountAdAdapter('bingads', bingadsConnector, () => startBingAdsFake({ seed: 33, campaigns: 3, pollsBeforeReady: 0 })),
+  tiktokads: multiAccountAdAdapter('tiktokads', tiktokadsConnector, () =>
+    startTikTokAdsFake({
+      seed: 34,
+      campaigns: 3,
+      advertisers: [
+        { id: '7010000000000000000', name: 'Shop US', currency: 'USD', timezone: 'America/New_York' },
+        { id: '7010000000000000001', name: 'Shop DE', currency: 'EUR', timezone: 'Europe/Berlin', campaigns: 2 },
+      ],
+    }),
+  ),
   klaviyo: emailAdapter('klaviyo', (start) => startKlaviyoFake({ seed: 41, campaigns: 50, start, days: 61 }) as unknown as Promise<EmailFake>, (fake, id) =>
     (fake as unknown as { updateCampaignStats(id: string, changes: object): void }).updateCampaignStats(id, { opens_unique: 3, clicks_unique: 1 }),
   ),

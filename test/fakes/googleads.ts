@@ -129,6 +129,11 @@ export class GoogleAdsFake extends AdPlatformFake {
     this.route('POST', '/:version/customers/:customerId/:method', (request) => this.searchStream(request));
   }
 
+  /** The campaigns of every account the login can sync. */
+  accountDataSets(): AdDataSet[] {
+    return [...this.dataSets.values()];
+  }
+
   /** A client account's campaigns. */
   dataOf(customerId: string): AdDataSet {
     const data = this.dataSets.get(customerId);

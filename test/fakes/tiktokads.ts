@@ -96,6 +96,11 @@ export class TikTokAdsFake extends AdPlatformFake {
     this.route('GET', '/open_api/:version/report/integrated/get/', (request) => this.guarded(request, () => this.report(request)));
   }
 
+  /** The campaigns of every account the login can sync. */
+  accountDataSets(): AdDataSet[] {
+    return [...this.dataSets.values()];
+  }
+
   /** An advertiser's campaigns. */
   dataOf(advertiserId: string): AdDataSet {
     const data = this.dataSets.get(advertiserId);
