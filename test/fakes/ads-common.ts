@@ -114,14 +114,31 @@ export class AdDataSet {
   }
 }
 
-/** Changes a campaign's figures in whichever of several accounts' data sets runs it (fakes of platforms with several accounts). */
-export function updateOwningDataSet(dataSets: Iterable<AdDataSet>, campaignId: string, day: string, changes: Parameters<AdDataSet['update']>[2]): void {
-  for (const data of dataSets) {
-    if (!data.owns(campaignId)) continue;
-    data.update(campaignId, day, changes);
-    return;
+/** The campaigns of each account of a platform whose login reaches several (its fake's accounts), by account id. */
+export class AccountDataSets {
+  private readonly sets = new Map<string, AdDataSet>();
+
+  add(accountId: string, data: AdDataSet): AdDataSet {
+    this.sets.set(accountId, data);
+    return data;
   }
-  throw new Error(`no campaign ${campaignId} in the fake`);
+
+  of(accountId: string): AdDataSet {
+    const data = this.sets.get(accountId);
+    if (!data) throw new Error(`no account ${accountId} in the fake`);
+    return data;
+  }
+
+  all(): AdDataSet[] {
+    return [...this.sets.values()];
+  }
+
+  /** Changes a campaign's figures in whichever account runs it. */
+  update(campaignId: string, day: string, changes: Parameters<AdDataSet['update']>[2]): void {
+    const data = this.all().find((candidate) => candidate.owns(campaignId));
+    if (!data) throw new Error(`no campaign ${campaignId} in the fake`);
+    data.update(campaignId, day, changes);
+  }
 }
 
 /** Minor units as the decimal string platforms send ("250.00"), in `currency`'s digits. */

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { crc32, deflateRawSync } from 'node:zlib';
 import { dayInZone } from '../../src/shared/date-ranges.ts';
 import { REPORT_TIME_ZONES } from '../../src/server/connectors/bingads/time-zones.ts';
-import { AdPlatformFake, AdDataSet, bearerToken, FakeTokenAuthority, formOf, minorToDecimal, updateOwningDataSet } from './ads-common.ts';
+import { AccountDataSets, AdPlatformFake, AdDataSet, bearerToken, FakeTokenAuthority, formOf, minorToDecimal } from './ads-common.ts';
 import type { FakeRequest, FakeResponse } from './fake-server.ts';
 
 // Microsoft Advertising fake: the identity platform's authorize/token endpoints, Customer Management
@@ -134,7 +134,7 @@ export class BingAdsFake extends AdPlatformFake {
   pollsBeforeReady: number;
   /** Where reports are downloaded from: another host, as Microsoft's download URLs are. */
   downloadUrl = '';
-  private readonly dataSets = new Map<string, AdDataSet>();
+  readonly accountData = new AccountDataSets();
   private readonly jobs = new Map<string, ReportJob>();
   private downloads: Server | null = null;
   private nextJob = 30_000_001_234_567;
@@ -147,9 +147,9 @@ export class BingAdsFake extends AdPlatformFake {
     ];
     this.accounts.forEach((account, index) => {
       const campaignIdBase = 555_000_111n + BigInt(index) * 100_000n;
-      this.dataSets.set(account.id, new AdDataSet({ seed: account.seed ?? options.seed, campaigns: account.campaigns ?? options.campaigns, currency: account.currency, campaignIdBase }));
+      this.accountData.add(account.id, new AdDataSet({ seed: account.seed ?? options.seed, campaigns: account.campaigns ?? options.campaigns, currency: account.currency, campaignIdBase }));
     });
-    this.data = this.dataSets.get(this.accounts[0]!.id)!;
+    this.data = this.accountData.of(this.accounts[0]!.id);
     this.auth = new FakeTokenAuthority({ clientId: '00000000-fake-4000-8000-000000000001', accessTokenSeconds: 3600 });
     this.customerId = options.customerId ?? '170000001';
     this.accountId = this.accounts[0]!.id;
@@ -168,18 +168,17 @@ export class BingAdsFake extends AdPlatformFake {
 
   /** The campaigns of every account the login can sync. */
   accountDataSets(): AdDataSet[] {
-    return [...this.dataSets.values()];
+    return this.accountData.all();
   }
 
-  /** An account's campaigns. */
+  /** One account's campaigns. */
   dataOf(accountId: string): AdDataSet {
-    const data = this.dataSets.get(accountId);
-    if (!data) throw new Error(`BingAdsFake: no account ${accountId}`);
-    return data;
+    return this.accountData.of(accountId);
   }
 
+  /** Changes a campaign's figures in whichever account runs it. */
   override updateMetric(campaignId: string, day: string, changes: Parameters<AdDataSet['update']>[2]): void {
-    updateOwningDataSet(this.dataSets.values(), campaignId, day, changes);
+    this.accountData.update(campaignId, day, changes);
   }
 
   /** The report requests submitted so far (their ReportRequest objects). */

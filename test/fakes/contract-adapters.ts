@@ -144,27 +144,26 @@ function adMutation(fake: AdFake, platform: PlatformKey, now: Date) {
   throw new Error(`${platform} fake: no campaign delivered on ${day}`);
 }
 
-function adAdapter(platform: PlatformKey, startFake: () => Promise<AdFake>): ContractAdapter {
+/** An ad platform's contract fake for a connection made before accounts could be chosen: one account, named in the credentials. */
+function adContractFake(fake: AdFake, platform: PlatformKey): ContractFake {
   return {
-    platform,
-    async start() {
-      const fake = await startFake();
-      return {
-        baseUrl: fake.url,
-        oauth: { clientId: fake.auth.clientId, clientSecret: fake.auth.clientSecret, authorizeUrl: fake.url },
-        credentials: fake.connectedCredentials(),
-        expected(window) {
-          const days = reportingDays(window);
-          if (!days) return { rows: 0, amount: 0 };
-          const totals = fake.expectedTotals(days.from, days.to);
-          return { rows: totals.rows, amount: Object.values(totals.spendMinorByDay).reduce((sum, spend) => sum + spend, 0) };
-        },
-        mutate: (now) => adMutation(fake, platform, now),
-        ...faults(fake),
-        revoke: () => fake.revokeToken(),
-      };
+    baseUrl: fake.url,
+    oauth: { clientId: fake.auth.clientId, clientSecret: fake.auth.clientSecret, authorizeUrl: fake.url },
+    credentials: fake.connectedCredentials(),
+    expected(window) {
+      const days = reportingDays(window);
+      if (!days) return { rows: 0, amount: 0 };
+      const totals = fake.expectedTotals(days.from, days.to);
+      return { rows: totals.rows, amount: Object.values(totals.spendMinorByDay).reduce((sum, spend) => sum + spend, 0) };
     },
+    mutate: (now) => adMutation(fake, platform, now),
+    ...faults(fake),
+    revoke: () => fake.revokeToken(),
   };
+}
+
+function adAdapter(platform: PlatformKey, startFake: () => Promise<AdFake>): ContractAdapter {
+  return { platform, start: async () => adContractFake(await startFake(), platform) };
 }
 
 interface EmailFake extends FakeServer {
@@ -259,8 +258,7 @@ function multiAccountAdAdapter(platform: PlatformKey, base: Connector, startFake
     async start() {
       const fake = await startFake();
       return {
-        baseUrl: fake.url,
-        oauth: { clientId: fake.auth.clientId, clientSecret: fake.auth.clientSecret, authorizeUrl: fake.url },
+        ...adContractFake(fake, platform),
         credentials: fake.loginCredentials(),
         connector: {
           ...base,
@@ -273,9 +271,6 @@ function multiAccountAdAdapter(platform: PlatformKey, base: Connector, startFake
           const rows = fake.accountDataSets().flatMap((data) => data.rows(days.from, days.to));
           return { rows: rows.length, amount: rows.reduce((sum, row) => sum + row.spendMinor, 0) };
         },
-        mutate: (now) => adMutation(fake, platform, now),
-        ...faults(fake),
-        revoke: () => fake.revokeToken(),
       };
     },
   };

@@ -1,4 +1,4 @@
-import { AdPlatformFake, AdDataSet, bearerToken, FakeTokenAuthority, formOf, minorToMicros, minorToNumber, updateOwningDataSet, type CampaignDay } from './ads-common.ts';
+import { AccountDataSets, AdPlatformFake, AdDataSet, bearerToken, FakeTokenAuthority, formOf, minorToMicros, minorToNumber, type CampaignDay } from './ads-common.ts';
 import type { FakeRequest, FakeResponse } from './fake-server.ts';
 
 // Google Ads API fake: the OAuth consent page and token endpoint, customers:listAccessibleCustomers,
@@ -84,10 +84,13 @@ function defaultCustomers(options: GoogleAdsFakeOptions): FakeGoogleCustomer[] {
   return [{ id: options.managerCustomerId, name: 'Fake Agency (manager)', currency: client.currency, timeZone: client.timeZone, manager: true, clients: [client.id] }, client];
 }
 
-const permissionDenied = (message: string) => ({
-  status: 403,
-  body: [googleError(403, 'PERMISSION_DENIED', 'The caller does not have permission', { errorCode: { authorizationError: 'USER_PERMISSION_DENIED' }, message })],
-});
+/** A searchStream failure: Google's envelope (in an array) with one GoogleAdsFailure error. */
+function streamFailure(status: 400 | 403, errorCode: Record<string, string>, message: string): FakeResponse {
+  const [code, text] = status === 403 ? ['PERMISSION_DENIED', 'The caller does not have permission'] : ['INVALID_ARGUMENT', 'Request contains an invalid argument.'];
+  return { status, body: [googleError(status, code, text, { errorCode, message })] };
+}
+
+const permissionDenied = (message: string) => streamFailure(403, { authorizationError: 'USER_PERMISSION_DENIED' }, message);
 
 export class GoogleAdsFake extends AdPlatformFake {
   /** The first client account's campaigns (what the shared ad-fake helpers read). */
@@ -101,7 +104,7 @@ export class GoogleAdsFake extends AdPlatformFake {
   readonly customers = new Map<string, FakeGoogleCustomer>();
   readonly accessible: string[];
   batchSize: number;
-  private readonly dataSets = new Map<string, AdDataSet>();
+  readonly accountData = new AccountDataSets();
 
   constructor(options: GoogleAdsFakeOptions = {}) {
     super();
@@ -110,7 +113,7 @@ export class GoogleAdsFake extends AdPlatformFake {
       this.customers.set(customer.id, customer);
       if (customer.manager) return;
       const campaignIdBase = 20_000_000_000n + BigInt(index) * 1_000_000n;
-      this.dataSets.set(customer.id, new AdDataSet({ seed: customer.seed ?? options.seed, campaigns: customer.campaigns ?? options.campaigns, currency: customer.currency, campaignIdBase }));
+      this.accountData.add(customer.id, new AdDataSet({ seed: customer.seed ?? options.seed, campaigns: customer.campaigns ?? options.campaigns, currency: customer.currency, campaignIdBase }));
     });
     const managed = new Set(customers.flatMap((customer) => customer.clients ?? []));
     this.accessible = options.accessible ?? customers.filter((customer) => !managed.has(customer.id)).map((customer) => customer.id);
@@ -118,7 +121,7 @@ export class GoogleAdsFake extends AdPlatformFake {
     if (!primary) throw new Error('GoogleAdsFake: at least one customer must be a client account');
     this.customerId = primary.id;
     this.customerName = primary.name;
-    this.data = this.dataSets.get(primary.id)!;
+    this.data = this.accountData.of(primary.id);
     this.managerCustomerId = this.accessible.includes(primary.id) ? undefined : this.accessible.find((id) => this.hierarchyOf(id).has(primary.id));
     this.auth = new FakeTokenAuthority({ accessTokenSeconds: options.accessTokenSeconds ?? 3599 });
     this.batchSize = options.batchSize ?? 10_000;
@@ -131,19 +134,17 @@ export class GoogleAdsFake extends AdPlatformFake {
 
   /** The campaigns of every account the login can sync. */
   accountDataSets(): AdDataSet[] {
-    return [...this.dataSets.values()];
+    return this.accountData.all();
   }
 
-  /** A client account's campaigns. */
+  /** One account's campaigns. */
   dataOf(customerId: string): AdDataSet {
-    const data = this.dataSets.get(customerId);
-    if (!data) throw new Error(`GoogleAdsFake: no client account ${customerId}`);
-    return data;
+    return this.accountData.of(customerId);
   }
 
-  /** Changes a campaign's figures in whichever client account runs it. */
+  /** Changes a campaign's figures in whichever account runs it. */
   override updateMetric(campaignId: string, day: string, changes: Parameters<AdDataSet['update']>[2]): void {
-    updateOwningDataSet(this.dataSets.values(), campaignId, day, changes);
+    this.accountData.update(campaignId, day, changes);
   }
 
   /** The GAQL queries sent for `customerId` (to check that a manager was never asked for metrics). */
@@ -283,30 +284,18 @@ export class GoogleAdsFake extends AdPlatformFake {
     if (denied) return denied;
     const customer = this.customers.get(customerId)!;
     if ((customer.status ?? 'ENABLED') !== 'ENABLED') {
-      return {
-        status: 403,
-        body: [
-          googleError(403, 'PERMISSION_DENIED', 'The caller does not have permission', {
-            errorCode: { authorizationError: 'CUSTOMER_NOT_ENABLED' },
-            message: "The customer account can't be accessed because it is not yet enabled or has been deactivated.",
-          }),
-        ],
-      };
+      return streamFailure(403, { authorizationError: 'CUSTOMER_NOT_ENABLED' }, "The customer account can't be accessed because it is not yet enabled or has been deactivated.");
     }
     const query = typeof request.body === 'object' && request.body !== null ? String((request.body as { query?: unknown }).query ?? '') : '';
     if (customer.manager && /\bmetrics\./i.test(query)) {
-      return {
-        status: 400,
-        body: [
-          googleError(400, 'INVALID_ARGUMENT', 'Request contains an invalid argument.', {
-            errorCode: { queryError: 'REQUESTED_METRICS_FOR_MANAGER' },
-            message: 'Metrics cannot be requested for a manager account. To retrieve metrics, issue separate requests against each client account under the manager account.',
-          }),
-        ],
-      };
+      return streamFailure(
+        400,
+        { queryError: 'REQUESTED_METRICS_FOR_MANAGER' },
+        'Metrics cannot be requested for a manager account. To retrieve metrics, issue separate requests against each client account under the manager account.',
+      );
     }
     const results = this.run(customer, query);
-    if (!results) return { status: 400, body: [googleError(400, 'INVALID_ARGUMENT', 'Request contains an invalid argument.', { errorCode: { queryError: 'UNEXPECTED_INPUT' }, message: `cannot run: ${query}` })] };
+    if (!results) return streamFailure(400, { queryError: 'UNEXPECTED_INPUT' }, `cannot run: ${query}`);
     const batches: Record<string, unknown>[] = [];
     for (let start = 0; start === 0 || start < results.length; start += this.batchSize) {
       batches.push({ results: results.slice(start, start + this.batchSize), fieldMask: 'customer.currencyCode,campaign.id,campaign.name,segments.date,metrics', requestId: 'fake-request' });

@@ -1,4 +1,4 @@
-import { AdPlatformFake, AdDataSet, FakeTokenAuthority, minorToDecimal, updateOwningDataSet, type CampaignDay } from './ads-common.ts';
+import { AccountDataSets, AdPlatformFake, AdDataSet, FakeTokenAuthority, minorToDecimal, type CampaignDay } from './ads-common.ts';
 import { seededRandom, type FakeRequest, type FakeResponse } from './fake-server.ts';
 import { daysBetween } from '../../src/server/modules/commerce/days.ts';
 
@@ -72,7 +72,7 @@ export class TikTokAdsFake extends AdPlatformFake {
   readonly advertiserId: string;
   readonly advertiserName: string;
   readonly advertisers: FakeTikTokAdvertiser[];
-  private readonly dataSets = new Map<string, AdDataSet>();
+  readonly accountData = new AccountDataSets();
   /** Deals the rows of an unsorted report anew on every request. */
   private readonly shuffle = seededRandom(20_260_115);
 
@@ -83,9 +83,9 @@ export class TikTokAdsFake extends AdPlatformFake {
     ];
     this.advertisers.forEach((advertiser, index) => {
       const campaignIdBase = 1_800_000_000_000_001n + BigInt(index) * 1_000_000n;
-      this.dataSets.set(advertiser.id, new AdDataSet({ seed: advertiser.seed ?? options.seed, campaigns: advertiser.campaigns ?? options.campaigns, currency: advertiser.currency, campaignIdBase }));
+      this.accountData.add(advertiser.id, new AdDataSet({ seed: advertiser.seed ?? options.seed, campaigns: advertiser.campaigns ?? options.campaigns, currency: advertiser.currency, campaignIdBase }));
     });
-    this.data = this.dataSets.get(this.advertisers[0]!.id)!;
+    this.data = this.accountData.of(this.advertisers[0]!.id);
     this.auth = new FakeTokenAuthority({ clientId: '7000000000000000000', accessTokenSeconds: null });
     this.advertiserId = this.advertisers[0]!.id;
     this.advertiserName = this.advertisers[0]!.name;
@@ -98,18 +98,17 @@ export class TikTokAdsFake extends AdPlatformFake {
 
   /** The campaigns of every account the login can sync. */
   accountDataSets(): AdDataSet[] {
-    return [...this.dataSets.values()];
+    return this.accountData.all();
   }
 
-  /** An advertiser's campaigns. */
+  /** One account's campaigns. */
   dataOf(advertiserId: string): AdDataSet {
-    const data = this.dataSets.get(advertiserId);
-    if (!data) throw new Error(`TikTokAdsFake: no advertiser ${advertiserId}`);
-    return data;
+    return this.accountData.of(advertiserId);
   }
 
+  /** Changes a campaign's figures in whichever account runs it. */
   override updateMetric(campaignId: string, day: string, changes: Parameters<AdDataSet['update']>[2]): void {
-    updateOwningDataSet(this.dataSets.values(), campaignId, day, changes);
+    this.accountData.update(campaignId, day, changes);
   }
 
   /** What the code exchange stores now: the token and every authorized advertiser. */

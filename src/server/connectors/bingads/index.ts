@@ -1,9 +1,8 @@
-import { AppError } from '../../errors.ts';
 import { dayInZone } from '../../../shared/date-ranges.ts';
-import { ConnectorAuthError, MalformedResponseError, type Connector, type ConnectedAccount, type ConnectorContext, type PlatformAccount } from '../connector.ts';
-import { fetchAcrossAccounts, syncedAccounts, totalsAcrossAccounts } from '../ads-shared/accounts.ts';
+import { ConnectorAuthError, MalformedResponseError, type Connector, type ConnectorContext, type PlatformAccount } from '../connector.ts';
+import { fetchSlicesAcrossAccounts, noAccountChosen, totalsAcrossAccounts, verifyAccounts } from '../ads-shared/accounts.ts';
 import { refreshedCredentials, urlWithQuery } from '../ads-shared/oauth2.ts';
-import { fetchBySlices, reportingDays, type DayRange } from '../ads-shared/reporting-days.ts';
+import { reportingDays, type DayRange } from '../ads-shared/reporting-days.ts';
 import {
   accessFor,
   ACCOUNT_REPORT_COLUMNS,
@@ -54,11 +53,16 @@ export interface BingAdsConnectorOptions {
   now?: () => Date;
 }
 
-/** The account a connection made before accounts could be chosen names (credentials.accountId and customerId). */
-function legacyAccount(ctx: ConnectorContext): PlatformAccount {
+/** The account a connection made before accounts could be chosen names (credentials.accountId and customerId), or null. */
+function namedAccount(ctx: ConnectorContext): PlatformAccount | null {
   const { accountId, customerId } = ctx.credentials;
-  if (!accountId || !customerId) throw new AppError('BAD_REQUEST', `Choose the ${DISPLAY_NAME} accounts to sync: this connection has none chosen yet.`);
-  return { accountId, name: `Account ${accountId}`, currency: null, timezone: null, access: { customerId } };
+  return accountId && customerId ? { accountId, name: `Account ${accountId}`, currency: null, timezone: null, access: { customerId } } : null;
+}
+
+function legacyAccount(ctx: ConnectorContext): PlatformAccount {
+  const account = namedAccount(ctx);
+  if (!account) throw noAccountChosen(DISPLAY_NAME);
+  return account;
 }
 
 /** Every account the signed-in user can reach (GetUser for its id, then SearchAccounts by that id). */
@@ -68,10 +72,6 @@ async function listAccounts(ctx: ConnectorContext): Promise<PlatformAccount[]> {
   const userId = user.User?.Id;
   if (!userId) throw new MalformedResponseError(PLATFORM, 'GetUser answered without User.Id');
   return (await searchAccounts(ctx.http, login, userId)).map((account) => accountOf(account));
-}
-
-function connectedAccountOf(account: PlatformAccount): ConnectedAccount {
-  return { accountId: account.accountId, accountName: account.name, ...(account.currency ? { currency: account.currency } : {}), ...(account.timezone ? { timezone: account.timezone } : {}) };
 }
 
 export function createBingAdsConnector(options: BingAdsConnectorOptions = {}): Connector {
@@ -138,23 +138,12 @@ export function createBingAdsConnector(options: BingAdsConnectorOptions = {}): C
       },
     },
 
-    /** The first account synced (chosen, or named by an older connection); before any choice, the user's first account. */
-    async verify(ctx) {
-      if ((ctx.accounts ?? []).length > 0 || ctx.credentials.accountId) {
-        return connectedAccountOf(await readableAccount(ctx, syncedAccounts(ctx, () => legacyAccount(ctx))[0]!));
-      }
-      const [first] = await listAccounts(ctx);
-      if (!first) throw new ConnectorAuthError(PLATFORM, 'This Microsoft user has no Microsoft Advertising account.');
-      return connectedAccountOf(first);
-    },
+    verify: (ctx) =>
+      verifyAccounts(ctx, { platform: PLATFORM, named: namedAccount, readable: readableAccount, listAccounts, noAccount: 'This Microsoft user has no Microsoft Advertising account.' }),
 
-    fetchBatch: fetchAcrossAccounts(PLATFORM, legacyAccount, async (ctx, chosen, window, cursor) => {
-      const account = await readableAccount(ctx, chosen);
-      return fetchBySlices(PLATFORM, SLICE_DAYS, async (sliceCtx, slice) => {
-        const rows = await report(sliceCtx, account, 'CampaignPerformanceReportRequest', CAMPAIGN_REPORT_COLUMNS, slice);
-        return rows.map(mapCampaignRow);
-      })(ctx, window, cursor);
-    }),
+    fetchBatch: fetchSlicesAcrossAccounts(PLATFORM, SLICE_DAYS, legacyAccount, readableAccount, async (ctx, account, slice) =>
+      (await report(ctx, account, 'CampaignPerformanceReportRequest', CAMPAIGN_REPORT_COLUMNS, slice)).map(mapCampaignRow),
+    ),
 
     /** The account performance report: Microsoft's own daily spend of each account, in its currency. */
     async sourceTotals(ctx, window) {

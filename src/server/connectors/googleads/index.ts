@@ -1,8 +1,8 @@
 import { AppError } from '../../errors.ts';
-import { ConnectorAuthError, ConnectorRequestError, type Connector, type ConnectorContext, type ConnectedAccount, type PlatformAccount } from '../connector.ts';
-import { fetchAcrossAccounts, syncedAccounts, totalsAcrossAccounts } from '../ads-shared/accounts.ts';
+import { ConnectorAuthError, ConnectorRequestError, type Connector, type ConnectorContext, type PlatformAccount } from '../connector.ts';
+import { fetchSlicesAcrossAccounts, noAccountChosen, totalsAcrossAccounts, verifyAccounts } from '../ads-shared/accounts.ts';
 import { refreshedCredentials, urlWithQuery } from '../ads-shared/oauth2.ts';
-import { fetchBySlices, reportingDays } from '../ads-shared/reporting-days.ts';
+import { reportingDays } from '../ads-shared/reporting-days.ts';
 import {
   accessFor,
   authorizeEndpoint,
@@ -45,11 +45,17 @@ export const SLICE_DAYS = 31;
  * loginCustomerId when reached through a manager). Whether it is a manager is not known yet
  * (isManager undefined): it is asked before any metrics are.
  */
-function legacyAccount(ctx: ConnectorContext): PlatformAccount {
+function namedAccount(ctx: ConnectorContext): PlatformAccount | null {
   const { customerId, loginCustomerId, currency } = ctx.credentials;
-  if (!customerId) throw new AppError('BAD_REQUEST', `Choose the ${DISPLAY_NAME} accounts to sync: this connection has none chosen yet.`);
+  if (!customerId) return null;
   const accountId = normalizeCustomerId(customerId);
   return { accountId, name: `${DISPLAY_NAME} ${accountId}`, currency: currency ?? null, timezone: null, access: loginCustomerId ? { loginCustomerId: normalizeCustomerId(loginCustomerId) } : {} };
+}
+
+function legacyAccount(ctx: ConnectorContext): PlatformAccount {
+  const account = namedAccount(ctx);
+  if (!account) throw noAccountChosen(DISPLAY_NAME);
+  return account;
 }
 
 /** The account with what Google says of it (name, currency, zone, manager flag); a manager is refused before any metrics query. */
@@ -67,13 +73,9 @@ async function readableAccount(ctx: ConnectorContext, account: PlatformAccount):
   return known;
 }
 
-const fetchBatch = fetchAcrossAccounts(PLATFORM, legacyAccount, async (ctx, chosen, window, cursor) => {
-  const account = await readableAccount(ctx, chosen);
-  const access = accessFor(ctx, account);
-  return fetchBySlices(PLATFORM, SLICE_DAYS, async (sliceCtx, slice) => {
-    const rows = await searchStream(sliceCtx.http, access, dailyCampaignQuery(slice));
-    return rows.map((row) => mapCampaignDay(row, account.accountId, account.currency ?? undefined));
-  })(ctx, window, cursor);
+const fetchBatch = fetchSlicesAcrossAccounts(PLATFORM, SLICE_DAYS, legacyAccount, readableAccount, async (ctx, account, slice) => {
+  const rows = await searchStream(ctx.http, accessFor(ctx, account), dailyCampaignQuery(slice));
+  return rows.map((row) => mapCampaignDay(row, account.accountId, account.currency ?? undefined));
 });
 
 /**
@@ -101,10 +103,6 @@ async function listAccounts(ctx: ConnectorContext): Promise<PlatformAccount[]> {
     for (const client of accountsOfClients(rows, managerId)) if (!accounts.has(client.accountId)) accounts.set(client.accountId, client);
   }
   return [...accounts.values()];
-}
-
-function connectedAccountOf(account: PlatformAccount): ConnectedAccount {
-  return { accountId: account.accountId, accountName: account.name, ...(account.currency ? { currency: account.currency } : {}), ...(account.timezone ? { timezone: account.timezone } : {}) };
 }
 
 export const googleadsConnector: Connector = {
@@ -150,14 +148,14 @@ export const googleadsConnector: Connector = {
     },
   },
 
-  /** The first account synced (chosen, or named by an older connection); before any choice, the login's first account with metrics. */
-  async verify(ctx) {
-    const named = (ctx.accounts ?? []).some((account) => !account.isManager) || ctx.credentials.customerId;
-    if (named) return connectedAccountOf(await readableAccount(ctx, syncedAccounts(ctx, () => legacyAccount(ctx))[0]!));
-    const selectable = (await listAccounts(ctx)).filter((account) => !account.isManager);
-    if (selectable.length === 0) throw new ConnectorAuthError(PLATFORM, 'This Google account reaches no Google Ads account with metrics of its own (none, or manager accounts only).');
-    return connectedAccountOf(selectable[0]!);
-  },
+  verify: (ctx) =>
+    verifyAccounts(ctx, {
+      platform: PLATFORM,
+      named: namedAccount,
+      readable: readableAccount,
+      listAccounts,
+      noAccount: 'This Google account reaches no Google Ads account with metrics of its own (none, or manager accounts only).',
+    }),
 
   fetchBatch,
 

@@ -1,6 +1,7 @@
 import { MalformedResponseError, type PlatformAccount, type SourceDayTotal } from '../connector.ts';
 import { decimalToMinor, microsToMinor } from '../money.ts';
 import type { IngestAdMetric } from '../../modules/commerce/ingest.ts';
+import { knownTimeZone } from '../ads-shared/accounts.ts';
 import { fractionalCount, wholeCount } from '../ads-shared/counts.ts';
 import { normalizeCustomerId, PLATFORM, type GoogleAdsRow } from './client.ts';
 
@@ -53,17 +54,6 @@ export function mapDailyCost(rows: readonly GoogleAdsRow[], fallbackCurrency?: s
 // Accounts. customer.time_zone is an IANA zone ("America/New_York"): the account's reporting days
 // (https://developers.google.com/google-ads/api/docs/query/date-ranges), currency_code its money.
 
-/** The zone when it is one this runtime knows (else null: the platform did not say anything usable). */
-function ianaZone(name: string | undefined): string | null {
-  if (!name) return null;
-  try {
-    new Intl.DateTimeFormat('en', { timeZone: name });
-    return name;
-  } catch {
-    return null;
-  }
-}
-
 const currencyOrNull = (code: string | undefined) => (code && /^[A-Z]{3}$/.test(code) ? code : null);
 
 /** A customer's own row (CUSTOMER_QUERY), reached directly or through `loginCustomerId`. */
@@ -75,7 +65,7 @@ export function accountOfCustomer(row: GoogleAdsRow, loginCustomerId?: string): 
     accountId,
     name: customer.descriptiveName || `Google Ads ${accountId}`,
     currency: currencyOrNull(customer.currencyCode),
-    timezone: ianaZone(customer.timeZone),
+    timezone: knownTimeZone(customer.timeZone),
     isManager: customer.manager === true,
     access: loginCustomerId ? { loginCustomerId } : {},
   };
@@ -98,7 +88,7 @@ export function accountsOfClients(rows: readonly GoogleAdsRow[], managerId: stri
       accountId,
       name: client.descriptiveName || `Google Ads ${accountId}`,
       currency: currencyOrNull(client.currencyCode),
-      timezone: ianaZone(client.timeZone),
+      timezone: knownTimeZone(client.timeZone),
       isManager: client.manager === true,
       access: { loginCustomerId: managerId },
     });

@@ -1,8 +1,7 @@
-import { AppError } from '../../errors.ts';
-import { ConnectorAuthError, type Connector, type ConnectedAccount, type ConnectorContext, type ConnectorCredentials, type PlatformAccount } from '../connector.ts';
-import { fetchAcrossAccounts, syncedAccounts, totalsAcrossAccounts } from '../ads-shared/accounts.ts';
+import { ConnectorAuthError, type Connector, type ConnectorContext, type ConnectorCredentials, type PlatformAccount } from '../connector.ts';
+import { fetchSlicesAcrossAccounts, noAccountChosen, totalsAcrossAccounts, verifyAccounts } from '../ads-shared/accounts.ts';
 import { urlWithQuery } from '../ads-shared/oauth2.ts';
-import { fetchBySlices, reportingDays, sliceFrom } from '../ads-shared/reporting-days.ts';
+import { reportingDays, sliceFrom } from '../ads-shared/reporting-days.ts';
 import {
   accessFor,
   ADVERTISER_INFO_BATCH,
@@ -34,17 +33,26 @@ import { accountOfAdvertiser, mapAdvertiserSpend, mapReportRow } from './map.ts'
 /** The advertisers the user authorized (stored at the code exchange), else the one an older connection names. */
 function authorizedIds(credentials: ConnectorCredentials): string[] {
   if (credentials.advertiserIds) {
-    const ids = JSON.parse(credentials.advertiserIds) as unknown;
-    if (Array.isArray(ids)) return ids.map(String);
+    try {
+      const ids = JSON.parse(credentials.advertiserIds) as unknown;
+      if (Array.isArray(ids)) return ids.map(String);
+    } catch {
+      // Not the list exchangeCode stores: fall back to the one advertiser an older connection names.
+    }
   }
   return credentials.advertiserId ? [credentials.advertiserId] : [];
 }
 
-/** The advertiser a connection made before accounts could be chosen names (credentials.advertiserId). */
-function legacyAccount(ctx: ConnectorContext): PlatformAccount {
+/** The advertiser a connection made before accounts could be chosen names (credentials.advertiserId), or null. */
+function namedAccount(ctx: ConnectorContext): PlatformAccount | null {
   const { advertiserId } = ctx.credentials;
-  if (!advertiserId) throw new AppError('BAD_REQUEST', `Choose the ${DISPLAY_NAME} advertisers to sync: this connection has none chosen yet.`);
-  return { accountId: advertiserId, name: `Advertiser ${advertiserId}`, currency: null, timezone: null, access: {} };
+  return advertiserId ? { accountId: advertiserId, name: `Advertiser ${advertiserId}`, currency: null, timezone: null, access: {} } : null;
+}
+
+function legacyAccount(ctx: ConnectorContext): PlatformAccount {
+  const account = namedAccount(ctx);
+  if (!account) throw noAccountChosen(DISPLAY_NAME, 'advertisers');
+  return account;
 }
 
 /** The account with its currency: an older connection's advertiser is looked up (advertiser/info). */
@@ -61,10 +69,6 @@ async function listAccounts(ctx: ConnectorContext): Promise<PlatformAccount[]> {
     accounts.push(...(await fetchAdvertiserInfo(ctx.http, login, ids.slice(start, start + ADVERTISER_INFO_BATCH))).map(accountOfAdvertiser));
   }
   return accounts;
-}
-
-function connectedAccountOf(account: PlatformAccount): ConnectedAccount {
-  return { accountId: account.accountId, accountName: account.name, ...(account.currency ? { currency: account.currency } : {}), ...(account.timezone ? { timezone: account.timezone } : {}) };
 }
 
 export interface TikTokAdsConnectorOptions {
@@ -100,22 +104,12 @@ export function createTikTokAdsConnector(options: TikTokAdsConnectorOptions = {}
       },
     },
 
-    /** The first advertiser synced (chosen, or named by an older connection); before any choice, the first authorized one. */
-    async verify(ctx) {
-      if ((ctx.accounts ?? []).length > 0 || ctx.credentials.advertiserId) {
-        return connectedAccountOf(await readableAccount(ctx, syncedAccounts(ctx, () => legacyAccount(ctx))[0]!));
-      }
-      const [first] = await listAccounts(ctx);
-      if (!first) throw new ConnectorAuthError(PLATFORM, 'No TikTok advertiser account was authorized.');
-      return connectedAccountOf(first);
-    },
+    verify: (ctx) =>
+      verifyAccounts(ctx, { platform: PLATFORM, named: namedAccount, readable: readableAccount, listAccounts, noAccount: 'No TikTok advertiser account was authorized.' }),
 
-    fetchBatch: fetchAcrossAccounts(PLATFORM, legacyAccount, async (ctx, chosen, window, cursor) => {
-      const account = await readableAccount(ctx, chosen);
-      return fetchBySlices(PLATFORM, MAX_REPORT_DAYS, async (sliceCtx, slice) => {
-        const rows = await readWholeReport(sliceCtx.http, accessFor(sliceCtx, account), 'campaign', slice, pageSize);
-        return rows.map((row) => mapReportRow(row, account.accountId, account.currency!));
-      })(ctx, window, cursor);
+    fetchBatch: fetchSlicesAcrossAccounts(PLATFORM, MAX_REPORT_DAYS, legacyAccount, readableAccount, async (ctx, account, slice) => {
+      const rows = await readWholeReport(ctx.http, accessFor(ctx, account), 'campaign', slice, pageSize);
+      return rows.map((row) => mapReportRow(row, account.accountId, account.currency!));
     }),
 
     /** The advertiser-level report: TikTok's own spend per day of each advertiser, in its currency. */

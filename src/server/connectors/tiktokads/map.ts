@@ -1,6 +1,7 @@
 import { MalformedResponseError, type PlatformAccount, type SourceDayTotal } from '../connector.ts';
 import { decimalToMinor } from '../money.ts';
 import type { IngestAdMetric } from '../../modules/commerce/ingest.ts';
+import { knownTimeZone } from '../ads-shared/accounts.ts';
 import { fractionalCount, wholeCount } from '../ads-shared/counts.ts';
 import { PLATFORM, type AdvertiserInfo, type ReportRow } from './client.ts';
 
@@ -38,21 +39,10 @@ export function mapAdvertiserSpend(rows: readonly ReportRow[], currency: string,
   return rows.map((row) => ({ day: dayOf(row), ...(accountId ? { accountId } : {}), currency, spendMinor: amount(row.metrics.spend, currency) }));
 }
 
-/** The zone when it is an IANA zone this runtime knows ("Etc/GMT+8", "America/Los_Angeles"); else null. */
-function ianaZone(name: string | undefined): string | null {
-  if (!name) return null;
-  try {
-    new Intl.DateTimeFormat('en', { timeZone: name });
-    return name;
-  } catch {
-    return null;
-  }
-}
-
 /**
  * advertiser/info -> an account to choose. Spend is in the advertiser's `currency`; report dates are
  * the advertiser's days, in its `timezone` ("Ad account time zone including GMT offset").
  */
 export function accountOfAdvertiser(info: AdvertiserInfo): PlatformAccount {
-  return { accountId: info.advertiser_id, name: info.name || `Advertiser ${info.advertiser_id}`, currency: info.currency, timezone: ianaZone(info.timezone), isManager: false, access: {} };
+  return { accountId: info.advertiser_id, name: info.name || `Advertiser ${info.advertiser_id}`, currency: info.currency, timezone: knownTimeZone(info.timezone), isManager: false, access: {} };
 }
