@@ -100,8 +100,8 @@ export interface AccountsVerification {
   platform: string;
   /** The account a connection made before accounts could be chosen names, or null. */
   named: (ctx: ConnectorContext) => PlatformAccount | null;
-  /** The account with what the platform says of it (a call proving the credentials reach it). */
-  readable: (ctx: ConnectorContext, account: PlatformAccount) => Promise<PlatformAccount>;
+  /** The account as the platform describes it: a cheap call proving the credentials reach it. */
+  describe: (ctx: ConnectorContext, account: PlatformAccount) => Promise<PlatformAccount>;
   listAccounts: (ctx: ConnectorContext) => Promise<PlatformAccount[]>;
   /** Why the login is refused when it reaches no account that can be synced. */
   noAccount: string;
@@ -114,7 +114,7 @@ export interface AccountsVerification {
  */
 export async function verifyAccounts(ctx: ConnectorContext, verification: AccountsVerification): Promise<ConnectedAccount> {
   const synced = (ctx.accounts ?? []).find((account) => !account.isManager) ?? verification.named(ctx);
-  if (synced) return connectedAccountOf(await verification.readable(ctx, synced));
+  if (synced) return connectedAccountOf(await verification.describe(ctx, synced));
   const first = (await verification.listAccounts(ctx)).find((account) => !account.isManager);
   if (!first) throw new ConnectorAuthError(verification.platform, verification.noAccount);
   return connectedAccountOf(first);

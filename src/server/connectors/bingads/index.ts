@@ -84,10 +84,14 @@ export function createBingAdsConnector(options: BingAdsConnectorOptions = {}): C
     return pending;
   };
 
-  /** The account with its time zone and currency: an older connection's account is looked up (GetAccount). */
-  async function readableAccount(ctx: ConnectorContext, account: PlatformAccount): Promise<PlatformAccount> {
-    if (account.access?.timeZone) return account;
+  /** The account as GetAccount describes it (currency, time zone, owning customer): one cheap call, made by verify too. */
+  async function describedAccount(ctx: ConnectorContext, account: PlatformAccount): Promise<PlatformAccount> {
     return accountOf(await queryAccount(ctx.http, loginOf(ctx), account.accountId), account.access?.customerId);
+  }
+
+  /** The account with its time zone: an older connection's account is described first. */
+  async function readableAccount(ctx: ConnectorContext, account: PlatformAccount): Promise<PlatformAccount> {
+    return account.access?.timeZone ? account : describedAccount(ctx, account);
   }
 
   /** One report of `account` over `days` cut to its today ([] when the days start after it). */
@@ -139,7 +143,7 @@ export function createBingAdsConnector(options: BingAdsConnectorOptions = {}): C
     },
 
     verify: (ctx) =>
-      verifyAccounts(ctx, { platform: PLATFORM, named: namedAccount, readable: readableAccount, listAccounts, noAccount: 'This Microsoft user has no Microsoft Advertising account.' }),
+      verifyAccounts(ctx, { platform: PLATFORM, named: namedAccount, describe: describedAccount, listAccounts, noAccount: 'This Microsoft user has no Microsoft Advertising account.' }),
 
     fetchBatch: fetchSlicesAcrossAccounts(PLATFORM, SLICE_DAYS, legacyAccount, readableAccount, async (ctx, account, slice) =>
       (await report(ctx, account, 'CampaignPerformanceReportRequest', CAMPAIGN_REPORT_COLUMNS, slice)).map(mapCampaignRow),

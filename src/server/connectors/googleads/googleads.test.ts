@@ -219,6 +219,14 @@ describe('googleads through a manager login (MCC)', () => {
     expect(metricsQueriesTo(MANAGER)).toEqual([]);
   });
 
+  it('verifies a connection with chosen accounts by asking Google about the first one', async () => {
+    const chosen = (await connector.listAccounts!(at(mcc.loginCredentials()))).filter((account) => account.accountId === DE_CLIENT);
+    const before = mcc.requests.length;
+    await expect(connector.verify(at(mcc.loginCredentials(), chosen))).resolves.toEqual({ accountId: DE_CLIENT, accountName: 'Shop DE', currency: 'EUR', timezone: 'Europe/Berlin' });
+    expect(mcc.requests.slice(before).map((request) => [request.path, request.headers['login-customer-id']])).toEqual([[`/v23/customers/${DE_CLIENT}/googleAds:searchStream`, MANAGER]]);
+    await expect(connector.verify(at({ accessToken: 'ya29-not-issued' }, chosen))).rejects.toThrow(ConnectorAuthError);
+  });
+
   it('refuses metrics of a manager and a client called without its manager, as Google does', async () => {
     const ctx = at(mcc.loginCredentials());
     const login = { apiRoot: mcc.url, version: 'v23', accessToken: ctx.credentials.accessToken! };

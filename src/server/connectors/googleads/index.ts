@@ -58,12 +58,16 @@ function legacyAccount(ctx: ConnectorContext): PlatformAccount {
   return account;
 }
 
-/** The account with what Google says of it (name, currency, zone, manager flag); a manager is refused before any metrics query. */
+/** The account as Google describes it (name, currency, zone, manager flag): one cheap call, made by verify too. */
+async function describedAccount(ctx: ConnectorContext, account: PlatformAccount): Promise<PlatformAccount> {
+  const [row] = await searchStream(ctx.http, accessFor(ctx, account), CUSTOMER_QUERY);
+  return row ? { ...accountOfCustomer(row), access: account.access } : account;
+}
+
+/** The account ready for metrics queries: one not known to be a client is described first, and a manager refused. */
 async function readableAccount(ctx: ConnectorContext, account: PlatformAccount): Promise<PlatformAccount> {
   if (account.isManager === false) return account;
-  const access = accessFor(ctx, account);
-  const [row] = await searchStream(ctx.http, access, CUSTOMER_QUERY);
-  const known = row ? { ...accountOfCustomer(row), access: account.access } : account;
+  const known = await describedAccount(ctx, account);
   if (known.isManager !== false) {
     throw new AppError(
       'BAD_REQUEST',
@@ -152,7 +156,7 @@ export const googleadsConnector: Connector = {
     verifyAccounts(ctx, {
       platform: PLATFORM,
       named: namedAccount,
-      readable: readableAccount,
+      describe: describedAccount,
       listAccounts,
       noAccount: 'This Google account reaches no Google Ads account with metrics of its own (none, or manager accounts only).',
     }),

@@ -55,9 +55,14 @@ function legacyAccount(ctx: ConnectorContext): PlatformAccount {
   return account;
 }
 
-/** The account with its currency: an older connection's advertiser is looked up (advertiser/info). */
+/** The advertiser as advertiser/info describes it (name, currency, time zone): one cheap call, made by verify too. */
+async function describedAccount(ctx: ConnectorContext, account: PlatformAccount): Promise<PlatformAccount> {
+  return accountOfAdvertiser(await advertiserInfoOf(ctx.http, accessFor(ctx, account)));
+}
+
+/** The advertiser with its currency: an older connection's advertiser is described first. */
 async function readableAccount(ctx: ConnectorContext, account: PlatformAccount): Promise<PlatformAccount> {
-  return account.currency ? account : accountOfAdvertiser(await advertiserInfoOf(ctx.http, accessFor(ctx, account)));
+  return account.currency ? account : describedAccount(ctx, account);
 }
 
 /** Every authorized advertiser with its name, currency and time zone. */
@@ -105,7 +110,7 @@ export function createTikTokAdsConnector(options: TikTokAdsConnectorOptions = {}
     },
 
     verify: (ctx) =>
-      verifyAccounts(ctx, { platform: PLATFORM, named: namedAccount, readable: readableAccount, listAccounts, noAccount: 'No TikTok advertiser account was authorized.' }),
+      verifyAccounts(ctx, { platform: PLATFORM, named: namedAccount, describe: describedAccount, listAccounts, noAccount: 'No TikTok advertiser account was authorized.' }),
 
     fetchBatch: fetchSlicesAcrossAccounts(PLATFORM, MAX_REPORT_DAYS, legacyAccount, readableAccount, async (ctx, account, slice) => {
       const rows = await readWholeReport(ctx.http, accessFor(ctx, account), 'campaign', slice, pageSize);
