@@ -56,8 +56,8 @@ export function mapDailyCost(rows: readonly GoogleAdsRow[], fallbackCurrency?: s
 
 const currencyOrNull = (code: string | undefined) => (code && /^[A-Z]{3}$/.test(code) ? code : null);
 
-/** A customer's own row (CUSTOMER_QUERY), reached directly or through `loginCustomerId`. */
-export function accountOfCustomer(row: GoogleAdsRow, loginCustomerId?: string): PlatformAccount {
+/** A customer's own row (CUSTOMER_QUERY), as an account called directly (no login-customer-id). */
+export function accountOfCustomer(row: GoogleAdsRow): PlatformAccount {
   const customer = row.customer;
   if (customer?.id === undefined) throw new MalformedResponseError(PLATFORM, 'a customer row without customer.id');
   const accountId = normalizeCustomerId(String(customer.id));
@@ -67,7 +67,7 @@ export function accountOfCustomer(row: GoogleAdsRow, loginCustomerId?: string): 
     currency: currencyOrNull(customer.currencyCode),
     timezone: knownTimeZone(customer.timeZone),
     isManager: customer.manager === true,
-    access: loginCustomerId ? { loginCustomerId } : {},
+    access: {},
   };
 }
 
