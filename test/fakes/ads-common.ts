@@ -90,6 +90,12 @@ export class AdDataSet {
     return index;
   }
 
+  /** Whether the campaign is one of this data set's. */
+  owns(campaignId: string): boolean {
+    const index = BigInt(campaignId) - this.idBase;
+    return index >= 0n && index < BigInt(this.campaignCount);
+  }
+
   /** Changes a campaign's figures for a day (e.g. conversions attributed late); null removes the row. */
   update(campaignId: string, day: string, changes: Partial<Omit<CampaignDay, 'campaignId' | 'day'>> | null): void {
     const key = `${this.indexOf(campaignId)}|${day}`;
@@ -105,6 +111,33 @@ export class AdDataSet {
       spendMinorByDay[row.day] = (spendMinorByDay[row.day] ?? 0) + row.spendMinor;
     }
     return { rows, spendMinorByDay };
+  }
+}
+
+/** The campaigns of each account of a platform whose login reaches several (its fake's accounts), by account id. */
+export class AccountDataSets {
+  private readonly sets = new Map<string, AdDataSet>();
+
+  add(accountId: string, data: AdDataSet): AdDataSet {
+    this.sets.set(accountId, data);
+    return data;
+  }
+
+  of(accountId: string): AdDataSet {
+    const data = this.sets.get(accountId);
+    if (!data) throw new Error(`no account ${accountId} in the fake`);
+    return data;
+  }
+
+  all(): AdDataSet[] {
+    return [...this.sets.values()];
+  }
+
+  /** Changes a campaign's figures in whichever account runs it. */
+  update(campaignId: string, day: string, changes: Parameters<AdDataSet['update']>[2]): void {
+    const data = this.all().find((candidate) => candidate.owns(campaignId));
+    if (!data) throw new Error(`no campaign ${campaignId} in the fake`);
+    data.update(campaignId, day, changes);
   }
 }
 

@@ -1,13 +1,45 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { crc32, deflateRawSync } from 'node:zlib';
-import { AdPlatformFake, AdDataSet, bearerToken, FakeTokenAuthority, formOf, minorToDecimal } from './ads-common.ts';
+import { dayInZone } from '../../src/shared/date-ranges.ts';
+import { REPORT_TIME_ZONES } from '../../src/server/connectors/bingads/time-zones.ts';
+import { AccountDataSets, AdPlatformFake, AdDataSet, bearerToken, FakeTokenAuthority, formOf, minorToDecimal } from './ads-common.ts';
 import type { FakeRequest, FakeResponse } from './fake-server.ts';
 
 // Microsoft Advertising fake: the identity platform's authorize/token endpoints, Customer Management
-// (User/Query, Account/Query) and the Reporting REST flow (GenerateReport/Submit, /Poll), with the
-// report served as a real ZIP holding one CSV from a separate download host, as Microsoft does.
-// Faults come as Microsoft's ApiFaultDetail bodies (207 ConcurrentRequestOverLimit, 109 expired token...).
+// (User/Query = GetUser, Accounts/Search = SearchAccounts, Account/Query = GetAccount) and the Reporting
+// REST flow (GenerateReport/Submit, /Poll), with the report served as a real ZIP holding one CSV from a
+// separate download host, as Microsoft does. Faults come as Microsoft's ApiFaultDetail bodies (207
+// ConcurrentRequestOverLimit, 109 expired token...).
+//
+// The user is a Super Admin of one customer with several accounts, each with its own currency and
+// TimeZone. Rules enforced, as documented:
+// - GetUser's CustomerRoles carry no AccountIds for a Super Admin (all the customer's accounts); the
+//   accounts come from SearchAccounts with a UserId predicate, at most 1,000 a page
+//   (https://learn.microsoft.com/en-us/advertising/guides/account-hierarchy-permissions,
+//   https://learn.microsoft.com/en-us/advertising/customer-management-service/searchaccounts,
+//   https://learn.microsoft.com/en-us/advertising/customer-management-service/paging).
+// - Reporting calls name the account (CustomerAccountId) and the customer that owns it (CustomerId).
+// - A report's days are the account's own days; ReportTimeZone (default PacificTimeUSCanadaTijuana) only
+//   decides what "today" is, and the custom range may not start or end after it: 2041
+//   ReportingServiceInvalidFutureStartDate, 2010 ReportingServiceInvalidCustomDateRangeEnd
+//   (https://learn.microsoft.com/en-us/advertising/reporting-service/reporttime,
+//   https://learn.microsoft.com/en-us/advertising/guides/operation-error-codes).
+// - Report ids are polled with the same user's credentials; access tokens expire after an hour (109
+//   AuthenticationTokenExpired) on the fake's clock (auth.now), which tests move forward
+//   (https://learn.microsoft.com/en-us/advertising/guides/authentication-oauth-get-tokens).
+
+/** One advertiser account of the fake's customer. */
+export interface FakeBingAccount {
+  id: string;
+  name: string;
+  number?: string;
+  currency: string;
+  /** The account's TimeZone (a TimeZoneType value). */
+  timeZone: string;
+  seed?: number;
+  campaigns?: number;
+}
 
 export interface BingAdsFakeOptions {
   seed?: number;
@@ -16,12 +48,16 @@ export interface BingAdsFakeOptions {
   accountId?: string;
   accountName?: string;
   currency?: string;
+  /** Every account of the customer (instead of the default two); the first is the one connectedCredentials names. */
+  accounts?: FakeBingAccount[];
   developerToken?: string;
   /** How many polls answer Pending before a report is ready. */
   pollsBeforeReady?: number;
 }
 
 export interface ReportJob {
+  accountId: string;
+  reportTimeZone: string | null;
   type: string;
   columns: string[];
   from: string;
@@ -81,36 +117,73 @@ export function zipArchive(files: { name: string; content: Buffer }[]): Buffer {
 
 const quote = (value: string | number) => `"${String(value).replaceAll('"', '""')}"`;
 
+/** No ReportTimeZone: the service's "today" is Pacific time's. */
+const DEFAULT_REPORT_TIME_ZONE = 'PacificTimeUSCanadaTijuana';
+
 export class BingAdsFake extends AdPlatformFake {
+  /** The first account's campaigns (what the shared ad-fake helpers read). */
   readonly data: AdDataSet;
   readonly auth: FakeTokenAuthority;
   readonly customerId: string;
+  /** The first account (the one connectedCredentials names). */
   readonly accountId: string;
   readonly accountName: string;
+  readonly accounts: FakeBingAccount[];
+  readonly userId = '7001';
   readonly developerToken: string;
   pollsBeforeReady: number;
   /** Where reports are downloaded from: another host, as Microsoft's download URLs are. */
   downloadUrl = '';
+  readonly accountData = new AccountDataSets();
   private readonly jobs = new Map<string, ReportJob>();
   private downloads: Server | null = null;
   private nextJob = 30_000_001_234_567;
 
   constructor(options: BingAdsFakeOptions = {}) {
     super();
-    this.data = new AdDataSet({ seed: options.seed, campaigns: options.campaigns, currency: options.currency, campaignIdBase: 555_000_111n });
+    this.accounts = options.accounts ?? [
+      { id: options.accountId ?? '123456789', name: options.accountName ?? 'Fake Store – Microsoft', number: 'F123ABCD', currency: options.currency ?? 'USD', timeZone: 'GreenwichMeanTimeDublinEdinburghLisbonLondon' },
+      { id: '987654321', name: 'Fake Store – Microsoft (EU)', number: 'F987WXYZ', currency: 'EUR', timeZone: 'AmsterdamBerlinBernRomeStockholmVienna' },
+    ];
+    this.accounts.forEach((account, index) => {
+      const campaignIdBase = 555_000_111n + BigInt(index) * 100_000n;
+      this.accountData.add(account.id, new AdDataSet({ seed: account.seed ?? options.seed, campaigns: account.campaigns ?? options.campaigns, currency: account.currency, campaignIdBase }));
+    });
+    this.data = this.accountData.of(this.accounts[0]!.id);
     this.auth = new FakeTokenAuthority({ clientId: '00000000-fake-4000-8000-000000000001', accessTokenSeconds: 3600 });
     this.customerId = options.customerId ?? '170000001';
-    this.accountId = options.accountId ?? '123456789';
-    this.accountName = options.accountName ?? 'Fake Store – Microsoft';
+    this.accountId = this.accounts[0]!.id;
+    this.accountName = this.accounts[0]!.name;
     this.developerToken = options.developerToken ?? 'FAKEDEVTOKEN123';
     this.pollsBeforeReady = options.pollsBeforeReady ?? 1;
 
     this.route('GET', '/common/oauth2/v2.0/authorize', (request) => this.consent(request));
     this.route('POST', '/common/oauth2/v2.0/token', (request) => this.token(request));
     this.route('POST', '/CustomerManagement/:version/User/Query', (request) => this.guarded(request, false, () => this.userQuery()));
-    this.route('POST', '/CustomerManagement/:version/Account/Query', (request) => this.guarded(request, true, () => this.accountQuery(request)));
+    this.route('POST', '/CustomerManagement/:version/Accounts/Search', (request) => this.guarded(request, false, () => this.searchAccounts(request)));
+    this.route('POST', '/CustomerManagement/:version/Account/Query', (request) => this.guarded(request, false, () => this.accountQuery(request)));
     this.route('POST', '/Reporting/:version/GenerateReport/Submit', (request) => this.guarded(request, true, () => this.submit(request)));
     this.route('POST', '/Reporting/:version/GenerateReport/Poll', (request) => this.guarded(request, true, () => this.poll(request)));
+  }
+
+  /** The campaigns of every account the login can sync. */
+  accountDataSets(): AdDataSet[] {
+    return this.accountData.all();
+  }
+
+  /** One account's campaigns. */
+  dataOf(accountId: string): AdDataSet {
+    return this.accountData.of(accountId);
+  }
+
+  /** Changes a campaign's figures in whichever account runs it. */
+  override updateMetric(campaignId: string, day: string, changes: Parameters<AdDataSet['update']>[2]): void {
+    this.accountData.update(campaignId, day, changes);
+  }
+
+  /** The report requests submitted so far (their ReportRequest objects). */
+  submittedReports(): Record<string, unknown>[] {
+    return this.requests.filter((request) => request.path.endsWith('/GenerateReport/Submit') && !request.fault).map((request) => (JSON.parse(request.rawBody) as { ReportRequest: Record<string, unknown> }).ReportRequest);
   }
 
   override async start(port = 0): Promise<this> {
@@ -138,16 +211,15 @@ export class BingAdsFake extends AdPlatformFake {
     await super.close();
   }
 
-  connectedCredentials(): Record<string, string> {
+  /** Tokens of a login that has chosen no account yet (what exchangeCode stores now). */
+  loginCredentials(): Record<string, string> {
     const { token, expiresIn } = this.auth.issueAccessToken('EwB');
-    return {
-      accessToken: token,
-      refreshToken: this.auth.issueRefreshToken(),
-      expiresAt: new Date(this.auth.now() + (expiresIn ?? 3600) * 1000).toISOString(),
-      developerToken: this.developerToken,
-      customerId: this.customerId,
-      accountId: this.accountId,
-    };
+    return { accessToken: token, refreshToken: this.auth.issueRefreshToken(), expiresAt: new Date(this.auth.now() + (expiresIn ?? 3600) * 1000).toISOString(), developerToken: this.developerToken };
+  }
+
+  /** Credentials as a connection made before accounts could be chosen stores them: tokens and one account. */
+  connectedCredentials(): Record<string, string> {
+    return { ...this.loginCredentials(), customerId: this.customerId, accountId: this.accountId };
   }
 
   private consent(request: FakeRequest): FakeResponse {
@@ -201,45 +273,97 @@ export class BingAdsFake extends AdPlatformFake {
     if (state === 'expired') return { status: 401, body: fault(109, 'AuthenticationTokenExpired', 'The OAuth access token has expired.', 'AdApiFaultDetail') };
     if (state !== 'valid') return { status: 401, body: fault(105, 'InvalidCredentials', 'Authentication failed. Either supplied credentials are invalid or the account is inactive.', 'AdApiFaultDetail') };
     if (request.headers.developertoken !== this.developerToken) return { status: 401, body: fault(105, 'InvalidCredentials', 'The developer token is not valid.', 'AdApiFaultDetail') };
-    if (needsAccount && request.headers.customeraccountid !== this.accountId) {
-      return { status: 400, body: fault(106, 'UserIsNotAuthorized', 'The user does not represent a authorized developer.', 'AdApiFaultDetail') };
+    if (needsAccount) {
+      const account = this.accounts.find((candidate) => candidate.id === request.headers.customeraccountid);
+      // The account must be one the user reaches, named with the customer that owns it.
+      if (!account || request.headers.customerid !== this.customerId) {
+        return { status: 400, body: fault(106, 'UserIsNotAuthorized', 'The user does not represent a authorized developer.', 'AdApiFaultDetail') };
+      }
     }
     return answer();
   }
 
   private userQuery(): FakeResponse {
+    // A Super Admin: AccountIds is empty, every account of the customer is reachable.
     return {
       body: {
-        User: { Id: 7001, UserName: 'owner@example.com', CustomerId: Number(this.customerId) },
-        CustomerRoles: [{ RoleId: 41, CustomerId: Number(this.customerId), AccountIds: [Number(this.accountId), 987654321], LinkedAccountIds: null, CustomerLinkPermission: null }],
+        User: { Id: this.userId, UserName: 'owner@example.com', CustomerId: this.customerId },
+        CustomerRoles: [{ RoleId: 41, CustomerId: this.customerId, AccountIds: [], LinkedAccountIds: null, CustomerLinkPermission: null }],
       },
     };
   }
 
+  private advertiserAccount(account: FakeBingAccount): Record<string, unknown> {
+    return {
+      Id: account.id,
+      Name: account.name,
+      Number: account.number ?? `F${account.id.slice(0, 7)}`,
+      CurrencyCode: account.currency,
+      TimeZone: account.timeZone,
+      ParentCustomerId: this.customerId,
+      AccountLifeCycleStatus: 'Active',
+    };
+  }
+
+  private searchAccounts(request: FakeRequest): FakeResponse {
+    const body = (request.body ?? {}) as { Predicates?: { Field?: string; Operator?: string; Value?: string }[]; PageInfo?: { Index?: number; Size?: number } };
+    const predicates = body.Predicates ?? [];
+    if (predicates.length === 0) return { status: 400, body: fault(474, 'Not applicable', 'Required search predicate is missing.') };
+    const [predicate] = predicates;
+    if (predicates.length !== 1 || predicate?.Field !== 'UserId' || predicate.Operator !== 'Equals') {
+      return { status: 400, body: fault(3030, 'Not applicable', 'The Predicate passed in the search is invalid. This fake answers UserId Equals only.') };
+    }
+    const page = body.PageInfo;
+    if (!page || !Number.isInteger(page.Index) || page.Index! < 0 || !Number.isInteger(page.Size) || page.Size! < 1 || page.Size! > 1000) {
+      return { status: 400, body: fault(3080, 'Not applicable', 'Page Info must be present, with an index of 0 or more and a size from 1 to 1,000.') };
+    }
+    const accounts = predicate.Value === this.userId ? this.accounts : [];
+    return { body: { Accounts: accounts.slice(page.Index! * page.Size!, (page.Index! + 1) * page.Size!).map((account) => this.advertiserAccount(account)) } };
+  }
+
   private accountQuery(request: FakeRequest): FakeResponse {
     const wanted = String((request.body as { AccountId?: unknown } | undefined)?.AccountId ?? '');
-    if (wanted !== this.accountId) return { status: 400, body: fault(1102, 'InvalidAccountId', 'The account ID is not valid.') };
-    return { body: { Account: { Id: Number(this.accountId), Name: this.accountName, Number: 'F123ABCD', CurrencyCode: this.data.currency, TimeZone: 'GreenwichMeanTimeDublinEdinburghLisbonLondon' } } };
+    const account = this.accounts.find((candidate) => candidate.id === wanted);
+    if (!account) return { status: 400, body: fault(1102, 'InvalidAccountId', 'The account ID is not valid.') };
+    return { body: { Account: this.advertiserAccount(account) } };
+  }
+
+  /** "Today" in a ReportTimeZone (the service's default when none is sent). */
+  todayIn(reportTimeZone: string | null): string {
+    return dayInZone(new Date(this.auth.now()), REPORT_TIME_ZONES[reportTimeZone ?? DEFAULT_REPORT_TIME_ZONE]!);
   }
 
   private submit(request: FakeRequest): FakeResponse {
     const report = (request.body as { ReportRequest?: Record<string, unknown> } | undefined)?.ReportRequest;
     if (!report) return { status: 400, body: fault(100, 'NullRequest', 'The request message is null.') };
-    const time = report.Time as { CustomDateRangeStart?: { Day: number; Month: number; Year: number }; CustomDateRangeEnd?: { Day: number; Month: number; Year: number } } | undefined;
-    const accountIds = ((report.Scope as { AccountIds?: number[] } | undefined)?.AccountIds ?? []).map(String);
-    const dayText = (date: { Day: number; Month: number; Year: number }) => `${date.Year}-${String(date.Month).padStart(2, '0')}-${String(date.Day).padStart(2, '0')}`;
-    if (!time?.CustomDateRangeStart || !time.CustomDateRangeEnd || report.Aggregation !== 'Daily' || !accountIds.includes(this.accountId)) {
-      return { status: 400, body: fault(2001, 'InvalidReportRequest', 'This fake serves daily reports for a custom range of its account.') };
+    type ReportDate = { Day: number; Month: number; Year: number };
+    const time = report.Time as { CustomDateRangeStart?: ReportDate; CustomDateRangeEnd?: ReportDate; ReportTimeZone?: string } | undefined;
+    const accountIds = ((report.Scope as { AccountIds?: (number | string)[] } | undefined)?.AccountIds ?? []).map(String);
+    const accountId = String(request.headers.customeraccountid);
+    const dayText = (date: ReportDate) => `${date.Year}-${String(date.Month).padStart(2, '0')}-${String(date.Day).padStart(2, '0')}`;
+    if (!time?.CustomDateRangeStart || !time.CustomDateRangeEnd || report.Aggregation !== 'Daily' || accountIds.length !== 1 || accountIds[0] !== accountId) {
+      return { status: 400, body: fault(2001, 'InvalidReportRequest', 'This fake serves daily reports for a custom range of the account named in CustomerAccountId.') };
     }
     if (report.Type !== 'CampaignPerformanceReportRequest' && report.Type !== 'AccountPerformanceReportRequest') {
       return { status: 400, body: fault(2002, 'InvalidReportType', `Unsupported report type ${String(report.Type)}`) };
     }
+    const reportTimeZone = time.ReportTimeZone ?? null;
+    // A value outside the ReportTimeZone enum cannot be read: the request arrives empty.
+    if (reportTimeZone !== null && !REPORT_TIME_ZONES[reportTimeZone]) return { status: 400, body: fault(100, 'NullRequest', 'The request message is null.') };
+    const from = dayText(time.CustomDateRangeStart);
+    const to = dayText(time.CustomDateRangeEnd);
+    const today = this.todayIn(reportTimeZone);
+    if (from > today) return { status: 400, body: fault(2041, 'ReportingServiceInvalidFutureStartDate', 'The specified report time start date is in the future.') };
+    if (to > today) return { status: 400, body: fault(2010, 'ReportingServiceInvalidCustomDateRangeEnd', 'The report time contains a custom date range end value that is not valid.') };
+    if (to < from) return { status: 400, body: fault(2011, 'ReportingServiceEndDateBeforeStartDate', 'The report time contains a custom date range that is not valid; the end date cannot be earlier than the start date.') };
     const id = String(this.nextJob++);
     this.jobs.set(id, {
+      accountId,
+      reportTimeZone,
       type: String(report.Type),
       columns: (report.Columns as string[] | undefined) ?? [],
-      from: dayText(time.CustomDateRangeStart),
-      to: dayText(time.CustomDateRangeEnd),
+      from,
+      to,
       excludeHeader: report.ExcludeReportHeader === true,
       excludeFooter: report.ExcludeReportFooter === true,
       excludeColumnHeaders: report.ExcludeColumnHeaders === true,
@@ -251,28 +375,29 @@ export class BingAdsFake extends AdPlatformFake {
   private poll(request: FakeRequest): FakeResponse {
     const id = String((request.body as { ReportRequestId?: unknown } | undefined)?.ReportRequestId ?? '');
     const job = this.jobs.get(id);
-    if (!job) return { status: 400, body: fault(2005, 'InvalidReportId', 'The report request identifier is not valid.') };
+    if (!job) return { status: 400, body: fault(2100, 'ReportingServiceInvalidReportId', 'The report identifier is not valid.') };
     if (job.pollsLeft > 0) {
       job.pollsLeft--;
       return { body: { ReportRequestStatus: { ReportDownloadUrl: null, Status: 'Pending' } } };
     }
-    const empty = this.data.rows(job.from, job.to).length === 0;
+    const empty = this.dataOf(job.accountId).rows(job.from, job.to).length === 0;
     return { body: { ReportRequestStatus: { ReportDownloadUrl: empty ? null : `${this.downloadUrl}/ReportDownload/Download.aspx?q=${id}`, Status: 'Success' } } };
   }
 
-  /** The CSV of a report job, with the optional header block and footer Microsoft writes. */
+  /** The CSV of a report job: the account's own days, in its currency, with the optional header block and footer. */
   reportCsv(job: ReportJob): string {
+    const data = this.dataOf(job.accountId);
     const lines: string[] = [];
     if (!job.excludeHeader) {
-      lines.push(quote(`Report Name: ${job.type}`), quote(`Report Time: ${job.from},${job.to}`), quote('Time Zone: (GMT) Greenwich Mean Time : Dublin, Edinburgh, Lisbon, London'), quote(`Rows: ${0}`), '');
+      lines.push(quote(`Report Name: ${job.type}`), quote(`Report Time: ${job.from},${job.to}`), quote(`Time Zone: ${job.reportTimeZone ?? DEFAULT_REPORT_TIME_ZONE}`), quote(`Rows: ${0}`), '');
     }
     if (!job.excludeColumnHeaders) lines.push(job.columns.map(quote).join(','));
-    const currency = this.data.currency;
+    const currency = data.currency;
     if (job.type === 'CampaignPerformanceReportRequest') {
-      for (const row of this.data.rows(job.from, job.to)) {
+      for (const row of data.rows(job.from, job.to)) {
         const values: Record<string, string | number> = {
           TimePeriod: row.day,
-          AccountId: this.accountId,
+          AccountId: job.accountId,
           CampaignId: row.campaignId,
           CampaignName: row.campaignName,
           CurrencyCode: currency,
@@ -285,8 +410,8 @@ export class BingAdsFake extends AdPlatformFake {
         lines.push(job.columns.map((column) => quote(values[column] ?? '')).join(','));
       }
     } else {
-      for (const [day, spendMinor] of Object.entries(this.data.expectedTotals(job.from, job.to).spendMinorByDay)) {
-        const values: Record<string, string> = { TimePeriod: day, AccountId: this.accountId, CurrencyCode: currency, Spend: minorToDecimal(spendMinor, currency) };
+      for (const [day, spendMinor] of Object.entries(data.expectedTotals(job.from, job.to).spendMinorByDay)) {
+        const values: Record<string, string> = { TimePeriod: day, AccountId: job.accountId, CurrencyCode: currency, Spend: minorToDecimal(spendMinor, currency) };
         lines.push(job.columns.map((column) => quote(values[column] ?? '')).join(','));
       }
     }

@@ -1,7 +1,10 @@
 import type { PlatformKey } from '../../src/shared/platforms.ts';
 import { reportingDays } from '../../src/server/connectors/ads-shared/reporting-days.ts';
-import type { Connector, ConnectorCredentials, SyncWindow } from '../../src/server/connectors/connector.ts';
+import { bingadsConnector } from '../../src/server/connectors/bingads/index.ts';
+import type { Connector, ConnectorContext, ConnectorCredentials, SyncWindow } from '../../src/server/connectors/connector.ts';
+import { googleadsConnector } from '../../src/server/connectors/googleads/index.ts';
 import { createMetaAdsConnector } from '../../src/server/connectors/metaads/index.ts';
+import { tiktokadsConnector } from '../../src/server/connectors/tiktokads/index.ts';
 import { createShopifyConnector } from '../../src/server/connectors/shopify/index.ts';
 import { createWooCommerceConnector } from '../../src/server/connectors/woocommerce/index.ts';
 import { addDays } from '../../src/server/modules/commerce/days.ts';
@@ -129,37 +132,39 @@ interface AdFake extends FakeServer {
   updateMetric(campaignId: string, day: string, changes: { spendMinor: number }): void;
 }
 
-function adAdapter(platform: PlatformKey, startFake: () => Promise<AdFake>): ContractAdapter {
+/** Yesterday's spend of the first campaign that delivered, restated by 12.34. */
+function adMutation(fake: AdFake, platform: PlatformKey, now: Date) {
+  const day = addDays(utcDay(now), -1);
+  for (let index = 0; index < fake.data.campaignCount; index++) {
+    const row = fake.data.row(index, day);
+    if (!row) continue;
+    const campaignId = fake.data.campaignId(index);
+    fake.updateMetric(campaignId, day, { spendMinor: row.spendMinor + 1234 });
+    return { key: `${campaignId}|${day}` };
+  }
+  throw new Error(`${platform} fake: no campaign delivered on ${day}`);
+}
+
+/** An ad platform's contract fake for a connection made before accounts could be chosen: one account, named in the credentials. */
+function adContractFake(fake: AdFake, platform: PlatformKey): ContractFake {
   return {
-    platform,
-    async start() {
-      const fake = await startFake();
-      return {
-        baseUrl: fake.url,
-        oauth: { clientId: fake.auth.clientId, clientSecret: fake.auth.clientSecret, authorizeUrl: fake.url },
-        credentials: fake.connectedCredentials(),
-        expected(window) {
-          const days = reportingDays(window);
-          if (!days) return { rows: 0, amount: 0 };
-          const totals = fake.expectedTotals(days.from, days.to);
-          return { rows: totals.rows, amount: Object.values(totals.spendMinorByDay).reduce((sum, spend) => sum + spend, 0) };
-        },
-        mutate(now) {
-          const day = addDays(utcDay(now), -1);
-          for (let index = 0; index < fake.data.campaignCount; index++) {
-            const row = fake.data.row(index, day);
-            if (!row) continue;
-            const campaignId = fake.data.campaignId(index);
-            fake.updateMetric(campaignId, day, { spendMinor: row.spendMinor + 1234 });
-            return { key: `${campaignId}|${day}` };
-          }
-          throw new Error(`${platform} fake: no campaign delivered on ${day}`);
-        },
-        ...faults(fake),
-        revoke: () => fake.revokeToken(),
-      };
+    baseUrl: fake.url,
+    oauth: { clientId: fake.auth.clientId, clientSecret: fake.auth.clientSecret, authorizeUrl: fake.url },
+    credentials: fake.connectedCredentials(),
+    expected(window) {
+      const days = reportingDays(window);
+      if (!days) return { rows: 0, amount: 0 };
+      const totals = fake.expectedTotals(days.from, days.to);
+      return { rows: totals.rows, amount: Object.values(totals.spendMinorByDay).reduce((sum, spend) => sum + spend, 0) };
     },
+    mutate: (now) => adMutation(fake, platform, now),
+    ...faults(fake),
+    revoke: () => fake.revokeToken(),
   };
+}
+
+function adAdapter(platform: PlatformKey, startFake: () => Promise<AdFake>): ContractAdapter {
+  return { platform, start: async () => adContractFake(await startFake(), platform) };
 }
 
 interface EmailFake extends FakeServer {
@@ -235,10 +240,62 @@ const email: ContractAdapter = {
   },
 };
 
+interface MultiAccountAdFake extends AdFake {
+  /** Tokens of a login with no account chosen (what exchangeCode stores). */
+  loginCredentials(): Record<string, string>;
+  /** The data set of every account the login can sync. */
+  accountDataSets(): { rows(from: string, to: string): { spendMinor: number }[] }[];
+}
+
+/**
+ * An ad platform whose login reaches several accounts, synced through the engine with every account
+ * it can sync chosen, as the runner passes the stored choice (ctx.accounts). The choice is made once
+ * per sync context (listAccounts), on the engine's own context object, which the engine keeps for a run.
+ */
+function multiAccountAdAdapter(platform: PlatformKey, base: Connector, startFake: () => Promise<MultiAccountAdFake>): ContractAdapter {
+  // As if the user had chosen every account the login reaches (the engine passes the chosen ones).
+  const chosen = async (ctx: ConnectorContext) => {
+    if (!ctx.accounts?.length) ctx.accounts = (await base.listAccounts!(ctx)).filter((account) => !account.isManager);
+    return ctx.accounts;
+  };
+  return {
+    platform,
+    async start() {
+      const fake = await startFake();
+      return {
+        ...adContractFake(fake, platform),
+        credentials: fake.loginCredentials(),
+        connector: {
+          ...base,
+          fetchBatch: async (ctx, window, cursor) => base.fetchBatch(Object.assign(ctx, { accounts: await chosen(ctx) }), window, cursor),
+          sourceTotals: async (ctx, window) => base.sourceTotals!(Object.assign(ctx, { accounts: await chosen(ctx) }), window),
+        },
+        expected(window) {
+          const days = reportingDays(window);
+          if (!days) return { rows: 0, amount: 0 };
+          const rows = fake.accountDataSets().flatMap((data) => data.rows(days.from, days.to));
+          return { rows: rows.length, amount: rows.reduce((sum, row) => sum + row.spendMinor, 0) };
+        },
+      };
+    },
+  };
+}
+
 export const CONTRACT_ADAPTERS: Readonly<Partial<Record<PlatformKey, ContractAdapter>>> = {
   shopify,
   woocommerce,
-  googleads: adAdapter('googleads', () => startGoogleAdsFake({ seed: 31, campaigns: 3 }) as Promise<AdFake>),
+  // A manager login with two client accounts (USD and EUR).
+  googleads: multiAccountAdAdapter('googleads', googleadsConnector, () =>
+    startGoogleAdsFake({
+      seed: 31,
+      campaigns: 3,
+      customers: [
+        { id: '9876543210', name: 'Agency', currency: 'USD', timeZone: 'America/New_York', manager: true, clients: ['1112223333', '4445556666'] },
+        { id: '1112223333', name: 'Shop US', currency: 'USD', timeZone: 'America/New_York' },
+        { id: '4445556666', name: 'Shop DE', currency: 'EUR', timeZone: 'Europe/Berlin', campaigns: 2 },
+      ],
+    }),
+  ),
   // Meta: campaign #2 deleted and #3 archived, whose rows the backfill must store too; 40-row pages, so
   // that the 3-month backfill (a report run) takes several batches and a crash resumes the same run.
   metaads: {
@@ -248,8 +305,18 @@ export const CONTRACT_ADAPTERS: Readonly<Partial<Record<PlatformKey, ContractAda
       return { ...fake, connector: createMetaAdsConnector({ pageSize: 40 }) };
     },
   },
-  bingads: adAdapter('bingads', () => startBingAdsFake({ seed: 33, campaigns: 3, pollsBeforeReady: 0 }) as Promise<AdFake>),
-  tiktokads: adAdapter('tiktokads', () => startTikTokAdsFake({ seed: 34, campaigns: 3 }) as Promise<AdFake>),
+  // Two accounts (London USD, Berlin EUR): both days are never ahead of a UTC store's today.
+  bingads: multiAccountAdAdapter('bingads', bingadsConnector, () => startBingAdsFake({ seed: 33, campaigns: 3, pollsBeforeReady: 0 })),
+  tiktokads: multiAccountAdAdapter('tiktokads', tiktokadsConnector, () =>
+    startTikTokAdsFake({
+      seed: 34,
+      campaigns: 3,
+      advertisers: [
+        { id: '7010000000000000000', name: 'Shop US', currency: 'USD', timezone: 'America/New_York' },
+        { id: '7010000000000000001', name: 'Shop DE', currency: 'EUR', timezone: 'Europe/Berlin', campaigns: 2 },
+      ],
+    }),
+  ),
   // Klaviyo with its documented rate limits (reports 1/s, 2/min, 225/day) on a clock that skips ahead
   // by each Retry-After, since the suite's HTTP client records its waits instead of sleeping.
   klaviyo: emailAdapter('klaviyo', (start) => startKlaviyoFake({ seed: 41, campaigns: 50, start, days: 61, archivedEvery: 7, rateLimits: true, clock: 'skip-ahead' }) as unknown as Promise<EmailFake>, (fake, id) =>

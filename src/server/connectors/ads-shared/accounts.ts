@@ -1,4 +1,7 @@
-import { MalformedResponseError, type ConnectorContext, type PlatformAccount, type SourceDayTotal, type SyncBatch, type SyncWindow } from '../connector.ts';
+import { AppError } from '../../errors.ts';
+import type { IngestAdMetric } from '../../modules/commerce/ingest.ts';
+import { fetchBySlices, type DayRange } from './reporting-days.ts';
+import { ConnectorAuthError, MalformedResponseError, type ConnectedAccount, type ConnectorContext, type PlatformAccount, type SourceDayTotal, type SyncBatch, type SyncWindow } from '../connector.ts';
 
 // Several accounts per connection: a login often reaches more than one ad account (agencies, a
 // brand with one account per country, a Google Ads manager with its clients), and the user picks
@@ -71,4 +74,66 @@ export async function totalsAcrossAccounts(
   const totals: SourceDayTotal[] = [];
   for (const account of syncedAccounts(ctx, () => fallback(ctx))) totals.push(...(await totalsOf(account)));
   return totals;
+}
+
+/** The run's error when a connection names no account and none was chosen yet (a connection made after accounts became a choice). */
+export function noAccountChosen(displayName: string, accounts = 'accounts'): AppError {
+  return new AppError('BAD_REQUEST', `Choose the ${displayName} ${accounts} to sync: this connection has none chosen yet.`);
+}
+
+/** An IANA zone the runtime knows, as the platform spells it; null for anything else (the platform said nothing usable). */
+export function knownTimeZone(name: string | null | undefined): string | null {
+  if (!name) return null;
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: name });
+    return name;
+  } catch {
+    return null;
+  }
+}
+
+export function connectedAccountOf(account: PlatformAccount): ConnectedAccount {
+  return { accountId: account.accountId, accountName: account.name, ...(account.currency ? { currency: account.currency } : {}), ...(account.timezone ? { timezone: account.timezone } : {}) };
+}
+
+export interface AccountsVerification {
+  platform: string;
+  /** The account a connection made before accounts could be chosen names, or null. */
+  named: (ctx: ConnectorContext) => PlatformAccount | null;
+  /** The account as the platform describes it: a cheap call proving the credentials reach it. */
+  describe: (ctx: ConnectorContext, account: PlatformAccount) => Promise<PlatformAccount>;
+  listAccounts: (ctx: ConnectorContext) => Promise<PlatformAccount[]>;
+  /** Why the login is refused when it reaches no account that can be synced. */
+  noAccount: string;
+}
+
+/**
+ * verify() of a connector with several accounts per login: the first account synced (chosen, or named
+ * by a connection made before), as the platform describes it; before any choice, the login's first
+ * account that can be synced (what the connection shows until the user chooses).
+ */
+export async function verifyAccounts(ctx: ConnectorContext, verification: AccountsVerification): Promise<ConnectedAccount> {
+  const synced = (ctx.accounts ?? []).find((account) => !account.isManager) ?? verification.named(ctx);
+  if (synced) return connectedAccountOf(await verification.describe(ctx, synced));
+  const first = (await verification.listAccounts(ctx)).find((account) => !account.isManager);
+  if (!first) throw new ConnectorAuthError(verification.platform, verification.noAccount);
+  return connectedAccountOf(first);
+}
+
+/**
+ * fetchBatch of a platform whose daily report has no pages of its own, over every synced account: each
+ * account as `readable` completes it (currency, time zone...), slice after slice of `sliceDays` days
+ * (fetchBySlices), then the next account.
+ */
+export function fetchSlicesAcrossAccounts(
+  platform: string,
+  sliceDays: number,
+  fallback: (ctx: ConnectorContext) => PlatformAccount,
+  readable: (ctx: ConnectorContext, account: PlatformAccount) => Promise<PlatformAccount>,
+  readSlice: (ctx: ConnectorContext, account: PlatformAccount, slice: DayRange) => Promise<IngestAdMetric[]>,
+): (ctx: ConnectorContext, window: SyncWindow, cursor: string | null) => Promise<SyncBatch> {
+  return fetchAcrossAccounts(platform, fallback, async (ctx, chosen, window, cursor) => {
+    const account = await readable(ctx, chosen);
+    return fetchBySlices(platform, sliceDays, (sliceCtx, slice) => readSlice(sliceCtx, account, slice))(ctx, window, cursor);
+  });
 }

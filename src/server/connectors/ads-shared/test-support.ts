@@ -1,5 +1,8 @@
+import type { MikroORM } from '@mikro-orm/postgresql';
 import { expect } from 'vitest';
-import type { IngestAdMetric } from '../../modules/commerce/ingest.ts';
+import { createCommerceStore } from '../../../../test/commerce-fixtures.ts';
+import { ingestAdMetrics, type IngestAdMetric } from '../../modules/commerce/ingest.ts';
+import { sqlRunner } from '../../modules/commerce/raw-sql.ts';
 import type { Connector, ConnectorContext, ConnectorCredentials, OAuthSettings, SyncWindow } from '../connector.ts';
 import { testContext } from '../test-support.ts';
 
@@ -85,4 +88,31 @@ export function spendByDay(rows: IngestAdMetric[]): Record<string, number> {
   const byDay: Record<string, number> = {};
   for (const row of rows) byDay[row.day] = (byDay[row.day] ?? 0) + row.spendMinor;
   return byDay;
+}
+
+/**
+ * Ingests ad rows into a new store (UTC) of a real database, as a sync does, and reads back what it
+ * stored: spend per account and currency, and each account's days.
+ */
+export async function storeAdRows(orm: MikroORM, rows: IngestAdMetric[]) {
+  const store = await createCommerceStore(orm, { timezone: 'UTC', currency: 'USD' });
+  await ingestAdMetrics(orm.em.fork(), store.id, rows);
+  const stored = await sqlRunner(orm.em.fork()).rows<{ account_id: string; currency: string; spend: number; days: string }>(
+    `select account_id, currency, sum(spend_minor)::int as spend, string_agg(distinct to_char(day, 'YYYY-MM-DD'), ',' order by to_char(day, 'YYYY-MM-DD')) as days
+       from ad_metrics_daily where store_id = $1 group by account_id, currency order by account_id, currency`,
+    [store.id],
+  );
+  return stored.map((row) => ({ accountId: row.account_id, currency: row.currency, spendMinor: row.spend, days: row.days.split(',') }));
+}
+
+/** Every row of the window, batch after batch like the sync engine, through any connector (one made with test options). */
+export async function readAllRows(connector: Connector, ctx: ConnectorContext, window: SyncWindow): Promise<IngestAdMetric[]> {
+  const rows: IngestAdMetric[] = [];
+  let cursor: string | null = null;
+  do {
+    const batch = await connector.fetchBatch(ctx, window, cursor);
+    rows.push(...(batch.adMetrics ?? []));
+    cursor = batch.nextCursor;
+  } while (cursor);
+  return rows;
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MalformedResponseError, type ConnectorContext, type ConnectorCredentials, type OAuthSettings } from '../connector.ts';
+import { ConnectorAuthError, ConnectorRequestError, MalformedResponseError, type ConnectorContext, type ConnectorCredentials, type OAuthSettings, type PlatformAccount } from '../connector.ts';
 import { defaultVerdict, type PlatformHttp, type PlatformResponse, type Verdict } from '../http.ts';
 import { requestTokens, requiredCredential } from '../ads-shared/oauth2.ts';
 import type { DayRange } from '../ads-shared/reporting-days.ts';
@@ -93,17 +93,22 @@ export function bingHttp(http: PlatformHttp): PlatformHttp {
 
 // ---------------------------------------------------------------------------------------------
 
-export interface BingAccess {
+/** What every call of a login needs, whichever account it reads. */
+export interface BingLogin {
   reportingRoot: string;
   customerRoot: string;
   version: string;
   accessToken: string;
   developerToken: string;
+}
+
+/** One account's calls: its id (CustomerAccountId) and the customer that owns it (CustomerId header). */
+export interface BingAccess extends BingLogin {
   customerId: string;
   accountId: string;
 }
 
-export function accessOf(ctx: ConnectorContext): BingAccess {
+export function loginOf(ctx: ConnectorContext): BingLogin {
   const credential = (key: string) => requiredCredential(ctx.credentials, key, PLATFORM, DISPLAY_NAME);
   return {
     reportingRoot: ctx.baseUrl.replace(/\/+$/, ''),
@@ -111,12 +116,16 @@ export function accessOf(ctx: ConnectorContext): BingAccess {
     version: ctx.credentials.apiVersion || BING_API_VERSION,
     accessToken: credential('accessToken'),
     developerToken: credential('developerToken'),
-    customerId: credential('customerId'),
-    accountId: credential('accountId'),
   };
 }
 
-function headersOf(access: Pick<BingAccess, 'accessToken' | 'developerToken'> & Partial<Pick<BingAccess, 'customerId' | 'accountId'>>): Record<string, string> {
+export function accessFor(ctx: ConnectorContext, account: PlatformAccount): BingAccess {
+  const customerId = account.access?.customerId;
+  if (!customerId) throw new MalformedResponseError(PLATFORM, `account ${account.accountId} has no customer id to send`);
+  return { ...loginOf(ctx), customerId, accountId: account.accountId };
+}
+
+function headersOf(access: Pick<BingLogin, 'accessToken' | 'developerToken'> & Partial<Pick<BingAccess, 'customerId' | 'accountId'>>): Record<string, string> {
   return {
     authorization: `Bearer ${access.accessToken}`,
     developertoken: access.developerToken,
@@ -132,26 +141,66 @@ const userQuerySchema = z.object({
   CustomerRoles: z.array(z.object({ CustomerId: longId, AccountIds: z.array(longId).nullish() })).nullish(),
 });
 
-const accountQuerySchema = z.object({
-  Account: z.object({ Id: longId, Name: z.string().nullish(), CurrencyCode: z.string().nullish(), Number: z.string().nullish() }),
+// https://learn.microsoft.com/en-us/advertising/customer-management-service/advertiseraccount
+const advertiserAccountSchema = z.object({
+  Id: longId,
+  Name: z.string().nullish(),
+  Number: z.string().nullish(),
+  CurrencyCode: z.string().nullish(),
+  TimeZone: z.string().nullish(),
+  ParentCustomerId: longId.nullish(),
+  AccountLifeCycleStatus: z.string().nullish(),
 });
+export type AdvertiserAccount = z.infer<typeof advertiserAccountSchema>;
 
-export async function queryUser(http: PlatformHttp, customerRoot: string, version: string, accessToken: string, developerToken: string) {
-  const { data } = await bingHttp(http).json(`${customerRoot}/CustomerManagement/${version}/User/Query`, userQuerySchema, {
+const accountQuerySchema = z.object({ Account: advertiserAccountSchema });
+const searchAccountsSchema = z.object({ Accounts: z.array(advertiserAccountSchema).nullish() });
+
+/** GetUser: the signed-in user (UserId null) and the customers it belongs to. */
+export async function queryUser(http: PlatformHttp, login: BingLogin) {
+  const { data } = await bingHttp(http).json(`${login.customerRoot}/CustomerManagement/${login.version}/User/Query`, userQuerySchema, {
     method: 'POST',
-    headers: headersOf({ accessToken, developerToken }),
-    json: {},
+    headers: headersOf(login),
+    json: { UserId: null },
   });
   return data;
 }
 
-export async function queryAccount(http: PlatformHttp, access: BingAccess) {
-  const { data } = await bingHttp(http).json(`${access.customerRoot}/CustomerManagement/${access.version}/Account/Query`, accountQuerySchema, {
+/** GetAccount: one account with its currency and time zone. */
+export async function queryAccount(http: PlatformHttp, login: BingLogin, accountId: string): Promise<AdvertiserAccount> {
+  const { data } = await bingHttp(http).json(`${login.customerRoot}/CustomerManagement/${login.version}/Account/Query`, accountQuerySchema, {
     method: 'POST',
-    headers: headersOf(access),
-    json: { AccountId: Number(access.accountId) },
+    headers: headersOf(login),
+    json: { AccountId: Number(accountId) },
   });
   return data.Account;
+}
+
+/** SearchAccounts accepts at most 1,000 accounts a page (https://learn.microsoft.com/en-us/advertising/customer-management-service/paging). */
+export const SEARCH_ACCOUNTS_PAGE_SIZE = 1000;
+
+/**
+ * SearchAccounts by UserId: every account the user can reach, across all its customers. GetUser's
+ * CustomerRoles.AccountIds is not that list: it is empty for a Super Admin, who reaches every account
+ * of the customer (https://learn.microsoft.com/en-us/advertising/guides/account-hierarchy-permissions).
+ */
+export async function searchAccounts(http: PlatformHttp, login: BingLogin, userId: string): Promise<AdvertiserAccount[]> {
+  const url = `${login.customerRoot}/CustomerManagement/${login.version}/Accounts/Search`;
+  const accounts: AdvertiserAccount[] = [];
+  for (let index = 0; ; index++) {
+    const { data } = await bingHttp(http).json(url, searchAccountsSchema, {
+      method: 'POST',
+      headers: headersOf(login),
+      json: {
+        Predicates: [{ Field: 'UserId', Operator: 'Equals', Value: userId }],
+        Ordering: [{ Field: 'Id', Order: 'Ascending' }],
+        PageInfo: { Index: index, Size: SEARCH_ACCOUNTS_PAGE_SIZE },
+      },
+    });
+    const page = data.Accounts ?? [];
+    accounts.push(...page);
+    if (page.length < SEARCH_ACCOUNTS_PAGE_SIZE) return accounts;
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -162,6 +211,9 @@ const pollSchema = z.object({
   ReportRequestStatus: z.object({ Status: z.enum(['Pending', 'Success', 'Error']), ReportDownloadUrl: z.string().nullish() }),
 });
 
+/** How a poll that found the report still Pending ends, once the polls are used up. */
+const STILL_PENDING = 'the report is still being generated';
+
 const dateOf = (day: string) => {
   const [year, month, date] = day.split('-').map(Number);
   return { Day: date, Month: month, Year: year };
@@ -169,7 +221,13 @@ const dateOf = (day: string) => {
 
 export type ReportType = 'CampaignPerformanceReportRequest' | 'AccountPerformanceReportRequest';
 
-export function reportRequest(type: ReportType, columns: readonly string[], accountId: string, days: DayRange) {
+/**
+ * A daily report of one account over explicit dates. `reportTimeZone` (the account's own zone, as a
+ * ReportTimeZone) only fixes what "today" is: the report's days are the account's own, and its end
+ * date may not be later than today (https://learn.microsoft.com/en-us/advertising/reporting-service/reporttime).
+ * Without one the service takes PacificTimeUSCanadaTijuana.
+ */
+export function reportRequest(type: ReportType, columns: readonly string[], accountId: string, days: DayRange, reportTimeZone?: string | null) {
   return {
     ReportRequest: {
       Type: type,
@@ -183,7 +241,7 @@ export function reportRequest(type: ReportType, columns: readonly string[], acco
       Aggregation: 'Daily',
       Columns: columns,
       Scope: { AccountIds: [Number(accountId)] },
-      Time: { CustomDateRangeStart: dateOf(days.from), CustomDateRangeEnd: dateOf(days.to), ReportTimeZone: 'GreenwichMeanTimeDublinEdinburghLisbonLondon' },
+      Time: { CustomDateRangeStart: dateOf(days.from), CustomDateRangeEnd: dateOf(days.to), ...(reportTimeZone ? { ReportTimeZone: reportTimeZone } : {}) },
     },
   };
 }
@@ -206,7 +264,7 @@ function pollVerdict(response: PlatformResponse): Verdict | undefined {
   })());
   if (!parsed.success) return undefined;
   const { Status } = parsed.data.ReportRequestStatus;
-  if (Status === 'Pending') return { kind: 'retry', reason: 'the report is still being generated' };
+  if (Status === 'Pending') return { kind: 'retry', reason: STILL_PENDING };
   if (Status === 'Error') return { kind: 'fail', reason: 'Microsoft Advertising could not generate the report (status Error)' };
   return { kind: 'ok' };
 }
@@ -228,11 +286,48 @@ export async function downloadReport(http: PlatformHttp, downloadUrl: string, re
   return reportRecords(csv.content.toString('utf8'), requiredColumns);
 }
 
-/** Submit, poll and download one report: its rows ([] when Microsoft says there is no data). */
-export async function runReport(http: PlatformHttp, access: BingAccess, type: ReportType, columns: readonly string[], days: DayRange): Promise<Record<string, string>[]> {
-  const reportRequestId = await submitReport(http, access, reportRequest(type, columns, access.accountId, days));
-  const downloadUrl = await pollReport(http, access, reportRequestId);
-  return downloadUrl ? downloadReport(http, downloadUrl, columns) : [];
+/** A report submitted and not downloaded yet: polling it again resumes it (its id is valid for a day). */
+export interface PendingReport {
+  reportRequestId: string;
+  submittedAt: number;
+}
+
+/** Report ids are valid for a day (https://learn.microsoft.com/en-us/advertising/reporting-service/submitgeneratereport); resumed for at most half of it. */
+const PENDING_REPORT_MS = 12 * 3_600_000;
+
+/** Whether a failed poll left the report worth polling again: the token expired, or it was still being generated. */
+function resumable(error: unknown): boolean {
+  return error instanceof ConnectorAuthError || (error instanceof ConnectorRequestError && error.detail.includes(STILL_PENDING));
+}
+
+/**
+ * Submit, poll and download one report: its rows ([] when Microsoft says there is no data). A report
+ * whose polling failed resumably (an access token that expired mid-poll: polls can outlast the hour a
+ * token lives) stays in `pending` under `key`, so the batch retried after the engine's refresh polls
+ * the same report instead of submitting a new one; "if the overall polling period exceeds 60 minutes,
+ * consider saving the report identifier ... and trying again later"
+ * (https://learn.microsoft.com/en-us/advertising/guides/request-download-report).
+ */
+export async function runReport(
+  http: PlatformHttp,
+  access: BingAccess,
+  request: ReturnType<typeof reportRequest>,
+  pending: Map<string, PendingReport>,
+  now: number = Date.now(),
+): Promise<Record<string, string>[]> {
+  const key = JSON.stringify([access.accountId, request.ReportRequest.Type, request.ReportRequest.Time]);
+  const earlier = pending.get(key);
+  const reportRequestId = earlier && now - earlier.submittedAt < PENDING_REPORT_MS ? earlier.reportRequestId : await submitReport(http, access, request);
+  if (reportRequestId !== earlier?.reportRequestId) pending.set(key, { reportRequestId, submittedAt: now });
+  let downloadUrl: string | null;
+  try {
+    downloadUrl = await pollReport(http, access, reportRequestId);
+  } catch (error) {
+    if (!resumable(error)) pending.delete(key);
+    throw error;
+  }
+  pending.delete(key);
+  return downloadUrl ? downloadReport(http, downloadUrl, request.ReportRequest.Columns) : [];
 }
 
 export async function exchangeAuthorizationCode(http: PlatformHttp, settings: OAuthSettings, code: string): Promise<ConnectorCredentials> {

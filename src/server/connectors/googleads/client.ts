@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ConnectorContext, ConnectorCredentials, OAuthSettings } from '../connector.ts';
+import type { ConnectorContext, ConnectorCredentials, OAuthSettings, PlatformAccount } from '../connector.ts';
 import { defaultVerdict, type PlatformHttp, type PlatformResponse, type Verdict } from '../http.ts';
 import { requestTokens, requiredCredential } from '../ads-shared/oauth2.ts';
 import type { DayRange } from '../ads-shared/reporting-days.ts';
@@ -35,8 +35,37 @@ export function authorizeEndpoint(settings: OAuthSettings): string {
 
 const int64 = z.union([z.string().regex(/^-?\d+$/), z.number().int()]);
 
+/** CustomerStatusEnum: only ENABLED accounts can be queried (others answer CUSTOMER_NOT_ENABLED). */
+const customerStatus = z.string();
+
 export const searchRowSchema = z.object({
-  customer: z.object({ id: int64.optional(), descriptiveName: z.string().optional(), currencyCode: z.string().optional() }).optional(),
+  customer: z
+    .object({
+      id: int64.optional(),
+      descriptiveName: z.string().optional(),
+      currencyCode: z.string().optional(),
+      timeZone: z.string().optional(),
+      manager: z.boolean().optional(),
+      testAccount: z.boolean().optional(),
+      status: customerStatus.optional(),
+    })
+    .optional(),
+  // https://developers.google.com/google-ads/api/reference/rpc/v23/CustomerClient (proto3 JSON: level 0
+  // and false booleans are left out).
+  customerClient: z
+    .object({
+      clientCustomer: z.string().optional(),
+      id: int64.optional(),
+      descriptiveName: z.string().optional(),
+      currencyCode: z.string().optional(),
+      timeZone: z.string().optional(),
+      level: int64.optional(),
+      manager: z.boolean().optional(),
+      hidden: z.boolean().optional(),
+      testAccount: z.boolean().optional(),
+      status: customerStatus.optional(),
+    })
+    .optional(),
   campaign: z.object({ id: int64, name: z.string().optional() }).optional(),
   metrics: z
     .object({
@@ -93,6 +122,9 @@ function errorOf(response: PlatformResponse): GoogleError | null {
   return null;
 }
 
+/** The start of the reason given for an account Google no longer lets anyone read (CUSTOMER_NOT_ENABLED). */
+export const NOT_ENABLED = 'this Google Ads account is not enabled';
+
 /** protobuf Duration as JSON ("30s", "1.5s") -> milliseconds. */
 export function durationMs(duration: string | undefined): number | undefined {
   const match = duration ? /^(\d+(?:\.\d+)?)s$/.exec(duration.trim()) : null;
@@ -109,6 +141,12 @@ export function googleAdsVerdict(response: PlatformResponse): Verdict | undefine
   if (!error) return response.status >= 200 && response.status < 300 ? { kind: 'ok' } : undefined;
   const errors = failureErrors(error);
   const message = errors.find((entry) => entry.message)?.message ?? error.message ?? error.status ?? 'unknown error';
+  const codes = new Set(errors.flatMap((entry) => Object.values(entry.errorCode ?? {})));
+  // Neither is the user's login failing: one account cannot be read, the connection itself is fine.
+  // https://developers.google.com/google-ads/api/reference/rpc/v23/AuthorizationErrorEnum.AuthorizationError
+  if (codes.has('CUSTOMER_NOT_ENABLED')) return { kind: 'fail', reason: `${NOT_ENABLED} (cancelled, closed or not yet set up): ${message}` };
+  // https://developers.google.com/google-ads/api/reference/rpc/v23/QueryErrorEnum.QueryError
+  if (codes.has('REQUESTED_METRICS_FOR_MANAGER')) return { kind: 'fail', reason: `a manager account has no metrics of its own; choose its client accounts: ${message}` };
   switch (error.status) {
     case 'RESOURCE_EXHAUSTED': {
       const retryDelay = errors.map((entry) => durationMs(entry.details?.quotaErrorDetails?.retryDelay)).find((ms) => ms !== undefined);
@@ -134,25 +172,34 @@ export function googleAdsVerdict(response: PlatformResponse): Verdict | undefine
 
 // ---------------------------------------------------------------------------------------------
 
-export interface GoogleAdsAccess {
+/** What every call of a login needs, whichever account it reads. */
+export interface GoogleAdsLogin {
   apiRoot: string;
   version: string;
   accessToken: string;
-  customerId: string;
-  loginCustomerId?: string;
   developerToken?: string;
 }
 
-export function accessOf(ctx: ConnectorContext): GoogleAdsAccess {
+/** One account's calls: its customer id and, when reached through a manager, the manager's id (login-customer-id). */
+export interface GoogleAdsAccess extends GoogleAdsLogin {
+  customerId: string;
+  loginCustomerId?: string;
+}
+
+export function loginOf(ctx: ConnectorContext): GoogleAdsLogin {
   const { credentials } = ctx;
   return {
     apiRoot: ctx.baseUrl.replace(/\/+$/, ''),
     version: credentials.apiVersion || GOOGLE_ADS_API_VERSION,
     accessToken: requiredCredential(credentials, 'accessToken', PLATFORM, DISPLAY_NAME),
-    customerId: normalizeCustomerId(requiredCredential(credentials, 'customerId', PLATFORM, DISPLAY_NAME)),
-    loginCustomerId: credentials.loginCustomerId ? normalizeCustomerId(credentials.loginCustomerId) : undefined,
     developerToken: credentials.developerToken || undefined,
   };
+}
+
+/** The calls of `account` (one from listAccounts, or the one a connection made before accounts could be chosen names). */
+export function accessFor(ctx: ConnectorContext, account: PlatformAccount): GoogleAdsAccess {
+  const loginCustomerId = account.access?.loginCustomerId;
+  return { ...loginOf(ctx), customerId: normalizeCustomerId(account.accountId), ...(loginCustomerId ? { loginCustomerId: normalizeCustomerId(loginCustomerId) } : {}) };
 }
 
 /** Customer ids are written 123-456-7890 in the UI and sent as ten digits. */
@@ -179,9 +226,13 @@ export async function searchStream(http: PlatformHttp, access: GoogleAdsAccess, 
   return data.flatMap((batch) => batch.results ?? []);
 }
 
-export async function listAccessibleCustomers(http: PlatformHttp, apiRoot: string, version: string, accessToken: string, developerToken?: string): Promise<string[]> {
-  const url = `${apiRoot}/${version}/customers:listAccessibleCustomers`;
-  const { data } = await googleAdsHttp(http).json(url, listAccessibleCustomersSchema, { headers: headersOf({ accessToken, developerToken }) });
+/**
+ * The customers the login can call without a login-customer-id (managers among them): not their
+ * clients. https://developers.google.com/google-ads/api/reference/rpc/v23/CustomerService
+ */
+export async function listAccessibleCustomers(http: PlatformHttp, login: GoogleAdsLogin): Promise<string[]> {
+  const url = `${login.apiRoot}/${login.version}/customers:listAccessibleCustomers`;
+  const { data } = await googleAdsHttp(http).json(url, listAccessibleCustomersSchema, { headers: headersOf(login) });
   return (data.resourceNames ?? []).map((name) => name.replace(/^customers\//, ''));
 }
 
@@ -198,7 +249,17 @@ export function dailyCustomerCostQuery(days: DayRange): string {
   return `SELECT customer.currency_code, segments.date, metrics.cost_micros FROM customer WHERE segments.date BETWEEN '${days.from}' AND '${days.to}'`;
 }
 
-export const CUSTOMER_QUERY = 'SELECT customer.id, customer.descriptive_name, customer.currency_code FROM customer LIMIT 1';
+/** The account itself: name, money, days, and whether it is a manager (which has no metrics). */
+export const CUSTOMER_QUERY =
+  'SELECT customer.id, customer.descriptive_name, customer.currency_code, customer.time_zone, customer.manager, customer.test_account, customer.status FROM customer LIMIT 1';
+
+/**
+ * Sent to a manager: every direct and indirect client, and the manager itself at level 0.
+ * https://developers.google.com/google-ads/api/docs/account-management/get-account-hierarchy
+ */
+export const CUSTOMER_CLIENTS_QUERY =
+  'SELECT customer_client.client_customer, customer_client.id, customer_client.descriptive_name, customer_client.currency_code, ' +
+  'customer_client.time_zone, customer_client.level, customer_client.manager, customer_client.hidden, customer_client.test_account, customer_client.status FROM customer_client';
 
 export async function exchangeAuthorizationCode(http: PlatformHttp, settings: OAuthSettings, code: string): Promise<ConnectorCredentials> {
   return requestTokens(

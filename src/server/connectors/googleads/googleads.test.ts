@@ -1,9 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGoogleAdsFake, type GoogleAdsFake } from '../../../../test/fakes/googleads.ts';
-import { ConnectorAuthError, MalformedResponseError } from '../connector.ts';
-import { adConnectorTestKit, spendByDay } from '../ads-shared/test-support.ts';
+import { useTestDatabase } from '../../../../test/harness.ts';
+import { AppError } from '../../errors.ts';
+import { ConnectorAuthError, ConnectorRequestError, MalformedResponseError, type PlatformAccount } from '../connector.ts';
+import { adConnectorTestKit, spendByDay, storeAdRows } from '../ads-shared/test-support.ts';
 import { utcWindow } from '../test-support.ts';
-import { durationMs, googleAdsVerdict, tokenUrlFor, type GoogleAdsRow } from './client.ts';
+import { CUSTOMER_QUERY, dailyCampaignQuery, durationMs, googleAdsVerdict, searchStream, tokenUrlFor, type GoogleAdsRow } from './client.ts';
 import { googleadsConnector } from './index.ts';
 import { mapCampaignDay, mapDailyCost } from './map.ts';
 import { platformAnswer } from '../../../../test/fakes/platform-answer.ts';
@@ -78,14 +80,14 @@ describe('googleads connector against the fake', () => {
   });
 
   it('verifies the connection with the customer name and currency', async () => {
-    await expect(connector.verify(contextWith(fake.connectedCredentials()))).resolves.toEqual({ accountId: '1234567890', accountName: 'Fake Store Ads', currency: 'USD' });
+    await expect(connector.verify(contextWith(fake.connectedCredentials()))).resolves.toEqual({ accountId: '1234567890', accountName: 'Fake Store Ads', currency: 'USD', timezone: 'America/New_York' });
   });
 
   it('gives the account-level daily cost as source totals', async () => {
     const totals = await connector.sourceTotals!(contextWith(fake.connectedCredentials()), BACKFILL);
     const expected = fake.expectedTotals('2026-01-01', '2026-02-28').spendMinorByDay;
     expect(Object.fromEntries(totals.map((total) => [total.day, total.spendMinor]))).toEqual(expected);
-    expect(totals.every((total) => total.currency === 'USD')).toBe(true);
+    expect(totals.every((total) => total.currency === 'USD' && total.accountId === '1234567890')).toBe(true);
   });
 
   it('connects through the consent page, the code exchange and a refresh', async () => {
@@ -108,12 +110,15 @@ describe('googleads connector against the fake', () => {
 
     const ctx = contextWith({});
     const credentials = await connector.oauth!.exchangeCode(ctx, settings(), code, {});
-    expect(credentials).toMatchObject({ customerId: '1234567890' });
-    expect(credentials.accessToken && credentials.refreshToken && credentials.expiresAt).toBeTruthy();
+    // Tokens only: no account is chosen for the user.
+    expect(Object.keys(credentials).sort()).toEqual(['accessToken', 'expiresAt', 'refreshToken']);
     await expect(connector.oauth!.exchangeCode(ctx, settings(), code, {})).rejects.toThrow(/already used/);
 
     const refreshed = await connector.oauth!.refresh!(contextWith(credentials), settings());
     await expect(connector.verify(contextWith(refreshed))).resolves.toMatchObject({ accountId: '1234567890' });
+    await expect(connector.listAccounts!(contextWith(refreshed))).resolves.toEqual([
+      { accountId: '1234567890', name: 'Fake Store Ads', currency: 'USD', timezone: 'America/New_York', isManager: false, access: {} },
+    ]);
   });
 
   it('refuses an authorization code older than ten minutes', async () => {
@@ -138,6 +143,127 @@ describe('googleads through a manager account', () => {
     const { loginCustomerId: _ignored, ...withoutManager } = credentials;
     const error = await connector.verify({ ...ctx, credentials: withoutManager }).catch((caught: unknown) => caught);
     expect((error as ConnectorAuthError).reason).toMatch(/login-customer-id/);
+  });
+});
+
+describe('googleads through a manager login (MCC)', () => {
+  const MANAGER = '9876543210';
+  const SUB_MANAGER = '7778889999';
+  const US_CLIENT = '1112223333';
+  const DE_CLIENT = '4445556666';
+  const UK_CLIENT = '1010101010';
+  const CANCELLED = '2020202020';
+  const database = useTestDatabase();
+  let mcc: GoogleAdsFake;
+  beforeAll(async () => {
+    mcc = await startGoogleAdsFake({
+      campaigns: 1,
+      customers: [
+        { id: MANAGER, name: 'Agency', currency: 'USD', timeZone: 'America/New_York', manager: true, clients: [US_CLIENT, DE_CLIENT, SUB_MANAGER, CANCELLED] },
+        { id: US_CLIENT, name: 'Shop US', currency: 'USD', timeZone: 'America/New_York' },
+        { id: DE_CLIENT, name: 'Shop DE', currency: 'EUR', timeZone: 'Europe/Berlin' },
+        { id: SUB_MANAGER, name: 'Agency UK', currency: 'GBP', timeZone: 'Europe/London', manager: true, clients: [UK_CLIENT] },
+        { id: UK_CLIENT, name: 'Shop UK', currency: 'GBP', timeZone: 'Europe/London' },
+        { id: CANCELLED, name: 'Old shop', currency: 'USD', timeZone: 'America/New_York', status: 'CANCELED' },
+      ],
+    });
+  });
+  afterAll(() => mcc.close());
+
+  const at = (credentials: Record<string, string>, accounts?: PlatformAccount[]) => ({ ...contextWith(credentials), baseUrl: mcc.url, ...(accounts ? { accounts } : {}) });
+  const metricsQueriesTo = (customerId: string) => mcc.queriesFor(customerId).filter((query) => /metrics\./.test(query));
+
+  it('lists the manager (not selectable), its sub-manager and every enabled client, reached through the manager', async () => {
+    const accounts = await connector.listAccounts!(at(mcc.loginCredentials()));
+    const through = { loginCustomerId: MANAGER };
+    expect(accounts).toEqual([
+      { accountId: MANAGER, name: 'Agency', currency: 'USD', timezone: 'America/New_York', isManager: true, access: {} },
+      { accountId: US_CLIENT, name: 'Shop US', currency: 'USD', timezone: 'America/New_York', isManager: false, access: through },
+      { accountId: DE_CLIENT, name: 'Shop DE', currency: 'EUR', timezone: 'Europe/Berlin', isManager: false, access: through },
+      { accountId: SUB_MANAGER, name: 'Agency UK', currency: 'GBP', timezone: 'Europe/London', isManager: true, access: through },
+      { accountId: UK_CLIENT, name: 'Shop UK', currency: 'GBP', timezone: 'Europe/London', isManager: false, access: through },
+    ]);
+    // Before any choice, the connection shows the login's first account with metrics.
+    await expect(connector.verify(at(mcc.loginCredentials()))).resolves.toEqual({ accountId: US_CLIENT, accountName: 'Shop US', currency: 'USD', timezone: 'America/New_York' });
+    expect([...metricsQueriesTo(MANAGER), ...metricsQueriesTo(SUB_MANAGER)]).toEqual([]);
+  });
+
+  it('syncs two chosen clients, each in its own currency, and never asks a manager for metrics', async () => {
+    const us = mcc.dataOf(US_CLIENT).campaignId(0);
+    const de = mcc.dataOf(DE_CLIENT).campaignId(0);
+    const figures = { impressions: 1000, clicks: 40, conversions: 2, conversionValueMinor: 5000 };
+    mcc.updateMetric(us, '2026-03-01', { ...figures, spendMinor: 1250 }); // $12.50
+    mcc.updateMetric(us, '2026-03-02', { ...figures, spendMinor: 725 }); // $7.25
+    mcc.updateMetric(de, '2026-03-01', { ...figures, spendMinor: 2000 }); // €20.00
+    mcc.updateMetric(de, '2026-03-02', { ...figures, spendMinor: 99 }); // €0.99
+    const listed = await connector.listAccounts!(at(mcc.loginCredentials()));
+    // The user ticks the manager's two shops (the manager itself cannot be synced; were it passed, it is skipped).
+    const chosen = listed.filter((account) => [MANAGER, US_CLIENT, DE_CLIENT].includes(account.accountId));
+    const ctx = at(mcc.loginCredentials(), chosen);
+    const window = utcWindow('2026-03-01', '2026-03-03');
+
+    const { rows, batches } = await readAll(ctx, window);
+    expect(batches).toBe(2);
+    // US: 1250 + 725 = 1975 US cents; DE: 2000 + 99 = 2099 euro cents, never added together.
+    expect(await storeAdRows(database.orm, rows)).toEqual([
+      { accountId: US_CLIENT, currency: 'USD', spendMinor: 1975, days: ['2026-03-01', '2026-03-02'] },
+      { accountId: DE_CLIENT, currency: 'EUR', spendMinor: 2099, days: ['2026-03-01', '2026-03-02'] },
+    ]);
+    expect(await connector.sourceTotals!(ctx, window)).toEqual([
+      { day: '2026-03-01', accountId: US_CLIENT, currency: 'USD', spendMinor: 1250 },
+      { day: '2026-03-02', accountId: US_CLIENT, currency: 'USD', spendMinor: 725 },
+      { day: '2026-03-01', accountId: DE_CLIENT, currency: 'EUR', spendMinor: 2000 },
+      { day: '2026-03-02', accountId: DE_CLIENT, currency: 'EUR', spendMinor: 99 },
+    ]);
+    expect(mcc.requests.filter((request) => request.path.includes(`/customers/${DE_CLIENT}/`)).every((request) => request.headers['login-customer-id'] === MANAGER)).toBe(true);
+    expect(metricsQueriesTo(MANAGER)).toEqual([]);
+  });
+
+  it('verifies a connection with chosen accounts by asking Google about the first one', async () => {
+    const chosen = (await connector.listAccounts!(at(mcc.loginCredentials()))).filter((account) => account.accountId === DE_CLIENT);
+    const before = mcc.requests.length;
+    await expect(connector.verify(at(mcc.loginCredentials(), chosen))).resolves.toEqual({ accountId: DE_CLIENT, accountName: 'Shop DE', currency: 'EUR', timezone: 'Europe/Berlin' });
+    expect(mcc.requests.slice(before).map((request) => [request.path, request.headers['login-customer-id']])).toEqual([[`/v23/customers/${DE_CLIENT}/googleAds:searchStream`, MANAGER]]);
+    await expect(connector.verify(at({ accessToken: 'ya29-not-issued' }, chosen))).rejects.toThrow(ConnectorAuthError);
+  });
+
+  it('refuses metrics of a manager and a client called without its manager, as Google does', async () => {
+    const ctx = at(mcc.loginCredentials());
+    const login = { apiRoot: mcc.url, version: 'v23', accessToken: ctx.credentials.accessToken! };
+    const managerMetrics = await searchStream(ctx.http, { ...login, customerId: MANAGER }, dailyCampaignQuery({ from: '2026-03-01', to: '2026-03-01' })).catch((error: unknown) => error);
+    expect(managerMetrics).toBeInstanceOf(ConnectorRequestError);
+    expect((managerMetrics as ConnectorRequestError).detail).toMatch(/manager account has no metrics.*Metrics cannot be requested for a manager account/);
+    const direct = await searchStream(ctx.http, { ...login, customerId: US_CLIENT }, CUSTOMER_QUERY).catch((error: unknown) => error);
+    expect(direct).toBeInstanceOf(ConnectorAuthError);
+    expect((direct as ConnectorAuthError).reason).toMatch(/login-customer-id/);
+  });
+
+  it('a connection made before, which took the manager as its account, syncs nothing and says why', async () => {
+    const ctx = at({ ...mcc.loginCredentials(), customerId: MANAGER });
+    const before = mcc.requests.length;
+    await expect(connector.fetchBatch(ctx, utcWindow('2026-03-01', '2026-03-03'), null)).rejects.toThrow(/9876543210 is a manager account.*choose its client accounts/);
+    await expect(connector.sourceTotals!(ctx, utcWindow('2026-03-01', '2026-03-03'))).rejects.toThrow(AppError);
+    const sent = mcc.requests.slice(before).map((request) => String((JSON.parse(request.rawBody) as { query: string }).query));
+    expect(sent).toEqual([CUSTOMER_QUERY, CUSTOMER_QUERY]);
+  });
+
+  it('a chosen account that was cancelled fails the sync without disconnecting the login', async () => {
+    const cancelled: PlatformAccount = { accountId: CANCELLED, name: 'Old shop', currency: 'USD', timezone: 'America/New_York', isManager: false, access: { loginCustomerId: MANAGER } };
+    const error = await connector.fetchBatch(at(mcc.loginCredentials(), [cancelled]), utcWindow('2026-03-01', '2026-03-03'), null).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ConnectorRequestError);
+    expect((error as ConnectorRequestError).detail).toMatch(/not enabled/);
+  });
+
+  it('an access token works for an hour, then Google refuses it until the engine refreshes it', async () => {
+    const credentials = mcc.loginCredentials();
+    const [account] = (await connector.listAccounts!(at(credentials))).filter((candidate) => candidate.accountId === US_CLIENT);
+    const window = utcWindow('2026-03-01', '2026-03-02');
+    mcc.auth.advance(3_598_000);
+    await expect(connector.fetchBatch(at(credentials, [account!]), window, null)).resolves.toMatchObject({ nextCursor: null });
+    mcc.auth.advance(2_000); // 3,600 s after it was issued
+    await expect(connector.fetchBatch(at(credentials, [account!]), window, null)).rejects.toThrow(/expired or access was revoked/);
+    const refreshed = await connector.oauth!.refresh!(at(credentials), { ...settings(), authorizeBaseUrl: mcc.url });
+    await expect(connector.fetchBatch(at(refreshed, [account!]), window, null)).resolves.toMatchObject({ nextCursor: null });
   });
 });
 

@@ -1,8 +1,9 @@
-import { MalformedResponseError, type SourceDayTotal } from '../connector.ts';
+import { MalformedResponseError, type PlatformAccount, type SourceDayTotal } from '../connector.ts';
 import { decimalToMinor } from '../money.ts';
 import type { IngestAdMetric } from '../../modules/commerce/ingest.ts';
+import { knownTimeZone } from '../ads-shared/accounts.ts';
 import { fractionalCount, wholeCount } from '../ads-shared/counts.ts';
-import { PLATFORM, type ReportRow } from './client.ts';
+import { PLATFORM, type AdvertiserInfo, type ReportRow } from './client.ts';
 
 // Integrated report rows -> ingest rows. Conversions are purchases (complete_payment) and their value
 // is total_complete_payment_rate (a total despite its name), not the optimisation-event `conversion`.
@@ -33,7 +34,15 @@ export function mapReportRow(row: ReportRow, advertiserId: string, currency: str
   };
 }
 
-/** Advertiser-level daily rows -> the platform's own spend per day. */
-export function mapAdvertiserSpend(rows: readonly ReportRow[], currency: string): SourceDayTotal[] {
-  return rows.map((row) => ({ day: dayOf(row), currency, spendMinor: amount(row.metrics.spend, currency) }));
+/** Advertiser-level daily rows -> the platform's own spend per day (of `accountId`, when given). */
+export function mapAdvertiserSpend(rows: readonly ReportRow[], currency: string, accountId?: string): SourceDayTotal[] {
+  return rows.map((row) => ({ day: dayOf(row), ...(accountId ? { accountId } : {}), currency, spendMinor: amount(row.metrics.spend, currency) }));
+}
+
+/**
+ * advertiser/info -> an account to choose. Spend is in the advertiser's `currency`; report dates are
+ * the advertiser's days, in its `timezone` ("Ad account time zone including GMT offset").
+ */
+export function accountOfAdvertiser(info: AdvertiserInfo): PlatformAccount {
+  return { accountId: info.advertiser_id, name: info.name || `Advertiser ${info.advertiser_id}`, currency: info.currency, timezone: knownTimeZone(info.timezone), isManager: false, access: {} };
 }
