@@ -1,6 +1,18 @@
+import { randomBytes } from 'node:crypto';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createCommerceStore } from '../../../../test/commerce-fixtures.ts';
+import { createTestDatabase } from '../../../../test/harness.ts';
 import { startWooCommerceFake, type CreateOrderSpec, type WooCommerceFake, type WooCommerceFakeOptions } from '../../../../test/fakes/woocommerce.ts';
+import { PLATFORM_KEYS, type PlatformKey } from '../../../shared/platforms.ts';
+import type { PlatformSettings } from '../../config.ts';
 import { dayInZone } from '../../modules/commerce/days.ts';
+import { sqlRunner } from '../../modules/commerce/raw-sql.ts';
+import { PlatformConnection } from '../../modules/connections/platform-connection.entity.ts';
+import { ReconciliationResult, SyncRun } from '../../modules/integrations/integration.entities.ts';
+import { integrationsSettingsFrom } from '../../modules/integrations/integrations-runtime.ts';
+import { runSync, sealCredentials } from '../../modules/integrations/sync-runner.ts';
 import { ConnectorAuthError, MalformedResponseError, type ConnectorContext, type SyncBatch, type SyncWindow } from '../connector.ts';
 import { PlatformHttp } from '../http.ts';
 import { siteTimezone, wooOrder } from './client.ts';
@@ -535,6 +547,58 @@ describe('the fake enforces what WooCommerce does', () => {
       const stats = async (extra: string) => ((await (await fetch(`${fake.url}/wp-json/wc-analytics/reports/revenue/stats?interval=day&after=2026-01-15T00:00:00&before=2026-01-15T23:59:59${extra}&consumer_key=${fake.consumerKey}&consumer_secret=${fake.consumerSecret}`)).json()) as { totals: { orders_count: number } });
       expect((await stats('')).totals.orders_count).toBe(0);
       expect((await stats('&date_type=date_created')).totals.orders_count).toBe(1);
+    } finally {
+      await fake.close();
+    }
+  });
+});
+
+describe("a backfill stored in PostgreSQL: the dashboard's days are WooCommerce Analytics' days", () => {
+  let database: Awaited<ReturnType<typeof createTestDatabase>>;
+  beforeAll(async () => {
+    database = await createTestDatabase();
+  });
+  afterAll(() => database?.close());
+
+  it('orders and net sales per New York day equal Analytics\' (tax-inclusive prices, fees, every kind of refund), and the reconciliation agrees', async () => {
+    const fake = await startWooCommerceFake({ seed: 12, orders: 300, products: 8, currency: 'USD', pricesIncludeTax: true, taxRateBp: 2000 });
+    try {
+      // Besides the generated ones (line refunds, orders set to Refunded): a shipping-only, an amount-only and a fee refund.
+      const orders = Array.from({ length: fake.orderCount }, (_, index) => fake.order(index));
+      const paid = orders.filter((order) => order.status === 'completed' && order.refunds.length === 0);
+      const withShipping = paid.find((order) => order.shipping)!;
+      const withFee = paid.find((order) => order.fees.length && order.fees[0]!.total > 0 && order !== withShipping)!;
+      const amountOnly = paid.find((order) => order !== withShipping && order !== withFee)!;
+      fake.addRefund(withShipping.id, { shipping: true, at: new Date('2025-12-20T15:00:00Z') });
+      fake.addRefund(withFee.id, { fees: [0], at: new Date('2025-12-20T16:00:00Z') });
+      fake.addRefund(amountOnly.id, { amountMinor: 321, at: new Date('2025-12-21T03:30:00Z') });
+
+      const platforms = Object.fromEntries(PLATFORM_KEYS.map((key) => [key, {} as PlatformSettings])) as Record<PlatformKey, PlatformSettings>;
+      platforms.woocommerce = { baseUrl: fake.url };
+      const settings = integrationsSettingsFrom({ encryptionKey: randomBytes(32).toString('hex'), dataDir: path.join(os.tmpdir(), 'storepulse-woo-test'), platforms });
+      const store = await createCommerceStore(database.orm, { timezone: 'America/New_York', currency: 'USD' });
+      const em = database.orm.em.fork();
+      const connection = em.create(PlatformConnection, { store: store.id, platform: 'woocommerce', status: 'connected', connected: true, accountId: 'store.example' });
+      await em.flush();
+      sealCredentials(settings, connection, { storeUrl: fake.url, consumerKey: fake.consumerKey, consumerSecret: fake.consumerSecret });
+      const run = em.create(SyncRun, { store: store.id, connection: connection.id, kind: 'backfill', windowSince: new Date('2024-12-01T05:00:00Z'), windowUntil: new Date('2026-01-10T05:00:00Z') });
+      await em.flush();
+      expect(await runSync(database.orm.em.fork(), run.id, { settings, http: { sleep: async () => {}, maxAttempts: 3 } })).toBe('succeeded');
+
+      const rows = await sqlRunner(database.orm.em.fork()).rows<{ day: string; orders: number; net: string }>(
+        `select to_char(day, 'YYYY-MM-DD') as day, orders_count as orders, net_sales_minor::text as net from daily_rollups where store_id = $1 and currency = 'USD' and (orders_count <> 0 or net_sales_minor <> 0) order by day`,
+        [store.id],
+      );
+      const ours = Object.fromEntries(rows.map((row) => [row.day, { orders: row.orders, netMinor: Number(row.net) }]));
+      const theirs: Record<string, { orders: number; netMinor: number }> = {};
+      for (let day = '2024-12-01'; day < '2026-01-10'; day = new Date(Date.parse(`${day}T00:00:00Z`) + DAY_MS).toISOString().slice(0, 10)) {
+        const figures = fake.analyticsDay(day);
+        if (figures.orders || figures.netMinor) theirs[day] = figures;
+      }
+      expect(Object.keys(theirs).length).toBeGreaterThan(200);
+      expect(ours).toEqual(theirs);
+      const result = await database.orm.em.fork().findOneOrFail(ReconciliationResult, { connection: connection.id });
+      expect(result).toMatchObject({ matches: true, days: [], sourceNetSalesMinor: result.ourNetSalesMinor });
     } finally {
       await fake.close();
     }
