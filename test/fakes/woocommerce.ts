@@ -1,4 +1,4 @@
-import { createHash, createHmac } from 'node:crypto';
+import { createHmac } from 'node:crypto';
 import { seededRandom, type FakeRequest, type FakeResponse } from './fake-server.ts';
 import { decimal, StoreFake } from './store-common.ts';
 
@@ -23,6 +23,7 @@ const DOCS = {
   postStatusAny: 'https://developer.wordpress.org/reference/classes/wp_query/#status-parameters',
   restQuery: 'https://github.com/woocommerce/woocommerce/blob/trunk/plugins/woocommerce/includes/rest-api/Controllers/Version3/class-wc-rest-crud-controller.php',
   index: 'https://github.com/WordPress/wordpress-develop/blob/trunk/src/wp-includes/rest-api/class-wp-rest-server.php (get_index)',
+  appPasswords: 'https://github.com/WordPress/wordpress-develop/blob/trunk/src/wp-includes/rest-api.php (rest_application_password_check_errors)',
   settings: 'https://woocommerce.github.io/woocommerce-rest-api-docs/#retrieve-a-setting-option',
   variations: 'https://woocommerce.github.io/woocommerce-rest-api-docs/#list-all-product-variations',
   cogs: 'https://github.com/woocommerce/woocommerce/blob/trunk/plugins/woocommerce/src/Internal/CostOfGoodsSold/CogsAwareRestControllerTrait.php',
@@ -33,7 +34,6 @@ const DOCS = {
   revenueStats: 'https://github.com/woocommerce/woocommerce/blob/trunk/plugins/woocommerce/src/Admin/API/Reports/Revenue/Stats/Controller.php',
   webhook: 'https://github.com/woocommerce/woocommerce/blob/trunk/plugins/woocommerce/includes/class-wc-webhook.php',
 } as const;
-export const WOOCOMMERCE_FAKE_SOURCES = DOCS;
 
 export type SiteTimezone = { timezoneString: string } | { gmtOffset: number };
 export type AnalyticsDateType = 'date_created' | 'date_paid' | 'date_completed';
@@ -280,7 +280,7 @@ export class WooCommerceFake extends StoreFake<FakeOrder, OrderChanges> {
     }
 
     const api = '/wp-json/wc/v3';
-    this.route('GET', '/wp-json/', () => this.index());
+    this.route('GET', '/wp-json/', (request) => this.index(request));
     this.route('GET', `${api}/orders`, (request) => this.guarded(request, () => this.listOrders(request)));
     this.route('GET', `${api}/orders/:id`, (request) => this.guarded(request, () => this.getOrder(request.params.id!)));
     this.route('GET', `${api}/orders/:id/refunds`, (request) => this.guarded(request, () => this.listRefunds(request)));
@@ -298,19 +298,9 @@ export class WooCommerceFake extends StoreFake<FakeOrder, OrderChanges> {
   /** The site-local wall time of an instant ("2026-01-22T14:28:02"). */
   local(ms: number): string {
     if ('gmtOffset' in this.timezone) return gmt(ms + this.timezone.gmtOffset * 3_600_000);
-    this.localFormat ??= new Intl.DateTimeFormat('en-US', {
-      timeZone: this.timezone.timezoneString,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      hour: '2-digit',
-      minute: '2-digit',
-      second: '2-digit',
-    });
-    const parts = this.localFormat.formatToParts(new Date(ms));
-    const part = (type: string) => parts.find((entry) => entry.type === type)?.value ?? '00';
-    return `${part('year')}-${part('month')}-${part('day')}T${part('hour')}:${part('minute')}:${part('second')}`;
+    // Swedish dates read "2026-01-22 14:28:02": ISO order, 24-hour clock.
+    this.localFormat ??= new Intl.DateTimeFormat('sv-SE', { timeZone: this.timezone.timezoneString, dateStyle: 'short', timeStyle: 'medium', hourCycle: 'h23' });
+    return this.localFormat.format(new Date(ms)).replace(' ', 'T');
   }
 
   /** The instant a site-local wall time names (the later one in a DST fold; as PHP's DateTime does for a gap, moved forward). */
@@ -948,23 +938,32 @@ export class WooCommerceFake extends StoreFake<FakeOrder, OrderChanges> {
     return { id: 'woocommerce_currency', label: 'Currency', description: 'This controls what currency prices are listed at in the catalog and which currency gateways will take payments in.', type: 'select', default: 'USD', tip: '', value: this.currency };
   }
 
-  /** WordPress's REST index: public, with the site's time zone options as get_option returns them ({@link DOCS.index}). */
-  private index(): FakeResponse {
+  /**
+   * WordPress's REST index: public (no key needed), with the site's time zone options as get_option
+   * returns them, `_fields` keeping only the fields asked for ({@link DOCS.index}).
+   */
+  private index(request: FakeRequest): FakeResponse {
+    // Outside wc/ and wc- routes WordPress reads Basic credentials as an application password
+    // (wp_authenticate_application_password): a consumer key is no user, so a site with application
+    // passwords in use answers 401 (rest_application_password_check_errors, {@link DOCS.appPasswords}).
+    if (typeof request.headers.authorization === 'string' && request.headers.authorization.startsWith('Basic ')) {
+      return restError(401, 'invalid_username', 'Unknown username. Check again or try your email address.');
+    }
+    const fields = (request.query.get('_fields') ?? '').split(',').filter(Boolean);
     const named = 'timezoneString' in this.timezone ? this.timezone.timezoneString : '';
     const offsetHours = 'gmtOffset' in this.timezone ? this.timezone.gmtOffset : (Date.parse(`${this.local(this.now())}Z`) - secondOf(this.now())) / 3_600_000;
-    return {
-      body: {
-        name: 'Fake Woo Store',
-        description: 'Just another WooCommerce store',
-        url: 'https://store.example',
-        home: 'https://store.example',
-        gmt_offset: String(offsetHours),
-        timezone_string: named,
-        namespaces: ['oembed/1.0', 'wc/v3', 'wc-analytics', 'wp/v2'],
-        authentication: [],
-        routes: {},
-      },
+    const index: Record<string, unknown> = {
+      name: 'Fake Woo Store',
+      description: 'Just another WooCommerce store',
+      url: 'https://store.example',
+      home: 'https://store.example',
+      gmt_offset: String(offsetHours),
+      timezone_string: named,
+      namespaces: ['oembed/1.0', 'wc/v3', 'wc-analytics', 'wp/v2'],
+      authentication: [],
+      routes: { '/wc/v3/orders': { namespace: 'wc/v3', methods: ['GET', 'POST'] } },
     };
+    return { body: fields.length ? Object.fromEntries(Object.entries(index).filter(([key]) => fields.includes(key))) : index };
   }
 
   // -------------------------------------------------------------------------------------------
@@ -1121,11 +1120,6 @@ export class WooCommerceFake extends StoreFake<FakeOrder, OrderChanges> {
     await response.text();
     return response.status;
   }
-}
-
-/** The sha256 of a body, as tests compare delivery keys. */
-export function bodyDigest(body: string): string {
-  return createHash('sha256').update(body).digest('hex').slice(0, 16);
 }
 
 export async function startWooCommerceFake(options: WooCommerceFakeOptions = {}): Promise<WooCommerceFake> {

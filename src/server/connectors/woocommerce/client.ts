@@ -365,9 +365,14 @@ export class WooCommerceClient {
     return data.value;
   }
 
-  /** WordPress's REST index (public): the site's name and time zone settings. */
+  /**
+   * WordPress's REST index: the site's name and time zone settings. It is public and asked without the
+   * key (WooCommerce authenticates only wc/ and wc- routes; elsewhere WordPress would take Basic
+   * credentials for an application password and refuse them), and only for these fields (the whole
+   * index lists every route of the site).
+   */
   async site(): Promise<WordPressIndex> {
-    return (await this.http.json(`${this.siteRoot}/`, wpIndex, { headers: this.authHeaders, query: this.authQuery })).data;
+    return (await this.http.json(`${this.siteRoot}/`, wpIndex, { query: { _fields: 'name,timezone_string,gmt_offset' } })).data;
   }
 
   /**
