@@ -218,4 +218,84 @@ describe('POST /api/webhooks/woocommerce/:connectionId', () => {
     expect(ping.statusCode).toBe(200);
     expect((await testApp.app.inject({ method: 'POST', url: '/api/webhooks/woocommerce/999999', headers: delivery.headers, payload: delivery.body })).statusCode).toBe(404);
   });
+
+  /** Generated orders of the fake that count (paid, no refunds), from `from` on. */
+  function countingOrders(from: number, count: number): string[] {
+    const ids: string[] = [];
+    for (let index = from; ids.length < count; index++) {
+      const order = woo.order(index);
+      if (['completed', 'processing'].includes(order.status) && order.refunds.length === 0) ids.push(woo.orderId(index));
+    }
+    return ids;
+  }
+
+  async function countedOrders(storeId: number): Promise<number> {
+    const [row] = await sqlRunner(testApp.orm.em.fork()).rows<{ orders: number }>(`select coalesce(sum(orders_count), 0)::int as orders from daily_rollups where store_id = $1`, [storeId]);
+    return row!.orders;
+  }
+
+  it('two orders cancelled in the same second share WooCommerce\'s delivery id: both are applied', async () => {
+    const { storeId, connectionId } = await connected('woocommerce', credentials(), 'bulk.example.com');
+    const url = `/api/webhooks/woocommerce/${connectionId}`;
+    const [first, second] = countingOrders(10, 2) as [string, string];
+    for (const id of [first, second]) expect((await post(url, woo.webhookDelivery('order.created', id))).statusCode).toBe(200);
+    await processSentJobs();
+    expect(await countedOrders(storeId)).toBe(2);
+
+    // A bulk action: both orders cancelled within one second, both deliveries sent that second.
+    const at = new Date(Date.now() - 30_000);
+    at.setUTCMilliseconds(100);
+    woo.updateOrder(first, { status: 'cancelled', at });
+    woo.updateOrder(second, { status: 'cancelled', at });
+    const deliveriesSent = [woo.webhookDelivery('order.updated', first, { at }), woo.webhookDelivery('order.updated', second, { at: new Date(at.getTime() + 600) })];
+    expect(deliveriesSent[0]!.headers['x-wc-webhook-delivery-id']).toBe(deliveriesSent[1]!.headers['x-wc-webhook-delivery-id']);
+    for (const delivery of deliveriesSent) expect((await post(url, delivery)).statusCode).toBe(200);
+    expect(await deliveries(storeId)).toHaveLength(4);
+    await processSentJobs();
+    // 2 - 2 = 0 counted orders (not 1: the second delivery is not taken for a replay).
+    expect(await ordersOf(storeId)).toEqual([first, second].sort().map((id) => ({ external_id: id, status: 'cancelled' })));
+    expect(await countedOrders(storeId)).toBe(0);
+  });
+
+  it('order.deleted (the order was trashed) stops it counting; order.restored counts it again', async () => {
+    const { storeId, connectionId } = await connected('woocommerce', credentials(), 'trash.example.com');
+    const url = `/api/webhooks/woocommerce/${connectionId}`;
+    const [id] = countingOrders(15, 1) as [string];
+    expect((await post(url, woo.webhookDelivery('order.created', id))).statusCode).toBe(200);
+    await processSentJobs();
+    expect(await countedOrders(storeId)).toBe(1);
+
+    woo.trashOrder(id, new Date(Date.now() - 20_000));
+    const deleted = woo.webhookDelivery('order.deleted', id, { at: new Date(Date.now() - 20_000) });
+    expect(JSON.parse(deleted.body)).toEqual({ id: Number(id) });
+    expect((await post(url, deleted)).statusCode).toBe(200);
+    await processSentJobs();
+    expect(await ordersOf(storeId)).toEqual([{ external_id: id, status: 'cancelled' }]);
+    expect(await countedOrders(storeId)).toBe(0);
+
+    woo.restoreOrder(id, new Date(Date.now() - 10_000));
+    expect((await post(url, woo.webhookDelivery('order.restored', id))).statusCode).toBe(200);
+    await processSentJobs();
+    expect(await ordersOf(storeId)).toEqual([{ external_id: id, status: 'paid' }]);
+    expect(await countedOrders(storeId)).toBe(1);
+    expect((await deliveries(storeId)).map((row) => [row.topic, row.error])).toEqual([['order.created', null], ['order.deleted', null], ['order.restored', null]]);
+  });
+
+  it('order.deleted for an order WooCommerce no longer has: our copy stops counting', async () => {
+    const { storeId, connectionId } = await connected('woocommerce', credentials(), 'gone.example.com');
+    const url = `/api/webhooks/woocommerce/${connectionId}`;
+    const [id] = countingOrders(20, 1) as [string];
+    const created = woo.webhookDelivery('order.created', id);
+    // The same order under an id the shop does not know (deleted for good there).
+    const body = created.body.replace(`"id":${id},`, '"id":987654,');
+    expect((await post(url, { body, headers: { ...created.headers, 'x-wc-webhook-signature': createHmac('sha256', woo.webhookSecret).update(body).digest('base64') } })).statusCode).toBe(200);
+    await processSentJobs();
+    expect(await countedOrders(storeId)).toBe(1);
+    const deleted = woo.webhookDelivery('order.deleted', id);
+    const gone = JSON.stringify({ id: 987654 });
+    expect((await post(url, { body: gone, headers: { ...deleted.headers, 'x-wc-webhook-signature': createHmac('sha256', woo.webhookSecret).update(gone).digest('base64') } })).statusCode).toBe(200);
+    await processSentJobs();
+    expect(await ordersOf(storeId)).toEqual([{ external_id: '987654', status: 'cancelled' }]);
+    expect(await countedOrders(storeId)).toBe(0);
+  });
 });

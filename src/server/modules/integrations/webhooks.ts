@@ -4,7 +4,7 @@ import { fetchShopifyOrder } from '../../connectors/shopify/index.ts';
 import { fetchWooCommerceOrder } from '../../connectors/woocommerce/index.ts';
 import { mapShopifyWebhook, shopifyWebhookDelivery, verifyShopifyWebhook } from '../../connectors/shopify/webhooks.ts';
 import { headerValue, type HeaderBag } from '../../connectors/store-common.ts';
-import { isWooCommercePing, mapWooCommerceWebhook, verifyWooCommerceWebhook, wooCommerceWebhookDelivery } from '../../connectors/woocommerce/webhooks.ts';
+import { isWooCommercePing, mapWooCommerceWebhook, verifyWooCommerceWebhook, wooCommerceDeliveryKey, wooCommerceWebhookDelivery } from '../../connectors/woocommerce/webhooks.ts';
 import { ingestOrders, ingestRefunds, upsertProducts, type IngestOrder } from '../commerce/ingest.ts';
 import { sqlRunner } from '../commerce/raw-sql.ts';
 import { PlatformConnection, type PlatformConnectionEntity } from '../connections/platform-connection.entity.ts';
@@ -60,8 +60,52 @@ export async function receiveWooCommerceWebhook(em: EntityManager, connectionId:
   if (!secret || !verifyWooCommerceWebhook(rawBody, headerValue(headers, 'x-wc-webhook-signature'), secret)) return INVALID_SIGNATURE;
   const delivery = wooCommerceWebhookDelivery(headers);
   if (!delivery.deliveryId || !delivery.topic) return { status: 400, message: 'X-WC-Webhook-Delivery-ID and X-WC-Webhook-Topic are required' };
-  await storeDelivery(em, connection, delivery.deliveryId, delivery.topic, rawBody);
+  // WooCommerce's delivery id is one per webhook and second, not per delivery: stored once per what the body says.
+  await storeDelivery(em, connection, wooCommerceDeliveryKey(delivery.topic, rawBody, delivery.deliveryId), delivery.topic, rawBody);
   return ACCEPTED;
+}
+
+/**
+ * Our copy of a WooCommerce order the shop no longer has (deleted permanently), ingested again as
+ * cancelled so that it counts nowhere; its figures, customer and attribution stay as they were.
+ */
+async function cancelStoredWooCommerceOrder(em: EntityManager, storeId: number, externalId: string, at: Date): Promise<void> {
+  const [row] = await sqlRunner(em).rows<{
+    order_number: string | null; placed_at: Date; updated_at: Date; currency: string; gross: string; discounts: string; shipping: string; taxes: string;
+    landing_site: string | null; referrer: string | null; utm_source: string | null; utm_medium: string | null; utm_campaign: string | null;
+    utm_content: string | null; utm_term: string | null; customer_external_id: string | null; email_hash: string | null;
+  }>(
+    `select o.order_number, o.placed_at, o.updated_at, o.currency, o.gross_minor::text as gross, o.discounts_minor::text as discounts,
+            o.shipping_minor::text as shipping, o.taxes_minor::text as taxes, o.landing_site, o.referrer, o.utm_source, o.utm_medium,
+            o.utm_campaign, o.utm_content, o.utm_term, c.external_id as customer_external_id, c.email_hash
+       from orders o left join customers c on c.store_id = o.store_id and c.id = o.customer_id
+      where o.store_id = $1 and o.platform = 'woocommerce' and o.external_id = $2`,
+    [storeId, externalId],
+  );
+  if (!row) return;
+  await ingestOrders(em, storeId, [
+    {
+      platform: 'woocommerce',
+      externalId,
+      orderNumber: row.order_number,
+      placedAt: row.placed_at,
+      updatedAt: new Date(Math.max(at.getTime(), new Date(row.updated_at).getTime())),
+      currency: row.currency,
+      grossMinor: Number(row.gross),
+      discountsMinor: Number(row.discounts),
+      shippingMinor: Number(row.shipping),
+      taxesMinor: Number(row.taxes),
+      status: 'cancelled',
+      customer: row.customer_external_id ? { externalId: row.customer_external_id, emailHash: row.email_hash } : null,
+      landingSite: row.landing_site,
+      referrer: row.referrer,
+      utmSource: row.utm_source,
+      utmMedium: row.utm_medium,
+      utmCampaign: row.utm_campaign,
+      utmContent: row.utm_content,
+      utmTerm: row.utm_term,
+    },
+  ]);
 }
 
 /** The order ids (of `platform`) neither stored for the store nor among `orders`. */
@@ -120,13 +164,25 @@ export async function processWebhookDelivery(em: EntityManager, deliveryId: numb
       }
     } else if (delivery.platform === 'woocommerce') {
       const effect = mapWooCommerceWebhook(delivery.topic, payload);
+      const credentials = openCredentials(settings, connection);
+      const ctx = credentials ? connectorContext(settings, 'woocommerce' satisfies PlatformKey, credentials, store) : null;
       if (effect.kind === 'ingest') {
         await ingestOrders(em, store.id, effect.orders);
-        const credentials = openCredentials(settings, connection);
         // The body lists refunds without their dates: read them from the store.
-        if (effect.refundsToFetch && credentials) {
-          const fetched = await fetchWooCommerceOrder(connectorContext(settings, 'woocommerce' satisfies PlatformKey, credentials, store), effect.refundsToFetch);
+        if (effect.refundsToFetch && ctx) {
+          const fetched = await fetchWooCommerceOrder(ctx, effect.refundsToFetch);
+          if (fetched?.refunds.length) await ingestRefunds(em, store.id, fetched.refunds);
+        }
+      } else if (effect.kind === 'deleted') {
+        // The body is only the id: the order as the shop has it now (status "trash", or restored meanwhile).
+        if (!ctx) throw new Error(`Order ${effect.orderId} was deleted at WooCommerce, but the connection has no credentials to read it.`);
+        const fetched = await fetchWooCommerceOrder(ctx, effect.orderId);
+        if (fetched) {
+          await ingestOrders(em, store.id, [fetched.order]);
           if (fetched.refunds.length) await ingestRefunds(em, store.id, fetched.refunds);
+        } else {
+          // Deleted for good: our copy counts nowhere from now on.
+          await cancelStoredWooCommerceOrder(em, store.id, effect.orderId, delivery.receivedAt);
         }
       }
     }
