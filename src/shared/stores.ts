@@ -57,6 +57,9 @@ function supportedTimeZoneSet(): ReadonlySet<string> {
 export function isKnownTimeZone(name: string): boolean {
   const zones = supportedTimeZoneSet();
   if (zones.has(name)) return true;
+  // The fixed-offset zones (Etc/GMT+5 is UTC−05:00), which Intl accepts but does not list: a
+  // WooCommerce site set to a bare UTC offset has one of them (docs/platform-notes.md).
+  if (/^Etc\/GMT(?:-(?:[0-9]|1[0-4])|\+(?:[0-9]|1[0-2]))$/.test(name)) return true;
   if (!/^[A-Z][A-Za-z0-9_+-]*(\/[A-Z0-9][A-Za-z0-9_+-]*)+$/.test(name)) return false;
   try {
     return zones.has(new Intl.DateTimeFormat('en-US', { timeZone: name }).resolvedOptions().timeZone);

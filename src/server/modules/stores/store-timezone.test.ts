@@ -244,7 +244,7 @@ describe('changing a store with data to America/New_York', () => {
 describe('what a change request does', () => {
   it('refuses an unknown zone, or a known one in the wrong case, with "Unknown time zone: X"; takes an IANA link such as Asia/Kolkata', async () => {
     const store = await londonStoreWithOrders();
-    for (const zone of ['Mars/Olympus_Mons', 'america/new_york', 'EST+5', '']) {
+    for (const zone of ['Mars/Olympus_Mons', 'america/new_york', 'EST+5', '', 'Etc/GMT+13']) {
       await expect(changeStoreTimezone(em(), store, zone)).rejects.toThrow(`Unknown time zone: ${zone}`);
     }
     expect(await latestTimezoneChange(em(), store.id)).toBeNull();
@@ -253,6 +253,9 @@ describe('what a change request does', () => {
     expect(kolkata).toMatchObject({ status: 'succeeded', toTimezone: 'Asia/Kolkata' });
     // A: 03:30Z + 5:30 = 09:00 on 1 March.
     expect((await days(store.id)).A).toBe('2026-03-01');
+    // A fixed offset (a WooCommerce site set to "UTC-5"): Etc/GMT+5 is five hours behind UTC, so A is 22:30 on 28 February.
+    expect(await changeStoreTimezone(em(), store, 'Etc/GMT+5', { runNow: true })).toMatchObject({ status: 'succeeded', toTimezone: 'Etc/GMT+5' });
+    expect((await days(store.id)).A).toBe('2026-02-28');
   });
 
   it('does nothing for the zone the store already has, and sets the zone of a store without data at once', async () => {
