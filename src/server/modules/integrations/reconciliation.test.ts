@@ -12,6 +12,8 @@ import { PlatformConnection } from '../connections/platform-connection.entity.ts
 import type { Connector } from '../../connectors/connector.ts';
 import { connectorFor } from '../../connectors/registry.ts';
 import { sqlRunner } from '../commerce/raw-sql.ts';
+import { ingestRefunds } from '../commerce/ingest.ts';
+import { dayInZone } from '../../../shared/date-ranges.ts';
 import { Store } from '../stores/store.entity.ts';
 import { ReconciliationResult, SyncRun } from './integration.entities.ts';
 import { reconcileAfterSync } from './reconciliation.ts';
@@ -45,8 +47,8 @@ beforeEach(() => {
   setIntegrationJobSender(async () => {});
 });
 
-async function connect(platform: 'shopify' | 'woocommerce', credentials: Record<string, string>, currency: string) {
-  const store = await createCommerceStore(testApp.orm, { timezone: 'Europe/London', currency });
+async function connect(platform: 'shopify' | 'woocommerce', credentials: Record<string, string>, currency: string, timezone = 'Europe/London') {
+  const store = await createCommerceStore(testApp.orm, { timezone, currency });
   const em = testApp.orm.em.fork();
   const connection = em.create(PlatformConnection, { store: store.id, platform, status: 'connected', connected: true, accountId: platform });
   await em.flush();
@@ -55,8 +57,8 @@ async function connect(platform: 'shopify' | 'woocommerce', credentials: Record<
   return { store, connection };
 }
 
-async function backfill(platform: 'shopify' | 'woocommerce', credentials: Record<string, string>, currency: string, connector?: Connector) {
-  const { store, connection } = await connect(platform, credentials, currency);
+async function backfill(platform: 'shopify' | 'woocommerce', credentials: Record<string, string>, currency: string, connector?: Connector, timezone?: string) {
+  const { store, connection } = await connect(platform, credentials, currency, timezone);
   const em = testApp.orm.em.fork();
   const run = em.create(SyncRun, { store: store.id, connection: connection.id, kind: 'backfill', windowSince: new Date(Date.now() - 90 * DAY_MS), windowUntil: new Date() });
   await em.flush();
@@ -81,6 +83,33 @@ describe('reconciliation after a clean sync', () => {
     expect(await countOf(`select count(*)::int as count from orders where store_id = $1`, [store.id])).toBe(1500);
     const counted = shopify.countMatching('test:false -status:cancelled -financial_status:voided -financial_status:expired');
     expect(result).toMatchObject({ matches: true, ourOrders: counted, sourceOrders: counted, sourceNetSalesMinor: null, days: [], explanations: [] });
+  });
+
+  it("Shopify in the shop's own time zone: net sales per day are compared with Shopify's (ShopifyQL), and a difference in money shows on its day", async () => {
+    const { store, connectionId, window, result } = await backfill('shopify', shopifyCredentials(), 'GBP', undefined, 'America/New_York');
+    expect(result).toMatchObject({ matches: true, days: [] });
+    expect(result.sourceNetSalesMinor).toBe(result.ourNetSalesMinor);
+    expect(result.ourNetSalesMinor).toBeGreaterThan(0);
+
+    // A refund of 12.34 that Shopify does not have (as if a sync had read one the shop then deleted):
+    // its day differs by exactly that, in money, and so does the period.
+    const [order] = await sqlRunner(testApp.orm.em.fork()).rows<{ external_id: string }>(
+      `select external_id from orders where store_id = $1 and not is_test and status not in ('cancelled', 'unpaid') and placed_at < now() - interval '20 days' order by placed_at desc limit 1`,
+      [store.id],
+    );
+    const refundedAt = new Date(Date.now() - 10 * DAY_MS);
+    await ingestRefunds(testApp.orm.em.fork(), store.id, [{ platform: 'shopify', externalId: 'not-at-shopify', orderExternalId: order!.external_id, refundedAt, amountMinor: 1234, currency: 'GBP' }]);
+    const em = testApp.orm.em.fork();
+    const storeEntity = await em.findOneOrFail(Store, { id: store.id });
+    const ctx = connectorContext(settings, 'shopify', shopifyCredentials(), storeEntity, noSleep);
+    await reconcileAfterSync(em, { connection: await em.findOneOrFail(PlatformConnection, { id: connectionId }), store: storeEntity, connector: connectorFor('shopify'), ctx, window, checkedAt: new Date() });
+    const differing = await testApp.orm.em.fork().findOneOrFail(ReconciliationResult, { connection: connectionId });
+    const day = dayInZone(refundedAt, 'America/New_York');
+    expect(differing.matches).toBe(false);
+    expect(differing.days).toEqual([{ day, ourOrders: expect.any(Number), sourceOrders: expect.any(Number), ourNetSales: expect.any(Number), sourceNetSales: expect.any(Number) }]);
+    expect(differing.days[0]!.ourOrders).toBe(differing.days[0]!.sourceOrders);
+    expect(differing.days[0]!.sourceNetSales! - differing.days[0]!.ourNetSales).toBe(1234);
+    expect(differing.sourceNetSalesMinor! - differing.ourNetSalesMinor).toBe(1234);
   });
 
   it('WooCommerce: the orders and net sales we count are the ones WooCommerce Analytics counts', async () => {

@@ -80,26 +80,25 @@ interface OurOrderRow {
   currency: string;
   day: string;
   updated_ms: number;
-  refund_day: string | null;
 }
 
 /** Our copies of the orders placed on the given days within the window, or of the given external ids. */
-async function ourOrders(em: EntityManager, storeId: number, platform: string, timezone: string, window: SyncWindow, days: string[], externalIds: string[]): Promise<OurOrderRow[]> {
+async function ourOrders(em: EntityManager, storeId: number, platform: string, window: SyncWindow, days: string[], externalIds: string[]): Promise<OurOrderRow[]> {
   return sqlRunner(em).rows<OurOrderRow>(
-    `select o.external_id, o.order_number, o.is_test, o.status, o.currency, to_char(o.placed_day, 'YYYY-MM-DD') as day, (extract(epoch from o.updated_at) * 1000)::float8 as updated_ms,
-            (select to_char(max((r.refunded_at at time zone $4)::date), 'YYYY-MM-DD') from refunds r where r.store_id = o.store_id and r.order_id = o.id) as refund_day
+    `select o.external_id, o.order_number, o.is_test, o.status, o.currency, to_char(o.placed_day, 'YYYY-MM-DD') as day, (extract(epoch from o.updated_at) * 1000)::float8 as updated_ms
        from orders o
       where o.store_id = $1 and o.platform = $2
-        and ((o.placed_day = any($3::date[]) and o.placed_at >= $5 and o.placed_at < $6) or o.external_id = any($7::text[]))
+        and ((o.placed_day = any($3::date[]) and o.placed_at >= $4 and o.placed_at < $5) or o.external_id = any($6::text[]))
       order by o.placed_day, o.external_id`,
-    [storeId, platform, days, timezone, window.since, window.until, externalIds],
+    [storeId, platform, days, window.since, window.until, externalIds],
   );
 }
 
 /**
  * Why one of our orders may be counted differently from the platform's totals (null: no reason
- * seen). Another currency and a later refund only change net sales: they explain a day only when
- * its net sales differ (`netSalesDiffer`), not a difference in counts.
+ * seen). Another currency only changes net sales: it explains a day only when its net sales differ
+ * (`netSalesDiffer`), not a difference in counts. (A refund made later is no reason: both sides put a
+ * refund on the day it was made.)
  */
 function reasonOf(row: OurOrderRow, currency: string, netSalesDiffer: boolean): ReconciliationExplanation | null {
   const base = { orderExternalId: row.external_id, orderNumber: row.order_number };
@@ -108,9 +107,6 @@ function reasonOf(row: OurOrderRow, currency: string, netSalesDiffer: boolean): 
   if (row.status === 'unpaid') return { ...base, reason: 'unpaid', detail: `Never paid; placed on ${row.day}.` };
   if (!netSalesDiffer) return null;
   if (row.currency !== currency) return { ...base, reason: 'other_currency', detail: `Paid in ${row.currency}, not ${currency}: its sales are left out of the ${currency} totals.` };
-  if (row.refund_day && row.refund_day > row.day) {
-    return { ...base, reason: 'refunded_later', detail: `Placed on ${row.day}, refunded on ${row.refund_day}: the refund lowers net sales of its own day.` };
-  }
   return null;
 }
 
@@ -139,7 +135,7 @@ async function explanationsFromLookup(
   const listed = [] as { day: string; orders: SourceDayOrder[]; complete: boolean }[];
   for (const slice of slices) listed.push({ day: slice.day, ...(await input.lookup.dayOrders(input.ctx, slice, DAY_ORDERS_LIMIT)) });
   const sourceIds = listed.flatMap((day) => day.orders.map((order) => order.externalId));
-  const ours = await ourOrders(em, store.id, connection.platform, store.timezone, input.window, slices.map((slice) => slice.day), sourceIds);
+  const ours = await ourOrders(em, store.id, connection.platform, input.window, slices.map((slice) => slice.day), sourceIds);
   const ourById = new Map(ours.map((row) => [row.external_id, row]));
 
   const explanations: ReconciliationExplanation[] = [];
@@ -196,7 +192,7 @@ export async function reconcileAfterSync(em: EntityManager, input: ReconcileInpu
   const ourSpend = isStore ? new Map<string, number>() : await ourSpendDays(em, store.id, platform, from, to);
 
   const differing: ReconciliationDay[] = [];
-  const totals = { ourOrders: 0, sourceOrders: null as number | null, ourNet: 0, sourceNet: null as number | null, ourSpend: 0, sourceSpend: null as number | null };
+  const totals = { ourOrders: 0, sourceOrders: null as number | null, ourNet: 0, ourNetOfSourceDays: 0, sourceNet: null as number | null, ourSpend: 0, sourceSpend: null as number | null };
   const add = (current: number | null, value: number | undefined) => (value === undefined ? current : (current ?? 0) + value);
   for (const day of source as SourceDayTotal[]) {
     const ours = ourDays.get(day.day) ?? { orders: 0, netSalesMinor: 0 };
@@ -205,6 +201,8 @@ export async function reconcileAfterSync(em: EntityManager, input: ReconcileInpu
     const inTotals = isStore || day.currency === currency;
     totals.ourOrders += ours.orders;
     totals.ourNet += ours.netSalesMinor;
+    // Where the platform reports net sales for some days only (whole days), the period's totals compare those days.
+    if (day.netSalesMinor !== undefined) totals.ourNetOfSourceDays += ours.netSalesMinor;
     if (inTotals) {
       totals.ourSpend += spend;
       totals.sourceSpend = add(totals.sourceSpend, day.spendMinor);
@@ -231,7 +229,7 @@ export async function reconcileAfterSync(em: EntityManager, input: ReconcileInpu
     const netSalesDays = new Set(differing.filter((day) => day.sourceNetSales !== null && day.sourceNetSales !== day.ourNetSales).map((day) => day.day));
     explanations = canListDayOrders(connector)
       ? await explanationsFromLookup(em, { ...input, lookup: connector }, differingDays, currency, netSalesDays)
-      : explanationsFromOurs(await ourOrders(em, store.id, platform, store.timezone, input.window, differingDays, []), currency, netSalesDays);
+      : explanationsFromOurs(await ourOrders(em, store.id, platform, input.window, differingDays, []), currency, netSalesDays);
   }
   explanations = explanations.slice(0, MAX_EXPLANATIONS);
 
@@ -245,7 +243,7 @@ export async function reconcileAfterSync(em: EntityManager, input: ReconcileInpu
     currency,
     ourOrders: totals.ourOrders,
     sourceOrders: totals.sourceOrders,
-    ourNetSalesMinor: totals.ourNet,
+    ourNetSalesMinor: totals.sourceNet === null ? totals.ourNet : totals.ourNetOfSourceDays,
     sourceNetSalesMinor: totals.sourceNet,
     ourSpendMinor: isStore ? null : totals.ourSpend,
     sourceSpendMinor: isStore ? null : totals.sourceSpend,
