@@ -11,7 +11,7 @@ import { addDays } from '../../src/server/modules/commerce/days.ts';
 import { startBingAdsFake } from './bingads.ts';
 import type { FakeServer, FaultKind } from './fake-server.ts';
 import { startGoogleAdsFake } from './googleads.ts';
-import { startKlaviyoFake } from './klaviyo.ts';
+import { startKlaviyoFake, type KlaviyoFake } from './klaviyo.ts';
 import { startMailchimpFake } from './mailchimp.ts';
 import { startMetaAdsFake } from './metaads.ts';
 import { startOmnisendFake } from './omnisend.ts';
@@ -175,7 +175,7 @@ interface EmailFake extends FakeServer {
   expectedRows(since: Date, until: Date): { campaignId: string; day: string; sends: number }[];
 }
 
-function emailAdapter(platform: PlatformKey, startFake: (start: string) => Promise<EmailFake>, change: (fake: EmailFake, campaignId: string) => void): ContractAdapter {
+function emailAdapter(platform: PlatformKey, startFake: (start: string) => Promise<EmailFake>, change: (fake: EmailFake, campaignId: string, day: string) => void): ContractAdapter {
   return {
     platform,
     async start(now) {
@@ -193,7 +193,7 @@ function emailAdapter(platform: PlatformKey, startFake: (start: string) => Promi
           const recent = fake.expectedRows(new Date(`${utcDay(new Date(current.getTime() - 2 * DAY_MS))}T00:00:00Z`), current);
           const row = recent.at(-1);
           if (!row) throw new Error(`${platform} fake: no campaign sent since the day before yesterday`);
-          change(fake, row.campaignId);
+          change(fake, row.campaignId, row.day);
           return { key: `${row.campaignId}|${row.day}` };
         },
         ...faults(fake),
@@ -318,9 +318,17 @@ export const CONTRACT_ADAPTERS: Readonly<Partial<Record<PlatformKey, ContractAda
     }),
   ),
   // Klaviyo with its documented rate limits (reports 1/s, 2/min, 225/day) on a clock that skips ahead
-  // by each Retry-After, since the suite's HTTP client records its waits instead of sleeping.
-  klaviyo: emailAdapter('klaviyo', (start) => startKlaviyoFake({ seed: 41, campaigns: 50, start, days: 61, archivedEvery: 7, rateLimits: true, clock: 'skip-ahead' }) as unknown as Promise<EmailFake>, (fake, id) =>
-    (fake as unknown as { updateCampaignStats(id: string, changes: object): void }).updateCampaignStats(id, { opens_unique: 3, clicks_unique: 1 }),
+  // by each Retry-After, since the suite's HTTP client records its waits instead of sleeping. Campaigns
+  // and three flows (one archived) with figures on most days; the change is to the newest row, a flow's
+  // day (`flow:<id>`) or a campaign.
+  klaviyo: emailAdapter(
+    'klaviyo',
+    (start) => startKlaviyoFake({ seed: 41, campaigns: 50, start, days: 61, archivedEvery: 7, flows: 3, rateLimits: true, clock: 'skip-ahead' }) as unknown as Promise<EmailFake>,
+    (fake, id, day) => {
+      const klaviyo = fake as unknown as KlaviyoFake;
+      if (id.startsWith('flow:')) klaviyo.updateFlowStats(id.slice('flow:'.length), day, { opens_unique: 3, clicks_unique: 1 });
+      else klaviyo.updateCampaignStats(id, { opens_unique: 3, clicks_unique: 1 });
+    },
   ),
   mailchimp: emailAdapter('mailchimp', (start) => startMailchimpFake({ seed: 42, reports: 50, start, days: 61 }) as unknown as Promise<EmailFake>, (fake, id) =>
     (fake as unknown as { updateReport(id: string, changes: object): void }).updateReport(id, { emails_sent: 77 }),

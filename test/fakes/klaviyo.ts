@@ -1,6 +1,7 @@
-import { instantOfWallClock, localDay } from '../../src/server/connectors/email-shared/days.ts';
+import { instantOfWallClock, localDay, windowDays } from '../../src/server/connectors/email-shared/days.ts';
+import { addDays } from '../../src/shared/date-ranges.ts';
 import { FakeClock, FixedWindows, type RateWindow } from '../../src/server/connectors/email-shared/fixed-windows.ts';
-import { FakeServer, seededRandom, type FakeRequest, type FakeResponse } from './fake-server.ts';
+import { FakeServer, seededRandom, type FakeRequest, type FakeResponse, type RecordedRequest } from './fake-server.ts';
 
 // Klaviyo's REST API as its documentation and published OpenAPI describe it (docs/platform-notes.md
 // "## Klaviyo" lists every rule with its source). What this fake enforces, each rule at its code below:
@@ -11,10 +12,17 @@ import { FakeServer, seededRandom, type FakeRequest, type FakeResponse } from '.
 //   documented fields, archived campaigns only when filtered with equals(archived,true);
 // - POST /api/campaign-values-reports: statistics from the documented enum, a timeframe of at most one
 //   year whose start/end offsets are ignored and read in the ACCOUNT's time zone, a conversion metric
-//   of the account, results per campaign message for campaigns SENT in the timeframe, page_cursor.
+//   of the account, results per campaign message for campaigns SENT in the timeframe, page_cursor;
+// - GET /api/flows and /api/flows/{id}: page[size] 1..50, sparse fieldsets of documented fields, the
+//   archived filter, 404 for a deleted flow, 403 on every flows endpoint for a key without flows:read;
+// - POST /api/flow-series-reports: statistics, timeframe, interval and conversion_metric_id required,
+//   interval limits (hourly <= 7 days, daily <= 60, monthly <= 52 weeks), a timeframe read in the
+//   account's time zone, group_by with flow_id and flow_message_id, one value per day of the account's
+//   calendar in each statistic, aligned with date_times, page_cursor.
 // Every 400 it answers is recorded in `refusals`, so a test can assert that a connector's requests
 // were all acceptable. Campaigns are made lazily from the seed (campaign i goes out on day
-// floor(i * days / campaigns) of the data range), or given as a fixture.
+// floor(i * days / campaigns) of the data range), or given as a fixture; flows likewise (figures on
+// most days of the data range, every third flow archived), or a flow fixture.
 
 export interface KlaviyoFakeOptions {
   seed?: number;
@@ -58,6 +66,23 @@ export interface KlaviyoFakeOptions {
   now?: string;
   /** Override a documented rate limit (tests of the daily reporting limit). */
   reportLimits?: { burst?: number; steady?: number; daily?: number };
+  /** Generated flows (0: none); every third is archived. */
+  flows?: number;
+  /** Exact flows instead of generated ones (hand-computed tests). */
+  flowFixture?: KlaviyoFakeFlow[];
+  /** At most this many flows per page whatever page[size] asks (<= 50). */
+  flowsPageSize?: number;
+  /** Results (flow messages) per flow-series page. */
+  flowReportPageSize?: number;
+  /**
+   * How series date_times name each day's midnight on the account's clock: 'wall-clock' writes it with
+   * +00:00, the form of Klaviyo's example ("2024-01-05T00:00:00+00:00"); 'instant' writes the UTC
+   * instant of that midnight ("2024-01-05T05:00:00+00:00" in New York). The reference does not say
+   * which Klaviyo sends for an account outside UTC; a connector must read both.
+   */
+  dateTimes?: 'wall-clock' | 'instant';
+  /** false: the key lacks the flows:read scope (403 on every flows endpoint). */
+  flowsScope?: boolean;
 }
 
 export interface KlaviyoFakeMessageStats {
@@ -80,6 +105,18 @@ export interface KlaviyoFakeCampaign {
   status?: string;
   archived?: boolean;
   messages: { id: string; statistics: KlaviyoFakeMessageStats }[];
+}
+
+export interface KlaviyoFakeFlow {
+  id: string;
+  /** Nullable in Klaviyo's schema (FlowResponseObjectResource). */
+  name: string | null;
+  status?: 'draft' | 'manual' | 'live';
+  archived?: boolean;
+  /** Deleted: no longer listed and 404 by id, but its figures stay in reports. */
+  deleted?: boolean;
+  /** Each message's figures per day of the account's calendar ('YYYY-MM-DD'); absent days are zero. */
+  messages: { id: string; channel: 'email' | 'sms'; days: Record<string, KlaviyoFakeMessageStats> }[];
 }
 
 /** The newest revision this fake knows; later dates are not valid revisions yet. https://developers.klaviyo.com/en/docs/api_versioning_and_deprecation_policy */
@@ -107,6 +144,17 @@ const CAMPAIGN_FIELDS = new Set([
   'tracking_options.add_tracking_params', 'tracking_options.custom_tracking_params', 'tracking_options.is_tracking_clicks', 'tracking_options.is_tracking_opens', 'updated_at',
 ]);
 const METRIC_FIELDS = new Set(['created', 'id', 'integration', 'name', 'updated']);
+// Sparse fieldset values of fields[flow] (get_flows.json; get_flow.json adds the definition fields).
+const FLOW_FIELDS = new Set(['archived', 'created', 'id', 'name', 'status', 'trigger_type', 'updated']);
+const FLOW_SORTS = new Set(['created', '-created', 'id', '-id', 'name', '-name', 'status', '-status', 'trigger_type', '-trigger_type', 'updated', '-updated']);
+// flow-series-report group_by values; flow_id and flow_message_id are required when group_by is given
+// (FlowSeriesRequestDTOResourceObject, query_flow_series.json).
+const FLOW_GROUP_BY = new Set(['flow_id', 'flow_message_id', 'flow_message_name', 'flow_name', 'send_channel', 'tag_id', 'tag_name', 'text_message_format', 'variation', 'variation_name']);
+// "If hourly is used, the timeframe cannot be longer than 7 days. If daily is used, the timeframe
+// cannot be longer than 60 days. If monthly is used, the timeframe cannot be longer than 52 weeks."
+// (interval, same schema); weekly is held by the timeframe's own "Max length: 1 year".
+const INTERVAL_LIMIT_DAYS: Record<string, number> = { hourly: 7, daily: 60, monthly: 52 * 7, weekly: 366 };
+const DAY_MS = 86_400_000;
 
 // Rate limits, per account, fixed windows: burst = 1 s, steady = 1 min
 // (https://developers.klaviyo.com/en/docs/rate_limits_and_error_handling). Each endpoint's tier is in
@@ -114,6 +162,9 @@ const METRIC_FIELDS = new Set(['created', 'id', 'integration', 'name', 'updated'
 // 150/m); query_campaign_values 1/s, 2/m and 225/d (openapi/stable/apis/*.json, x-klaviyo-ratelimit).
 const XS: RateWindow[] = [{ limit: 1, ms: 1_000 }, { limit: 15, ms: 60_000 }];
 const M: RateWindow[] = [{ limit: 10, ms: 1_000 }, { limit: 150, ms: 60_000 }];
+// get_flows and get_flow: S (3/s, 60/m); query_flow_series shares the reporting limits (1/s, 2/m,
+// 225/d), counted per endpoint like every other (x-klaviyo-ratelimit of each operation).
+const S: RateWindow[] = [{ limit: 3, ms: 1_000 }, { limit: 60, ms: 60_000 }];
 
 function encodePageCursor(offset: number): string {
   return Buffer.from(`offset:${offset}`).toString('base64url');
@@ -130,15 +181,22 @@ function jsonApiError(status: number, code: string, title: string, detail: strin
   return { status, headers: { 'content-type': 'application/vnd.api+json' }, body: { errors: [{ id: `err-${code}`, status, code, title, detail, source: { pointer: '/data/' } }] } };
 }
 
+type OptionalOptions = 'fixture' | 'reportLimits' | 'now' | 'flowFixture' | 'flowReportPageSize';
+
 export class KlaviyoFake extends FakeServer {
-  readonly options: Required<Omit<KlaviyoFakeOptions, 'fixture' | 'reportLimits' | 'now'>> & Pick<KlaviyoFakeOptions, 'fixture' | 'reportLimits' | 'now'>;
+  readonly options: Required<Omit<KlaviyoFakeOptions, OptionalOptions>> & Pick<KlaviyoFakeOptions, OptionalOptions>;
   /** Every Retry-After (seconds) the fake announced, in order, so tests can compare a client's waits with them. */
   readonly throttles: number[] = [];
+  /** The requests it answered with 429 (injected or its own rate limits): the others are the calls Klaviyo counts. */
+  readonly throttledRequests = new Set<RecordedRequest>();
   /** Every request the fake refused as invalid (400), with the reason: a real account would have refused it too. */
   readonly refusals: { method: string; path: string; reason: string }[] = [];
   readonly clock: FakeClock;
   private revoked = false;
   private readonly overrides = new Map<string, Partial<KlaviyoFakeMessageStats>>();
+  /** `${flow id}|${day}` -> changes to every message of that flow on that day. */
+  private readonly flowOverrides = new Map<string, Partial<KlaviyoFakeMessageStats>>();
+  private generatedFlows: KlaviyoFakeFlow[] | null = null;
   private readonly windows = new FixedWindows();
 
   constructor(options: KlaviyoFakeOptions = {}) {
@@ -161,6 +219,10 @@ export class KlaviyoFake extends FakeServer {
       retryAfterSeconds: 2,
       rateLimits: false,
       clock: 'skip-ahead',
+      flows: 3,
+      flowsPageSize: 50,
+      dateTimes: 'wall-clock',
+      flowsScope: true,
       ...options,
     };
     this.clock = new FakeClock(this.options.clock, this.options.now ? new Date(this.options.now) : undefined);
@@ -169,6 +231,9 @@ export class KlaviyoFake extends FakeServer {
     this.route('GET', '/api/campaigns', (request) => this.guard(request, M, () => this.campaignsPage(request)));
     this.route('GET', '/api/campaigns/:id', (request) => this.guard(request, M, () => this.oneCampaign(request)));
     this.route('POST', '/api/campaign-values-reports', (request) => this.guard(request, this.reportWindows(), () => this.campaignValues(request)));
+    this.route('GET', '/api/flows', (request) => this.guard(request, S, () => this.withFlowsScope(() => this.flowsPage(request))));
+    this.route('GET', '/api/flows/:id', (request) => this.guard(request, S, () => this.withFlowsScope(() => this.oneFlow(request))));
+    this.route('POST', '/api/flow-series-reports', (request) => this.guard(request, this.reportWindows(), () => this.withFlowsScope(() => this.flowSeries(request))));
   }
 
   /** The base URL a connector context should use. */
@@ -184,6 +249,12 @@ export class KlaviyoFake extends FakeServer {
   /** Changes a campaign's statistics (all of its messages get the same change). */
   updateCampaignStats(id: string, changes: Partial<KlaviyoFakeMessageStats>): void {
     this.overrides.set(id, { ...this.overrides.get(id), ...changes });
+  }
+
+  /** Changes a flow's figures on one day of the account's calendar (all of its messages get the change). */
+  updateFlowStats(flowId: string, day: string, changes: Partial<KlaviyoFakeMessageStats>): void {
+    const key = `${flowId}|${day}`;
+    this.flowOverrides.set(key, { ...this.flowOverrides.get(key), ...changes });
   }
 
   private reportWindows(): RateWindow[] {
@@ -240,7 +311,60 @@ export class KlaviyoFake extends FakeServer {
     });
   }
 
-  /** Klaviyo's own figures for e-mail campaigns sent in [since, until), on their send day in `timezone`. */
+  private generatedFlow(index: number): KlaviyoFakeFlow {
+    const id = `FL${index.toString(36).toUpperCase().padStart(4, '0')}`;
+    const messages = [0, 1].map((m) => {
+      const days: Record<string, KlaviyoFakeMessageStats> = {};
+      for (let d = 0; d < this.options.days; d++) {
+        const random = seededRandom(this.options.seed * 1_000_033 + index * 7919 + m * 104_729 + d * 31);
+        const recipients = Math.floor(random() * 80);
+        // about one day in ten without a send
+        if (recipients < 8) continue;
+        const delivered = recipients - Math.floor(random() * 3);
+        const opensUnique = Math.floor(delivered * (0.3 + random() * 0.3));
+        const clicksUnique = Math.floor(opensUnique * (0.05 + random() * 0.2));
+        const conversions = clicksUnique > 0 ? Math.floor(random() * 3) : 0;
+        days[addDays(this.options.start, d)] = {
+          recipients,
+          delivered,
+          opens: opensUnique + Math.floor(random() * 5),
+          opens_unique: opensUnique,
+          clicks: clicksUnique * 2,
+          clicks_unique: clicksUnique,
+          conversions,
+          conversion_value: Math.round(conversions * (1500 + random() * 8000)) / 100,
+        };
+      }
+      // every other flow's second message is a text message (left out of e-mail figures)
+      return { id: `${id}M${m}`, channel: (index % 2 === 1 && m === 1 ? 'sms' : 'email') as 'email' | 'sms', days };
+    });
+    return {
+      id,
+      name: ['Welcome series', 'Abandoned cart', 'Post-purchase', 'Browse abandonment', 'Win-back'][index % 5]!,
+      status: 'live',
+      archived: index % 3 === 2,
+      messages,
+    };
+  }
+
+  /** Every flow of the account (deleted ones too), with the figure changes applied. */
+  allFlows(): KlaviyoFakeFlow[] {
+    const base = this.options.flowFixture ?? (this.generatedFlows ??= Array.from({ length: this.options.flows }, (_, index) => this.generatedFlow(index)));
+    if (this.flowOverrides.size === 0) return base;
+    return base.map((flow) => ({
+      ...flow,
+      messages: flow.messages.map((message) => ({
+        ...message,
+        days: Object.fromEntries(Object.entries(message.days).map(([day, stats]) => [day, { ...stats, ...this.flowOverrides.get(`${flow.id}|${day}`) }])),
+      })),
+    }));
+  }
+
+  /**
+   * Klaviyo's own figures: e-mail campaigns sent in [since, until), on their send day in `timezone`,
+   * then e-mail flows per flow and day of the account's calendar for the window's days (see
+   * windowDays), days without figures left out.
+   */
   expectedRows(since: Date, until: Date, timezone = 'UTC') {
     const rows = [];
     for (const campaign of this.allCampaigns()) {
@@ -257,6 +381,36 @@ export class KlaviyoFake extends FakeServer {
         attributedOrders: this.options.withPlacedOrder ? sum('conversions') : 0,
         attributedRevenueMinor: this.options.withPlacedOrder ? campaign.messages.reduce((total, message) => total + Math.round(message.statistics.conversion_value * 100), 0) : 0,
       });
+    }
+    const { firstDay, lastDay } = windowDays({ since, until });
+    for (const flow of this.allFlows()) {
+      const byDay = new Map<string, { sends: number; opens: number; clicks: number; orders: number; revenue: number }>();
+      for (const message of flow.messages) {
+        if (message.channel !== 'email') continue;
+        for (const [day, stats] of Object.entries(message.days)) {
+          if (day < firstDay || day > lastDay) continue;
+          const sum = byDay.get(day) ?? { sends: 0, opens: 0, clicks: 0, orders: 0, revenue: 0 };
+          sum.sends += stats.recipients;
+          sum.opens += stats.opens_unique;
+          sum.clicks += stats.clicks_unique;
+          sum.orders += this.options.withPlacedOrder ? stats.conversions : 0;
+          sum.revenue += this.options.withPlacedOrder ? Math.round(stats.conversion_value * 100) : 0;
+          byDay.set(day, sum);
+        }
+      }
+      for (const [day, sum] of [...byDay].sort(([a], [b]) => a.localeCompare(b))) {
+        if (sum.sends === 0 && sum.opens === 0 && sum.clicks === 0 && sum.orders === 0 && sum.revenue === 0) continue;
+        rows.push({
+          campaignId: `flow:${flow.id}`,
+          day,
+          campaignName: flow.deleted ? `Klaviyo flow ${flow.id} (deleted)` : flow.name || `Klaviyo flow ${flow.id}`,
+          sends: sum.sends,
+          opens: sum.opens,
+          clicks: sum.clicks,
+          attributedOrders: sum.orders,
+          attributedRevenueMinor: sum.revenue,
+        });
+      }
     }
     return rows;
   }
@@ -283,7 +437,7 @@ export class KlaviyoFake extends FakeServer {
     const date = /^(\d{4}-\d{2}-\d{2})(\.[a-z0-9]+)?$/.exec(revision)?.[1];
     if (!date || Number.isNaN(Date.parse(`${date}T00:00:00Z`)) || date > LATEST_REVISION) return this.refuse(request, `A valid revision header is required (got "${revision}").`);
     if (this.options.rateLimits) {
-      const verdict = this.windows.take(`${this.options.apiKey}|${request.method} ${request.path.replace(/\/campaigns\/[^/]+$/, '/campaigns/:id')}`, limits, this.clock.now());
+      const verdict = this.windows.take(`${this.options.apiKey}|${request.method} ${request.path.replace(/\/(campaigns|flows)\/[^/]+$/, '/$1/:id')}`, limits, this.clock.now());
       if (!verdict.ok) return this.throttled(verdict.retryAfterSeconds);
       const response = answer();
       // Non-429 answers carry the steady window's state (rate_limits_and_error_handling).
@@ -295,6 +449,9 @@ export class KlaviyoFake extends FakeServer {
 
   /** 429: Retry-After in seconds and the JSON:API "throttled" error; no RateLimit-* headers (rate_limits_and_error_handling; body as in klaviyo/klaviyo-api-python#15). */
   private throttled(seconds: number): FakeResponse {
+    // The handler runs right after its request is recorded: the last one is this one.
+    const recorded = this.requests.at(-1);
+    if (recorded) this.throttledRequests.add(recorded);
     this.clock.throttled(seconds);
     this.throttles.push(seconds);
     const response = jsonApiError(429, 'throttled', 'Request was throttled.', `Request was throttled. Expected available in ${seconds} seconds.`);
@@ -405,48 +562,72 @@ export class KlaviyoFake extends FakeServer {
     return { headers: { 'content-type': 'application/vnd.api+json' }, body: { data: this.campaignResource(campaign), links: { self: `${this.url}/api/campaigns/${campaign.id}/` } } };
   }
 
-  private campaignValues(request: FakeRequest): FakeResponse {
+  /**
+   * The attributes every report request shares, checked as the reports' schemas document them:
+   * statistics (from the enum), timeframe and conversion_metric_id are required (CampaignValuesRequestDTO,
+   * FlowSeriesRequestDTO); group_by must name allowed attributes and include the two required ones;
+   * filter only in the send_channel form this fake understands (others are refused rather than ignored);
+   * a custom timeframe of at most one year whose offsets are ignored: "Offset is ignored and the company
+   * timezone is used"; "Max length: 1 year" (CustomTimeframe). A string is the reason for a 400.
+   */
+  private reportRequest(request: FakeRequest, type: string, groupBy: { allowed: Set<string>; required: string[] }) {
     const body = request.body as { data?: { type?: string; attributes?: Record<string, unknown> } } | undefined;
     const attributes = body?.data?.attributes;
-    if (body?.data?.type !== 'campaign-values-report' || !attributes) return this.refuse(request, 'data.type must be campaign-values-report with attributes.');
-    // statistics, timeframe and conversion_metric_id are required (CampaignValuesRequestDTOResourceObject).
+    if (body?.data?.type !== type || !attributes) return `data.type must be ${type} with attributes.`;
     const statistics = attributes.statistics;
-    if (!Array.isArray(statistics) || statistics.length === 0) return this.refuse(request, 'statistics is required.');
+    if (!Array.isArray(statistics) || statistics.length === 0) return 'statistics is required.';
     const unknown = statistics.filter((name) => typeof name !== 'string' || !REPORT_STATISTICS.has(name));
-    if (unknown.length) return this.refuse(request, `Unknown statistics: ${unknown.join(', ')}.`);
+    if (unknown.length) return `Unknown statistics: ${unknown.join(', ')}.`;
     const metricId = attributes.conversion_metric_id;
-    if (typeof metricId !== 'string' || !metricId) return this.refuse(request, 'conversion_metric_id is required.');
+    if (typeof metricId !== 'string' || !metricId) return 'conversion_metric_id is required.';
     const names: (string | null)[] = this.options.withPlacedOrder ? [...METRIC_NAMES] : METRIC_NAMES.filter((name) => name !== 'Placed Order');
-    if (!names.some((name, index) => this.metricId(name, index) === metricId)) return this.refuse(request, `conversion_metric_id ${metricId} is not a metric of this account.`);
-    const groupBy = attributes.group_by;
-    if (groupBy !== undefined && groupBy !== null) {
-      if (!Array.isArray(groupBy) || groupBy.some((name) => !GROUP_BY.has(name as string)) || !groupBy.includes('campaign_id') || !groupBy.includes('campaign_message_id')) {
-        return this.refuse(request, 'group_by must name allowed attributes and include campaign_id and campaign_message_id.');
+    if (!names.some((name, index) => this.metricId(name, index) === metricId)) return `conversion_metric_id ${metricId} is not a metric of this account.`;
+    const grouping = attributes.group_by;
+    if (grouping !== undefined && grouping !== null) {
+      if (!Array.isArray(grouping) || grouping.some((name) => !groupBy.allowed.has(name as string)) || groupBy.required.some((name) => !grouping.includes(name))) {
+        return `group_by must name allowed attributes and include ${groupBy.required.join(' and ')}.`;
       }
     }
-    // filter: only the send_channel form this fake understands; others are refused rather than ignored.
     const filter = attributes.filter;
     let channel: string | null = null;
     if (filter !== undefined && filter !== null) {
       const match = /^equals\(send_channel,"(email|sms|push-notification|whatsapp)"\)$/.exec(String(filter));
-      if (!match) return this.refuse(request, `Unsupported filter: ${String(filter)}.`);
+      if (!match) return `Unsupported filter: ${String(filter)}.`;
       channel = match[1]!;
     }
     const timeframe = attributes.timeframe as { key?: unknown; start?: unknown; end?: unknown } | undefined;
-    if (!timeframe || typeof timeframe !== 'object') return this.refuse(request, 'timeframe is required.');
+    if (!timeframe || typeof timeframe !== 'object') return 'timeframe is required.';
     if (timeframe.key !== undefined) {
-      if (!TIMEFRAME_KEYS.has(String(timeframe.key))) return this.refuse(request, `Unknown timeframe key ${String(timeframe.key)}.`);
-      return this.refuse(request, 'This fake answers custom timeframes (start/end) only.');
+      if (!TIMEFRAME_KEYS.has(String(timeframe.key))) return `Unknown timeframe key ${String(timeframe.key)}.`;
+      return 'This fake answers custom timeframes (start/end) only.';
     }
-    // CustomTimeframe: "Offset is ignored and the company timezone is used"; "Max length: 1 year".
     const start = typeof timeframe.start === 'string' ? instantOfWallClock(timeframe.start, this.options.timezone) : null;
     const end = typeof timeframe.end === 'string' ? instantOfWallClock(timeframe.end, this.options.timezone) : null;
-    if (!start || !end || end.getTime() < start.getTime()) return this.refuse(request, 'timeframe needs a start and an end (date-time), start before end.');
+    if (!start || !end || end.getTime() < start.getTime()) return 'timeframe needs a start and an end (date-time), start before end.';
     const startWall = String(timeframe.start).slice(0, 19);
+    const endWall = String(timeframe.end).slice(0, 19);
     const yearLater = `${String(Number(startWall.slice(0, 4)) + 1).padStart(4, '0')}${startWall.slice(4)}`;
-    if (String(timeframe.end).slice(0, 19) > yearLater) return this.refuse(request, 'timeframe must not be longer than one year.');
-    const converts = this.options.withPlacedOrder && metricId === 'M00006';
+    if (endWall > yearLater) return 'timeframe must not be longer than one year.';
+    return { attributes, statistics: statistics as string[], converts: this.options.withPlacedOrder && metricId === 'M00006', channel, start, end, startWall, endWall };
+  }
 
+  private reportPage(request: FakeRequest, type: string, path: string, results: unknown[], pageSize: number, extra: Record<string, unknown> = {}): FakeResponse {
+    const offset = decodePageCursor(request.query.get('page_cursor'));
+    if (offset === null) return this.refuse(request, 'Invalid page_cursor.');
+    const nextOffset = offset + pageSize;
+    return {
+      headers: { 'content-type': 'application/vnd.api+json' },
+      body: {
+        data: { type, id: `report-${offset}`, attributes: { results: results.slice(offset, nextOffset), ...extra }, relationships: {} },
+        links: { self: `${this.url}${path}`, next: nextOffset < results.length ? `${this.url}${path}?page_cursor=${encodePageCursor(nextOffset)}` : null, prev: null },
+      },
+    };
+  }
+
+  private campaignValues(request: FakeRequest): FakeResponse {
+    const checked = this.reportRequest(request, 'campaign-values-report', { allowed: GROUP_BY, required: ['campaign_id', 'campaign_message_id'] });
+    if (typeof checked === 'string') return this.refuse(request, checked);
+    const { statistics, converts, channel, start, end } = checked;
     // A values report holds every campaign SENT in the timeframe (send date, as the UI reports it;
     // https://developers.klaviyo.com/en/reference/reporting_api_overview), one result per message.
     const results: unknown[] = [];
@@ -455,28 +636,119 @@ export class KlaviyoFake extends FakeServer {
       if (Number.isNaN(time) || time < start.getTime() || time > end.getTime() || (channel !== null && campaign.channel !== channel)) continue;
       for (const message of campaign.messages) {
         const values: Record<string, number> = {};
-        for (const name of statistics as string[]) {
+        for (const name of statistics) {
           const value = message.statistics[name as keyof KlaviyoFakeMessageStats] ?? 0;
           values[name] = !converts && (name === 'conversions' || name === 'conversion_value') ? 0 : value;
         }
         results.push({ groupings: { send_channel: campaign.channel, campaign_id: campaign.id, campaign_message_id: message.id }, statistics: values });
       }
     }
-    const offset = decodePageCursor(request.query.get('page_cursor'));
-    if (offset === null) return this.refuse(request, 'Invalid page_cursor.');
-    const nextOffset = offset + this.options.reportPageSize;
+    return this.reportPage(request, 'campaign-values-report', '/api/campaign-values-reports/', results, this.options.reportPageSize);
+  }
+
+  /** 403 on the flows endpoints for a key without flows:read (each lists the scope; 403 = not permitted, rate_limits_and_error_handling). */
+  private withFlowsScope(answer: () => FakeResponse): FakeResponse {
+    if (this.options.flowsScope) return answer();
+    return jsonApiError(403, 'permission_denied', 'You do not have permission to perform this action.', 'The API key is missing the required scope: flows:read.');
+  }
+
+  private flowResource(flow: KlaviyoFakeFlow) {
     return {
-      headers: { 'content-type': 'application/vnd.api+json' },
-      body: {
-        data: {
-          type: 'campaign-values-report',
-          id: `report-${offset}`,
-          attributes: { results: results.slice(offset, nextOffset) },
-          relationships: { campaigns: { data: [] } },
-        },
-        links: { self: `${this.url}/api/campaign-values-reports/`, next: nextOffset < results.length ? `${this.url}/api/campaign-values-reports/?page_cursor=${encodePageCursor(nextOffset)}` : null, prev: null },
+      type: 'flow',
+      id: flow.id,
+      attributes: {
+        name: flow.name,
+        status: flow.status ?? 'live',
+        archived: flow.archived ?? false,
+        created: '2024-06-01T00:00:00+00:00',
+        updated: '2024-06-01T00:00:00+00:00',
+        trigger_type: 'Metric',
       },
+      links: { self: `${this.url}/api/flows/${flow.id}/` },
     };
+  }
+
+  private flowsPage(request: FakeRequest): FakeResponse {
+    const badFields = this.sparseFields(request, 'flow', FLOW_FIELDS);
+    if (badFields) return this.refuse(request, badFields);
+    // page[size]: "Default: 50. Min: 1. Max: 50." (get_flows.json)
+    const sizeText = request.query.get('page[size]');
+    const size = sizeText === null ? 50 : Number(sizeText);
+    if (!Number.isInteger(size) || size < 1 || size > 50) return this.refuse(request, `page[size] must be between 1 and 50 (got ${sizeText}).`);
+    const sort = request.query.get('sort');
+    if (sort !== null && !FLOW_SORTS.has(sort)) return this.refuse(request, `Invalid sort ${sort}.`);
+    // filter: id any; name contains/ends-with/equals/starts-with; status, archived, trigger_type equals;
+    // created, updated comparisons (get_flows.json). This fake answers the archived filter only.
+    const filter = request.query.get('filter');
+    let archived = false;
+    if (filter !== null) {
+      const match = /^equals\(archived,(true|false)\)$/.exec(filter);
+      if (!match) return this.refuse(request, `This fake answers filter=equals(archived,true|false) only (got ${filter}).`);
+      archived = match[1] === 'true';
+    }
+    // Whether an unfiltered list includes archived flows is not documented: this fake leaves them out
+    // (as the campaigns list does), the reading a client must survive. Deleted flows are gone.
+    const all = this.allFlows().filter((flow) => !flow.deleted && (flow.archived ?? false) === archived).map((flow) => this.flowResource(flow));
+    const keep = new URLSearchParams(request.query);
+    keep.delete('page[cursor]');
+    const page = this.page(all, request, Math.min(size, this.options.flowsPageSize), '/api/flows', keep);
+    if ('error' in page) return this.refuse(request, page.error);
+    return { headers: { 'content-type': 'application/vnd.api+json' }, body: { data: page.items, links: { self: `${this.url}/api/flows`, next: page.next, prev: null } } };
+  }
+
+  private oneFlow(request: FakeRequest): FakeResponse {
+    const badFields = this.sparseFields(request, 'flow', new Set([...FLOW_FIELDS, 'definition']));
+    if (badFields) return this.refuse(request, badFields);
+    const flow = this.allFlows().find((candidate) => candidate.id === request.params.id && !candidate.deleted);
+    if (!flow) return jsonApiError(404, 'not_found', 'Not found.', `A flow with id ${request.params.id} does not exist.`);
+    return { headers: { 'content-type': 'application/vnd.api+json' }, body: { data: this.flowResource(flow), links: { self: `${this.url}/api/flows/${flow.id}/` } } };
+  }
+
+  /** The series' date_times entry of a day's midnight on the account's clock (see the dateTimes option). */
+  private seriesDateTime(day: string): string {
+    if (this.options.dateTimes === 'wall-clock') return `${day}T00:00:00+00:00`;
+    return instantOfWallClock(`${day}T00:00:00`, this.options.timezone)!.toISOString().replace('.000Z', '+00:00');
+  }
+
+  private flowSeries(request: FakeRequest): FakeResponse {
+    const checked = this.reportRequest(request, 'flow-series-report', { allowed: FLOW_GROUP_BY, required: ['flow_id', 'flow_message_id'] });
+    if (typeof checked === 'string') return this.refuse(request, checked);
+    const { attributes, statistics, converts, channel, start, end, startWall, endWall } = checked;
+    // interval is required: daily, hourly, monthly or weekly, each with its longest timeframe, held
+    // here both on the account's wall clock and in elapsed time (the reference says neither).
+    const interval = attributes.interval;
+    if (typeof interval !== 'string' || !(interval in INTERVAL_LIMIT_DAYS)) return this.refuse(request, 'interval is required: daily, hourly, monthly or weekly.');
+    const limitMs = INTERVAL_LIMIT_DAYS[interval]! * DAY_MS;
+    if (end.getTime() - start.getTime() > limitMs || Date.parse(`${endWall}Z`) - Date.parse(`${startWall}Z`) > limitMs) {
+      return this.refuse(request, `A ${interval} series timeframe cannot be longer than ${INTERVAL_LIMIT_DAYS[interval]} days.`);
+    }
+    if (interval !== 'daily') return this.refuse(request, 'This fake answers the daily interval only.');
+    const groupBy = attributes.group_by as string[] | undefined | null;
+    if (groupBy && groupBy.some((name) => !['flow_id', 'flow_message_id', 'send_channel'].includes(name))) return this.refuse(request, 'This fake groups by flow_id, flow_message_id and send_channel only.');
+
+    // One bucket per day of the account's calendar from the start's day to the end's (the timeframe's
+    // wall clock is the account's), each value the figures of the flow messages SENT that day (the UI
+    // reports by send date: https://developers.klaviyo.com/en/reference/reporting_api_overview).
+    const days: string[] = [];
+    for (let day = startWall.slice(0, 10); day <= endWall.slice(0, 10); day = addDays(day, 1)) days.push(day);
+    const results: unknown[] = [];
+    for (const flow of this.allFlows()) {
+      for (const message of flow.messages) {
+        if (channel !== null && message.channel !== channel) continue;
+        if (!days.some((day) => message.days[day])) continue;
+        const values: Record<string, number[]> = {};
+        for (const name of statistics) {
+          values[name] = days.map((day) => {
+            const value = message.days[day]?.[name as keyof KlaviyoFakeMessageStats] ?? 0;
+            return !converts && (name === 'conversions' || name === 'conversion_value') ? 0 : value;
+          });
+        }
+        results.push({ groupings: { flow_id: flow.id, flow_message_id: message.id, send_channel: message.channel }, statistics: values });
+      }
+    }
+    return this.reportPage(request, 'flow-series-report', '/api/flow-series-reports/', results, this.options.flowReportPageSize ?? this.options.reportPageSize, {
+      date_times: days.map((day) => this.seriesDateTime(day)),
+    });
   }
 }
 

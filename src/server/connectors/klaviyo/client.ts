@@ -1,13 +1,13 @@
 import { z } from 'zod';
 import type { ConnectorContext } from '../connector.ts';
-import { ConnectorAuthError, MalformedResponseError } from '../connector.ts';
+import { ConnectorAuthError, ConnectorRequestError, MalformedResponseError } from '../connector.ts';
 import { queryParamOf } from '../email-shared/cursor.ts';
 import { defaultVerdict, retryAfterMs, type PlatformHttp, type PlatformResponse, type Verdict } from '../http.ts';
 
 // Klaviyo's JSON:API wire format (docs/platform-notes.md "## Klaviyo", each rule with its source): a
 // private key in `Authorization: Klaviyo-API-Key`, a dated `revision` header on every call, list pages
-// linked by `links.next` (`page[cursor]`), and the Reporting API's campaign-values-report for campaign
-// statistics (1/s, 2/m and 225 a day per account).
+// linked by `links.next` (`page[cursor]`), and the Reporting API: campaign-values-report for campaign
+// statistics, flow-series-report for flow statistics per day (each 1/s, 2/m and 225 a day per account).
 
 export const KLAVIYO_PLATFORM = 'klaviyo';
 /** Overridable for a pinned or newer revision without a release. */
@@ -21,6 +21,15 @@ export const REPORT_STATISTICS = ['recipients', 'delivered', 'opens_unique', 'cl
 const CAMPAIGN_FIELDS = 'name,status,archived,send_time';
 /** Campaigns per list page: the documented maximum of page[size] (get_campaigns: "Max: 100"). */
 export const CAMPAIGNS_PAGE_SIZE = 100;
+/** The flow attributes we read (documented values of fields[flow] in get_flows and get_flow). */
+const FLOW_FIELDS = 'name,archived';
+/** Flows per list page: the documented maximum of page[size] (get_flows: "Default: 50. Min: 1. Max: 50."). */
+export const FLOWS_PAGE_SIZE = 50;
+/**
+ * A 403 from a flows endpoint: the private key lacks the flows:read scope (keys made before flows were
+ * synced often do). The sync keeps the campaigns and says so instead of disconnecting the connection.
+ */
+export const FLOWS_FORBIDDEN = 'The Klaviyo private key may not read flows (the flows:read scope is missing)';
 /**
  * A throttle that lasts longer than this is the reporting endpoints' daily limit (225 reports a day
  * per account), not the burst (1 s) or steady (1 min) window: waiting for it inside a sync would hold
@@ -61,8 +70,19 @@ export function classifyKlaviyo(response: PlatformResponse): Verdict | undefined
   return undefined;
 }
 
+/** A 403 on a flows endpoint fails the call with FLOWS_FORBIDDEN (see isFlowsForbidden) instead of disconnecting. */
+function classifyFlows(response: PlatformResponse): Verdict | undefined {
+  return response.status === 403 ? { kind: 'fail', reason: FLOWS_FORBIDDEN } : classifyKlaviyo(response);
+}
+
+/** Whether an error is a flows endpoint's 403 (the key lacks flows:read). */
+export function isFlowsForbidden(error: unknown): boolean {
+  return error instanceof ConnectorRequestError && error.status === 403 && error.detail === FLOWS_FORBIDDEN;
+}
+
 export class KlaviyoClient {
   private readonly http: PlatformHttp;
+  private readonly flowsHttp: PlatformHttp;
   private readonly baseUrl: string;
   private readonly headers: Record<string, string>;
 
@@ -70,6 +90,7 @@ export class KlaviyoClient {
     const apiKey = ctx.credentials.apiKey?.trim();
     if (!apiKey) throw new ConnectorAuthError(KLAVIYO_PLATFORM, 'No Klaviyo private API key is stored for this connection. Reconnect with a private key.');
     this.http = ctx.http.with({ classify: (response) => classifyKlaviyo(response) ?? defaultVerdict(response) });
+    this.flowsHttp = ctx.http.with({ classify: (response) => classifyFlows(response) ?? defaultVerdict(response) });
     this.baseUrl = ctx.baseUrl.replace(/\/+$/, '');
     this.headers = { authorization: `Klaviyo-API-Key ${apiKey}`, revision, accept: JSON_API };
   }
@@ -140,6 +161,63 @@ export class KlaviyoClient {
     });
     return { results: data.data.attributes.results, nextPageCursor: queryParamOf(data.links?.next, 'page_cursor') };
   }
+
+  /**
+   * One page of flows, active ones (archived=false) or archived ones (archived=true): both are asked
+   * for explicitly, since the reference does not say whether an unfiltered list includes archived flows.
+   */
+  async flowsPage(pageCursor: string | null, archived: boolean): Promise<{ flows: KlaviyoFlow[]; nextPageCursor: string | null }> {
+    const { data } = await this.flowsHttp.json(`${this.baseUrl}/flows`, flowsPage, {
+      headers: this.headers,
+      query: {
+        filter: `equals(archived,${archived})`,
+        'fields[flow]': FLOW_FIELDS,
+        'page[size]': FLOWS_PAGE_SIZE,
+        'page[cursor]': pageCursor ?? undefined,
+      },
+    });
+    return { flows: data.data, nextPageCursor: queryParamOf(data.links?.next, 'page[cursor]') };
+  }
+
+  /** One flow by id; null when Klaviyo no longer has it (404: the flow was deleted). */
+  async flow(id: string): Promise<KlaviyoFlow | null> {
+    const http = this.flowsHttp.with({ classify: (response) => (response.status === 404 ? { kind: 'ok' } : (classifyFlows(response) ?? defaultVerdict(response))) });
+    const response = await http.request(`${this.baseUrl}/flows/${encodeURIComponent(id)}`, { headers: this.headers, query: { 'fields[flow]': FLOW_FIELDS } });
+    if (response.status === 404) return null;
+    const parsed = oneFlow.safeParse(response.json());
+    if (!parsed.success) throw new MalformedResponseError(KLAVIYO_PLATFORM, `flow ${id}: ${parsed.error.issues[0]?.message ?? 'unexpected shape'}`);
+    return parsed.data.data;
+  }
+
+  /**
+   * One page of e-mail flow statistics per flow message and day, for the days of [start, end] (both
+   * inclusive, read on the account's wall clock like every report timeframe; at most 60 days with the
+   * daily interval). Values are arrays aligned with `dateTimes`, one per day.
+   */
+  async flowSeriesPage(
+    request: { start: string; end: string; conversionMetricId: string },
+    pageCursor: string | null,
+  ): Promise<{ results: KlaviyoFlowSeriesResult[]; dateTimes: string[]; nextPageCursor: string | null }> {
+    const { data } = await this.flowsHttp.json(`${this.baseUrl}/flow-series-reports`, flowSeriesResponse, {
+      method: 'POST',
+      headers: { ...this.headers, 'content-type': JSON_API },
+      query: { page_cursor: pageCursor ?? undefined },
+      json: {
+        data: {
+          type: 'flow-series-report',
+          attributes: {
+            statistics: REPORT_STATISTICS,
+            timeframe: { start: request.start, end: request.end },
+            interval: 'daily',
+            conversion_metric_id: request.conversionMetricId,
+            filter: 'equals(send_channel,"email")',
+          },
+        },
+      },
+    });
+    const { results, date_times: dateTimes } = data.data.attributes;
+    return { results, dateTimes, nextPageCursor: queryParamOf(data.links?.next, 'page_cursor') };
+  }
 }
 
 const links = z.object({ next: z.string().nullish() }).optional();
@@ -190,5 +268,30 @@ const reportResult = z.object({
 export type KlaviyoReportResult = z.infer<typeof reportResult>;
 const campaignValuesResponse = z.object({
   data: z.object({ attributes: z.object({ results: z.array(reportResult) }) }),
+  links,
+});
+
+// A flow's name is nullable in Klaviyo's schema (FlowResponseObjectResource), and so is `archived`.
+const flow = z.object({ id: z.string(), attributes: z.object({ name: z.string().nullish(), archived: z.boolean().nullish() }) });
+export type KlaviyoFlow = z.infer<typeof flow>;
+const flowsPage = z.object({ data: z.array(flow), links });
+const oneFlow = z.object({ data: flow });
+
+/** One value per day of `date_times` (PostFlowSeriesResponseDTO: "Each value in the results array corresponds to the date time at the same index"). */
+const series = z.array(z.number().nullable()).nullish();
+const flowSeriesResult = z.object({
+  groupings: z.object({ flow_id: z.string(), flow_message_id: z.string().nullish(), send_channel: z.string().nullish() }),
+  statistics: z.object({
+    recipients: series,
+    delivered: series,
+    opens_unique: series,
+    clicks_unique: series,
+    conversions: series,
+    conversion_value: series,
+  }),
+});
+export type KlaviyoFlowSeriesResult = z.infer<typeof flowSeriesResult>;
+const flowSeriesResponse = z.object({
+  data: z.object({ attributes: z.object({ results: z.array(flowSeriesResult), date_times: z.array(z.string()) }) }),
   links,
 });

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startKlaviyoFake, type KlaviyoFake, type KlaviyoFakeCampaign, type KlaviyoFakeMessageStats } from '../../../../test/fakes/klaviyo.ts';
+import { startKlaviyoFake, type KlaviyoFake, type KlaviyoFakeCampaign, type KlaviyoFakeFlow, type KlaviyoFakeMessageStats } from '../../../../test/fakes/klaviyo.ts';
 import { platformAnswer } from '../../../../test/fakes/platform-answer.ts';
 import { ConnectorAuthError, ConnectorRequestError, MalformedResponseError } from '../connector.ts';
 import { runWindow } from '../email-shared/test-support.ts';
 import { testContext, utcWindow } from '../test-support.ts';
-import { classifyKlaviyo, KLAVIYO_REVISION, type KlaviyoCampaign, type KlaviyoReportResult } from './client.ts';
-import { klaviyoConnector, reportTimeframes } from './index.ts';
-import { campaignSendTime, findConversionMetric, statsByCampaign, toEmailMetric } from './map.ts';
+import { classifyKlaviyo, KLAVIYO_REVISION, type KlaviyoCampaign, type KlaviyoFlowSeriesResult, type KlaviyoReportResult } from './client.ts';
+import { FLOWS_FORBIDDEN_WARNING, flowTimeframes, klaviyoConnector, reportCallsFor, reportTimeframes } from './index.ts';
+import { campaignSendTime, findConversionMetric, flowCampaignId, seriesDay, statsByCampaign, statsByFlowDay, toEmailMetric } from './map.ts';
 import { klaviyoSignature, verifyKlaviyoWebhook } from './webhook.ts';
 
 let fake: KlaviyoFake;
@@ -19,7 +19,7 @@ function ctx(waits: number[] = [], apiKey = fake.options.apiKey, on: KlaviyoFake
 function comparable(rows: { campaignId: string; day: string; campaignName: string; sends?: number; opens?: number; clicks?: number; attributedOrders?: number; attributedRevenueMinor?: number }[]) {
   return rows
     .map(({ campaignId, day, campaignName, sends, opens, clicks, attributedOrders, attributedRevenueMinor }) => ({ campaignId, day, campaignName, sends, opens, clicks, attributedOrders, attributedRevenueMinor }))
-    .sort((a, b) => a.campaignId.localeCompare(b.campaignId));
+    .sort((a, b) => a.campaignId.localeCompare(b.campaignId) || a.day.localeCompare(b.day));
 }
 
 /** A message's statistics from the figures the tests reason with (delivered = recipients, totals = uniques). */
@@ -292,6 +292,180 @@ describe("klaviyo: the account's time zone, archived campaigns and Klaviyo's lim
       expect(strict.refusals).toHaveLength(9);
     } finally {
       await strict.close();
+    }
+  });
+});
+
+describe('klaviyo flows', () => {
+  it('reads a flow series: one value per day of date_times, summed per flow and day, e-mail only, exact revenue', () => {
+    // The documented response's shape (PostFlowSeriesResponseDTO): two messages of flow XVTP5Q over three days.
+    const dateTimes = ['2024-01-05T00:00:00+00:00', '2024-01-06T00:00:00+00:00', '2024-01-07T00:00:00+00:00'];
+    const message = (id: string, channel: string, recipients: number[], value: number[]): KlaviyoFlowSeriesResult => ({
+      groupings: { flow_id: 'XVTP5Q', send_channel: channel, flow_message_id: id },
+      statistics: { recipients, delivered: recipients, opens_unique: [123, 156, 144], clicks_unique: [10, 0, 4], conversions: [1, 0, 2], conversion_value: value },
+    });
+    const byFlow = statsByFlowDay(
+      [message('01GMRWDSA0ARTAKE1SFX8JGXAY', 'email', [200, 0, 180], [19.99, 0, 0.1]), message('01GJTHNWVG93F3KNX71SJ4FDBB', 'email', [100, 0, 90], [5, 0, 20]), message('SMS1', 'sms', [50, 50, 50], [100, 100, 100])],
+      dateTimes,
+      'UTC',
+      'USD',
+    );
+    // January 5: 200 + 100 sends, 123 + 123 opens, 10 + 10 clicks, 1 + 1 orders, 19.99 + 5.00 = 24.99 USD
+    // January 6: both messages sent nothing, but 156 + 156 opens came in: kept
+    // January 7: 180 + 90 sends, 144 + 144 opens, 4 + 4 clicks, 2 + 2 orders, 0.10 + 20.00 = 20.10 USD; the SMS is left out
+    expect(Object.fromEntries(byFlow.get('XVTP5Q')!)).toEqual({
+      '2024-01-05': { sends: 300, opens: 246, clicks: 20, orders: 2, revenueMinor: 2_499 },
+      '2024-01-06': { sends: 0, opens: 312, clicks: 0, orders: 0, revenueMinor: 0 },
+      '2024-01-07': { sends: 270, opens: 288, clicks: 8, orders: 4, revenueMinor: 2_010 },
+    });
+    expect(statsByFlowDay([message('m', 'email', [0, 0, 0], [0, 0, 0])].map((result) => ({ ...result, statistics: { ...result.statistics, opens_unique: [0, 0, 0], clicks_unique: [0, 0, 0], conversions: [0, 0, 0] } })), dateTimes, 'UTC', 'USD').size).toBe(0);
+    expect(() => statsByFlowDay([message('m', 'email', [1, 2], [0, 0])], dateTimes, 'UTC', 'USD')).toThrow(MalformedResponseError);
+    expect(flowCampaignId('XVTP5Q')).toBe('flow:XVTP5Q');
+  });
+
+  it("reads a series day as the account's calendar day whether date_times is a wall clock or an instant", () => {
+    // A New York midnight: as the wall clock (Klaviyo's example form), with its offset, or as the UTC instant
+    expect(seriesDay('2026-01-05T00:00:00+00:00', 'America/New_York')).toBe('2026-01-05');
+    expect(seriesDay('2026-01-05T00:00:00-05:00', 'America/New_York')).toBe('2026-01-05');
+    expect(seriesDay('2026-01-05T05:00:00+00:00', 'America/New_York')).toBe('2026-01-05');
+    // A Tokyo midnight as the UTC instant is the day before in UTC (15:00)
+    expect(seriesDay('2026-01-04T15:00:00+00:00', 'Asia/Tokyo')).toBe('2026-01-05');
+    expect(seriesDay('2026-01-05T00:00:00Z', 'Asia/Tokyo')).toBe('2026-01-05');
+    expect(seriesDay('not a date', 'UTC')).toBeNull();
+  });
+
+  it('cuts a window into flow reports of 59 days on the account clock; the report budget of each sync', () => {
+    // January 2026 for an account in New York: one frame, the account's midnights
+    expect(flowTimeframes(utcWindow('2026-01-01', '2026-02-01'), 'America/New_York')).toEqual([
+      { firstDay: '2026-01-01', lastDay: '2026-01-31', start: '2026-01-01T00:00:00-05:00', end: '2026-01-31T23:59:59-05:00' },
+    ]);
+    // Across the end of daylight saving time (November 1, 2026): 59 days = September 10 to November 7,
+    // 58 days 23:59:59 on the wall clock and one hour more in elapsed time, under 60 days both ways.
+    const autumn = flowTimeframes(utcWindow('2026-09-10', '2026-11-20'), 'America/New_York');
+    expect(autumn).toEqual([
+      { firstDay: '2026-09-10', lastDay: '2026-11-07', start: '2026-09-10T00:00:00-04:00', end: '2026-11-07T23:59:59-05:00' },
+      { firstDay: '2026-11-08', lastDay: '2026-11-19', start: '2026-11-08T00:00:00-05:00', end: '2026-11-19T23:59:59-05:00' },
+    ]);
+    expect(Date.parse(autumn[0]!.end) - Date.parse(autumn[0]!.start)).toBeLessThan(60 * 86_400_000);
+    // Report calls per sync (one page each): the hourly incremental (28 days + today = 29), the weekly
+    // deep one (90 + 1 = 91: 59 + 32 days), a 12-month backfill (366 days: 7 x 59 >= 366 > 6 x 59;
+    // campaign reports hold 365 days, so 2)
+    expect(reportCallsFor(utcWindow('2026-10-29', '2026-11-27'), 'UTC')).toEqual({ campaignReports: 1, flowReports: 1 });
+    expect(reportCallsFor(utcWindow('2026-08-28', '2026-11-27'), 'UTC')).toEqual({ campaignReports: 1, flowReports: 2 });
+    expect(reportCallsFor(utcWindow('2025-11-26', '2026-11-27'), 'UTC')).toEqual({ campaignReports: 2, flowReports: 7 });
+    // a day: 24 hourly syncs x (1 + 1) + one deep sync's extra flow report = 49 of the 225
+    expect(24 * 2 + 1).toBe(49);
+  });
+
+  /** A Tokyo account: a live flow, a live draft without sends, an archived one and a deleted one, in January 2026. */
+  const tokyoFlows: KlaviyoFakeFlow[] = [
+    {
+      id: 'LIVE01',
+      name: 'Welcome series',
+      messages: [
+        { id: 'L1', channel: 'email', days: { '2026-01-05': stats(10, 5, 1, 1, 19.99) } },
+        { id: 'L2', channel: 'email', days: { '2026-01-05': stats(4, 2, 0, 0, 0), '2026-02-01': stats(9, 9, 9, 9, 9) } },
+      ],
+    },
+    { id: 'DRAFT1', name: 'Draft', status: 'draft', messages: [] },
+    { id: 'ARCH01', name: 'Old abandoned cart', archived: true, messages: [{ id: 'A1', channel: 'email', days: { '2026-01-12': stats(20, 8, 3, 2, 55.1) } }] },
+    { id: 'GONE01', name: 'Deleted browse abandonment', deleted: true, messages: [{ id: 'G1', channel: 'email', days: { '2026-01-20': stats(7, 3, 1, 1, 12.5) } }] },
+  ];
+  const tokyoRows = [
+    { campaignId: 'flow:ARCH01', day: '2026-01-12', campaignName: 'Old abandoned cart', sends: 20, opens: 8, clicks: 3, attributedOrders: 2, attributedRevenueMinor: 5_510 },
+    // deleted: GET /api/flows/GONE01 is 404, its figures stay under a placeholder name
+    { campaignId: 'flow:GONE01', day: '2026-01-20', campaignName: 'Klaviyo flow GONE01 (deleted)', sends: 7, opens: 3, clicks: 1, attributedOrders: 1, attributedRevenueMinor: 1_250 },
+    // L1 + L2: 10 + 4 sends, 5 + 2 opens, 1 + 0 clicks, 1 order, 19.99 USD; February 1 is outside the window
+    { campaignId: 'flow:LIVE01', day: '2026-01-05', campaignName: 'Welcome series', sends: 14, opens: 7, clicks: 1, attributedOrders: 1, attributedRevenueMinor: 1_999 },
+  ];
+
+  it('brings active, archived and deleted flows by name on their days, whichever form date_times takes', async () => {
+    const january = utcWindow('2026-01-01', '2026-02-01');
+    for (const dateTimes of ['wall-clock', 'instant'] as const) {
+      const tokyo = await startKlaviyoFake({ fixture: [], flowFixture: tokyoFlows, timezone: 'Asia/Tokyo', dateTimes, flowsPageSize: 1, rateLimits: true });
+      try {
+        const { rows, batches } = await runWindow(klaviyoConnector, ctx([], tokyo.options.apiKey, tokyo), january);
+        expect(comparable(rows)).toEqual(tokyoRows);
+        expect(comparable(tokyo.expectedRows(january.since, january.until))).toEqual(tokyoRows);
+        expect(batches.at(-1)!.batch.estimatedTotal).toBe(3);
+        const flowLists = tokyo.requests.filter((request) => request.path === '/api/flows').map((request) => new URLSearchParams(request.query));
+        // active flows on two pages of one (the fake's page), then the archived one
+        expect(flowLists.map((query) => [query.get('filter'), query.get('page[size]'), query.get('fields[flow]')])).toEqual([
+          ['equals(archived,false)', '50', 'name,archived'],
+          ['equals(archived,false)', '50', 'name,archived'],
+          ['equals(archived,true)', '50', 'name,archived'],
+        ]);
+        expect(tokyo.requests.filter((request) => request.path.startsWith('/api/flows/')).map((request) => request.path)).toEqual(['/api/flows/GONE01']);
+        const series = JSON.parse(tokyo.requests.find((request) => request.path === '/api/flow-series-reports')!.rawBody).data;
+        expect(series).toEqual({
+          type: 'flow-series-report',
+          attributes: {
+            statistics: ['recipients', 'delivered', 'opens_unique', 'clicks_unique', 'conversions', 'conversion_value'],
+            timeframe: { start: '2026-01-01T00:00:00+09:00', end: '2026-01-31T23:59:59+09:00' },
+            interval: 'daily',
+            conversion_metric_id: 'M00006',
+            filter: 'equals(send_channel,"email")',
+          },
+        });
+        expect(tokyo.refusals).toEqual([]);
+      } finally {
+        await tokyo.close();
+      }
+    }
+  });
+
+  it('a key without flows:read keeps syncing campaigns and says flows are missing, without disconnecting', async () => {
+    const noFlows = await startKlaviyoFake({ fixture: newYorkCampaigns, flowFixture: tokyoFlows, timezone: 'America/New_York', flowsScope: false, rateLimits: true });
+    try {
+      const january = utcWindow('2026-01-01', '2026-02-01');
+      const { rows, batches } = await runWindow(klaviyoConnector, ctx([], noFlows.options.apiKey, noFlows), january);
+      expect(comparable(rows).map((row) => row.campaignId)).toEqual(['A', 'B', 'D']);
+      expect(batches.at(-1)!.batch).toMatchObject({ nextCursor: null, warnings: [FLOWS_FORBIDDEN_WARNING], estimatedTotal: 3 });
+      expect(FLOWS_FORBIDDEN_WARNING).toMatch(/flows:read/);
+    } finally {
+      await noFlows.close();
+    }
+  });
+
+  it('every flow request the connector sends is one Klaviyo accepts; the fake refuses those it would not', async () => {
+    // A seeded year (three flows, one archived) and a New York autumn across the end of daylight saving time.
+    const autumn = await startKlaviyoFake({ fixture: [], flows: 4, start: '2026-08-01', days: 150, timezone: 'America/New_York', rateLimits: true });
+    const strict = await startKlaviyoFake({ fixture: [], flowFixture: tokyoFlows, timezone: 'America/New_York' });
+    try {
+      const { rows } = await runWindow(klaviyoConnector, ctx(), year);
+      expect(rows.filter((row) => row.campaignId.startsWith('flow:')).length).toBeGreaterThan(300);
+      expect(comparable(rows)).toEqual(comparable(fake.expectedRows(year.since, year.until)));
+      expect(fake.refusals).toEqual([]);
+      const autumnWindow = utcWindow('2026-08-01', '2026-12-29');
+      const autumnRows = (await runWindow(klaviyoConnector, ctx([], autumn.options.apiKey, autumn), autumnWindow)).rows;
+      expect(comparable(autumnRows)).toEqual(comparable(autumn.expectedRows(autumnWindow.since, autumnWindow.until)));
+      expect(autumn.refusals).toEqual([]);
+
+      const headers = { authorization: `Klaviyo-API-Key ${strict.options.apiKey}`, revision: KLAVIYO_REVISION, accept: 'application/vnd.api+json', 'content-type': 'application/vnd.api+json' };
+      const series = (attributes: object) =>
+        fetch(`${strict.apiUrl}/flow-series-reports`, { method: 'POST', headers, body: JSON.stringify({ data: { type: 'flow-series-report', attributes } }) });
+      // 60 days on the wall clock across the start of daylight saving time (60 days less an hour elapsed)
+      const valid = { statistics: ['recipients'], timeframe: { start: '2026-03-01T00:00:00-05:00', end: '2026-04-30T00:00:00-04:00' }, interval: 'daily', conversion_metric_id: 'M00006' };
+      expect((await series(valid)).status).toBe(200);
+      expect((await fetch(`${strict.apiUrl}/flows?page%5Bsize%5D=50&filter=${encodeURIComponent('equals(archived,true)')}`, { headers })).status).toBe(200);
+      expect(strict.refusals).toEqual([]);
+      // 61 days with the daily interval
+      expect((await series({ ...valid, timeframe: { start: '2026-03-01T00:00:00-05:00', end: '2026-05-01T00:00:00-04:00' } })).status).toBe(400);
+      // 60 days on the wall clock across the end of daylight saving time: an hour longer in elapsed time
+      expect((await series({ ...valid, timeframe: { start: '2026-10-01T00:00:00-04:00', end: '2026-11-30T00:00:00-05:00' } })).status).toBe(400);
+      // 8 days hourly
+      expect((await series({ ...valid, interval: 'hourly', timeframe: { start: '2026-03-01T00:00:00-05:00', end: '2026-03-09T00:00:00-04:00' } })).status).toBe(400);
+      const { interval: _interval, ...withoutInterval } = valid;
+      expect((await series(withoutInterval)).status).toBe(400);
+      expect((await series({ ...valid, group_by: ['flow_id', 'send_channel'] })).status).toBe(400);
+      expect((await series({ ...valid, statistics: ['revenue'] })).status).toBe(400);
+      expect((await series({ ...valid, conversion_metric_id: undefined })).status).toBe(400);
+      expect((await fetch(`${strict.apiUrl}/flows?page%5Bsize%5D=51`, { headers })).status).toBe(400);
+      expect((await fetch(`${strict.apiUrl}/flows?fields%5Bflow%5D=name,definition`, { headers })).status).toBe(400);
+      expect((await fetch(`${strict.apiUrl}/flows/GONE01`, { headers })).status).toBe(404);
+      expect(strict.refusals).toHaveLength(9);
+    } finally {
+      await Promise.all([autumn.close(), strict.close()]);
     }
   });
 });
