@@ -7,6 +7,9 @@ import { reportToEmailMetric } from './map.ts';
 
 // One /reports page per batch, filtered by send time to the window; the cursor is the next offset.
 // The window's upper bound is fixed, so campaigns sent while a sync runs cannot shift the offsets.
+// Automations are not synced: /reports lists campaign types only, classic automations report lifetime
+// opens and clicks without revenue or days, and Customer Journeys have no reporting endpoint
+// (docs/platform-notes.md "## Mailchimp").
 
 const cursorSchema = z.object({ offset: z.number().int().nonnegative() });
 
