@@ -547,11 +547,16 @@ export class KlaviyoFake extends FakeServer {
     // Archived campaigns are left out of the list unless asked for (observed by every client that
     // lists them with equals(archived,true), e.g. airbytehq/airbyte source-klaviyo; see platform-notes).
     const all = this.allCampaigns().filter((campaign) => campaign.channel === channel && (campaign.archived ?? false) === archived).map((campaign) => this.campaignResource(campaign));
+    return this.listPage(request, all, Math.min(size, this.options.campaignsPageSize), '/api/campaigns');
+  }
+
+  /** A JSON:API list page of `items`; links.next keeps the request's query with the next page[cursor]. */
+  private listPage(request: FakeRequest, items: unknown[], size: number, path: string): FakeResponse {
     const keep = new URLSearchParams(request.query);
     keep.delete('page[cursor]');
-    const page = this.page(all, request, Math.min(size, this.options.campaignsPageSize), '/api/campaigns', keep);
+    const page = this.page(items, request, size, path, keep);
     if ('error' in page) return this.refuse(request, page.error);
-    return { headers: { 'content-type': 'application/vnd.api+json' }, body: { data: page.items, links: { self: `${this.url}/api/campaigns`, next: page.next, prev: null } } };
+    return { headers: { 'content-type': 'application/vnd.api+json' }, body: { data: page.items, links: { self: `${this.url}${path}`, next: page.next, prev: null } } };
   }
 
   private oneCampaign(request: FakeRequest): FakeResponse {
@@ -689,11 +694,7 @@ export class KlaviyoFake extends FakeServer {
     // Whether an unfiltered list includes archived flows is not documented: this fake leaves them out
     // (as the campaigns list does), the reading a client must survive. Deleted flows are gone.
     const all = this.allFlows().filter((flow) => !flow.deleted && (flow.archived ?? false) === archived).map((flow) => this.flowResource(flow));
-    const keep = new URLSearchParams(request.query);
-    keep.delete('page[cursor]');
-    const page = this.page(all, request, Math.min(size, this.options.flowsPageSize), '/api/flows', keep);
-    if ('error' in page) return this.refuse(request, page.error);
-    return { headers: { 'content-type': 'application/vnd.api+json' }, body: { data: page.items, links: { self: `${this.url}/api/flows`, next: page.next, prev: null } } };
+    return this.listPage(request, all, Math.min(size, this.options.flowsPageSize), '/api/flows');
   }
 
   private oneFlow(request: FakeRequest): FakeResponse {

@@ -102,37 +102,56 @@ export class KlaviyoClient {
     return account;
   }
 
-  /** One page of the account's metrics; `pageCursor` from the previous page's links.next. */
+  /** One page of a JSON:API list; `pageCursor` from the previous page's links.next (its page[cursor]). */
+  private async list<T>(http: PlatformHttp, path: string, schema: z.ZodType<ListPage<T>>, query: Record<string, string | number>, pageCursor: string | null) {
+    const { data } = await http.json(`${this.baseUrl}/${path}`, schema, { headers: this.headers, query: { ...query, 'page[cursor]': pageCursor ?? undefined } });
+    return { items: data.data, nextPageCursor: queryParamOf(data.links?.next, 'page[cursor]') };
+  }
+
+  /** One page of the account's metrics. */
   async metricsPage(pageCursor: string | null): Promise<{ metrics: KlaviyoMetric[]; nextPageCursor: string | null }> {
-    const { data } = await this.http.json(`${this.baseUrl}/metrics`, metricsPage, {
-      headers: this.headers,
-      query: { 'fields[metric]': 'name', 'page[cursor]': pageCursor ?? undefined },
-    });
-    return { metrics: data.data, nextPageCursor: queryParamOf(data.links?.next, 'page[cursor]') };
+    const { items, nextPageCursor } = await this.list(this.http, 'metrics', metricsPage, { 'fields[metric]': 'name' }, pageCursor);
+    return { metrics: items, nextPageCursor };
   }
 
   /** One page of e-mail campaigns (Klaviyo requires the channel filter; archived ones are not listed). */
   async campaignsPage(pageCursor: string | null): Promise<{ campaigns: KlaviyoCampaign[]; nextPageCursor: string | null }> {
-    const { data } = await this.http.json(`${this.baseUrl}/campaigns`, campaignsPage, {
-      headers: this.headers,
-      query: {
-        filter: "equals(messages.channel,'email')",
-        'fields[campaign]': CAMPAIGN_FIELDS,
-        'page[size]': CAMPAIGNS_PAGE_SIZE,
-        'page[cursor]': pageCursor ?? undefined,
-      },
-    });
-    return { campaigns: data.data, nextPageCursor: queryParamOf(data.links?.next, 'page[cursor]') };
+    const query = { filter: "equals(messages.channel,'email')", 'fields[campaign]': CAMPAIGN_FIELDS, 'page[size]': CAMPAIGNS_PAGE_SIZE };
+    const { items, nextPageCursor } = await this.list(this.http, 'campaigns', campaignsPage, query, pageCursor);
+    return { campaigns: items, nextPageCursor };
   }
 
   /** One campaign by id (archived ones too); null when Klaviyo no longer has it (404). */
-  async campaign(id: string): Promise<KlaviyoCampaign | null> {
-    const http = this.http.with({ classify: (response) => (response.status === 404 ? { kind: 'ok' } : (classifyKlaviyo(response) ?? defaultVerdict(response))) });
-    const response = await http.request(`${this.baseUrl}/campaigns/${encodeURIComponent(id)}`, { headers: this.headers, query: { 'fields[campaign]': CAMPAIGN_FIELDS } });
+  campaign(id: string): Promise<KlaviyoCampaign | null> {
+    return this.oneOrNull(this.http, classifyKlaviyo, `campaigns/${encodeURIComponent(id)}`, { 'fields[campaign]': CAMPAIGN_FIELDS }, oneCampaign, `campaign ${id}`);
+  }
+
+  /** A resource by id, or null for a 404 (Klaviyo no longer has it); other answers as `classify` reads them. */
+  private async oneOrNull<T>(
+    http: PlatformHttp,
+    classify: (response: PlatformResponse) => Verdict | undefined,
+    path: string,
+    query: Record<string, string>,
+    schema: z.ZodType<{ data: T }>,
+    what: string,
+  ): Promise<T | null> {
+    const lenient = http.with({ classify: (response) => (response.status === 404 ? { kind: 'ok' } : (classify(response) ?? defaultVerdict(response))) });
+    const response = await lenient.request(`${this.baseUrl}/${path}`, { headers: this.headers, query });
     if (response.status === 404) return null;
-    const parsed = oneCampaign.safeParse(response.json());
-    if (!parsed.success) throw new MalformedResponseError(KLAVIYO_PLATFORM, `campaign ${id}: ${parsed.error.issues[0]?.message ?? 'unexpected shape'}`);
+    const parsed = schema.safeParse(response.json());
+    if (!parsed.success) throw new MalformedResponseError(KLAVIYO_PLATFORM, `${what}: ${parsed.error.issues[0]?.message ?? 'unexpected shape'}`);
     return parsed.data.data;
+  }
+
+  /** One page of a report: `attributes` plus the statistics we read, e-mail only, in a JSON:API body. */
+  private async report<T>(http: PlatformHttp, path: string, type: string, attributes: Record<string, unknown>, schema: z.ZodType<T>, pageCursor: string | null): Promise<T> {
+    const { data } = await http.json(`${this.baseUrl}/${path}`, schema, {
+      method: 'POST',
+      headers: { ...this.headers, 'content-type': JSON_API },
+      query: { page_cursor: pageCursor ?? undefined },
+      json: { data: { type, attributes: { statistics: REPORT_STATISTICS, ...attributes, filter: 'equals(send_channel,"email")' } } },
+    });
+    return data;
   }
 
   /**
@@ -143,22 +162,8 @@ export class KlaviyoClient {
     request: { start: string; end: string; conversionMetricId: string },
     pageCursor: string | null,
   ): Promise<{ results: KlaviyoReportResult[]; nextPageCursor: string | null }> {
-    const { data } = await this.http.json(`${this.baseUrl}/campaign-values-reports`, campaignValuesResponse, {
-      method: 'POST',
-      headers: { ...this.headers, 'content-type': JSON_API },
-      query: { page_cursor: pageCursor ?? undefined },
-      json: {
-        data: {
-          type: 'campaign-values-report',
-          attributes: {
-            statistics: REPORT_STATISTICS,
-            timeframe: { start: request.start, end: request.end },
-            conversion_metric_id: request.conversionMetricId,
-            filter: 'equals(send_channel,"email")',
-          },
-        },
-      },
-    });
+    const attributes = { timeframe: { start: request.start, end: request.end }, conversion_metric_id: request.conversionMetricId };
+    const data = await this.report(this.http, 'campaign-values-reports', 'campaign-values-report', attributes, campaignValuesResponse, pageCursor);
     return { results: data.data.attributes.results, nextPageCursor: queryParamOf(data.links?.next, 'page_cursor') };
   }
 
@@ -167,26 +172,14 @@ export class KlaviyoClient {
    * for explicitly, since the reference does not say whether an unfiltered list includes archived flows.
    */
   async flowsPage(pageCursor: string | null, archived: boolean): Promise<{ flows: KlaviyoFlow[]; nextPageCursor: string | null }> {
-    const { data } = await this.flowsHttp.json(`${this.baseUrl}/flows`, flowsPage, {
-      headers: this.headers,
-      query: {
-        filter: `equals(archived,${archived})`,
-        'fields[flow]': FLOW_FIELDS,
-        'page[size]': FLOWS_PAGE_SIZE,
-        'page[cursor]': pageCursor ?? undefined,
-      },
-    });
-    return { flows: data.data, nextPageCursor: queryParamOf(data.links?.next, 'page[cursor]') };
+    const query = { filter: `equals(archived,${archived})`, 'fields[flow]': FLOW_FIELDS, 'page[size]': FLOWS_PAGE_SIZE };
+    const { items, nextPageCursor } = await this.list(this.flowsHttp, 'flows', flowsPage, query, pageCursor);
+    return { flows: items, nextPageCursor };
   }
 
   /** One flow by id; null when Klaviyo no longer has it (404: the flow was deleted). */
-  async flow(id: string): Promise<KlaviyoFlow | null> {
-    const http = this.flowsHttp.with({ classify: (response) => (response.status === 404 ? { kind: 'ok' } : (classifyFlows(response) ?? defaultVerdict(response))) });
-    const response = await http.request(`${this.baseUrl}/flows/${encodeURIComponent(id)}`, { headers: this.headers, query: { 'fields[flow]': FLOW_FIELDS } });
-    if (response.status === 404) return null;
-    const parsed = oneFlow.safeParse(response.json());
-    if (!parsed.success) throw new MalformedResponseError(KLAVIYO_PLATFORM, `flow ${id}: ${parsed.error.issues[0]?.message ?? 'unexpected shape'}`);
-    return parsed.data.data;
+  flow(id: string): Promise<KlaviyoFlow | null> {
+    return this.oneOrNull(this.flowsHttp, classifyFlows, `flows/${encodeURIComponent(id)}`, { 'fields[flow]': FLOW_FIELDS }, oneFlow, `flow ${id}`);
   }
 
   /**
@@ -198,29 +191,18 @@ export class KlaviyoClient {
     request: { start: string; end: string; conversionMetricId: string },
     pageCursor: string | null,
   ): Promise<{ results: KlaviyoFlowSeriesResult[]; dateTimes: string[]; nextPageCursor: string | null }> {
-    const { data } = await this.flowsHttp.json(`${this.baseUrl}/flow-series-reports`, flowSeriesResponse, {
-      method: 'POST',
-      headers: { ...this.headers, 'content-type': JSON_API },
-      query: { page_cursor: pageCursor ?? undefined },
-      json: {
-        data: {
-          type: 'flow-series-report',
-          attributes: {
-            statistics: REPORT_STATISTICS,
-            timeframe: { start: request.start, end: request.end },
-            interval: 'daily',
-            conversion_metric_id: request.conversionMetricId,
-            filter: 'equals(send_channel,"email")',
-          },
-        },
-      },
-    });
+    const attributes = { timeframe: { start: request.start, end: request.end }, interval: 'daily', conversion_metric_id: request.conversionMetricId };
+    const data = await this.report(this.flowsHttp, 'flow-series-reports', 'flow-series-report', attributes, flowSeriesResponse, pageCursor);
     const { results, date_times: dateTimes } = data.data.attributes;
     return { results, dateTimes, nextPageCursor: queryParamOf(data.links?.next, 'page_cursor') };
   }
 }
 
 const links = z.object({ next: z.string().nullish() }).optional();
+interface ListPage<T> {
+  data: T[];
+  links?: { next?: string | null } | undefined;
+}
 
 const account = z.object({
   id: z.string(),
