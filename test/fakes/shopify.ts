@@ -215,6 +215,38 @@ function flagsOf(order: FakeOrder): number {
 
 type Json = Record<string, unknown>;
 
+/**
+ * What a query actually cost: the objects it returned, each connection 2 plus its returned nodes,
+ * each object or list element 1 plus what is selected on it, scalars nothing. Written apart from the
+ * connector's cost.ts (which computes the requested, worst-case cost from `first` arguments).
+ */
+function actualCostOf(query: string, data: unknown): number {
+  const document = parse(query);
+  const selections = (set: FieldNode['selectionSet']) => (set?.selections ?? []).filter((selection): selection is FieldNode => selection.kind === Kind.FIELD);
+  const costOf = (set: FieldNode['selectionSet'], value: unknown): number => {
+    if (!set || value === null || typeof value !== 'object') return 0;
+    let total = 0;
+    for (const field of selections(set)) {
+      const child = (value as Record<string, unknown>)[field.alias?.value ?? field.name.value];
+      if (!field.selectionSet || child === null || child === undefined || field.name.value === 'pageInfo') continue;
+      const nodesField = selections(field.selectionSet).find((inner) => inner.name.value === 'nodes' || inner.name.value === 'edges');
+      if (nodesField) {
+        const nodes = ((child as Record<string, unknown>)[nodesField.alias?.value ?? nodesField.name.value] ?? []) as unknown[];
+        const nodeSet = nodesField.name.value === 'edges' ? selections(nodesField.selectionSet).find((inner) => inner.name.value === 'node')?.selectionSet : nodesField.selectionSet;
+        total += 2 + nodes.reduce<number>((sum, node) => sum + 1 + costOf(nodeSet, nodesField.name.value === 'edges' ? (node as { node?: unknown }).node : node), 0);
+      } else if (Array.isArray(child)) {
+        total += child.reduce<number>((sum, element) => sum + 1 + costOf(field.selectionSet, element), 0);
+      } else {
+        total += 1 + costOf(field.selectionSet, child);
+      }
+    }
+    return total;
+  };
+  let total = 0;
+  for (const definition of document.definitions) if (definition.kind === Kind.OPERATION_DEFINITION) total += costOf(definition.selectionSet, data);
+  return total;
+}
+
 export class ShopifyFake extends StoreFake<FakeOrder, OrderChanges> {
   readonly shop: string;
   readonly currency: string;
@@ -870,8 +902,11 @@ export class ShopifyFake extends StoreFake<FakeOrder, OrderChanges> {
 
     const answer = this.answerQuery(name, query, variables, request.params.version ?? '2026-01');
     if ('errorsOnly' in answer) return { body: { errors: answer.errorsOnly } };
-    // The bucket pays the requested cost before the query runs and gets back what it did not use.
-    const actual = Math.max(1, Math.min(requested, Math.ceil(requested * answer.fraction)));
+    // The bucket pays the requested cost before the query runs and gets back what it did not use: the
+    // actual cost counts the objects returned, by the same rules
+    // (https://shopify.dev/docs/apps/build/apis/graphql-admin/rate-limits, "actualQueryCost").
+    const returned = query.startsWith('mutation') ? requested * answer.fraction : actualCostOf(query, answer.data);
+    const actual = Math.max(1, Math.min(requested, Math.ceil(returned)));
     if (this.options.rateLimit) this.bucket.available -= actual;
     return { body: { data: answer.data, ...(answer.errors?.length ? { errors: answer.errors } : {}), extensions: { cost: this.cost(requested, actual) } } };
   }

@@ -58,11 +58,11 @@ const BACKFILL_WINDOW_MS = 7 * DAY_MS;
 /**
  * Backfills of more orders than this go through a bulk operation. A page of 10 orders (cost.ts: 842
  * points requested, ~350 actually spent for orders of 2-3 lines) on a Standard plan's 100 points/s
- * reads ~3 orders a second: 2,500 orders take ~15 minutes, 100,000 ten hours; a bulk operation has no
+ * reads ~3 orders a second: 1,500 orders take ~8 minutes, 100,000 ten hours; a bulk operation has no
  * rate limit (shopify.dev/docs/apps/build/apis/graphql-admin/rate-limits, "Bulk operations") and
- * exports that many in minutes.
+ * exports that many in minutes. Below this, the few pages are quicker than starting an operation.
  */
-export const SHOPIFY_BULK_THRESHOLD = 2500;
+export const SHOPIFY_BULK_THRESHOLD = 250;
 /** Orders handed out per batch from a bulk file (the runner ingests ~2,000 rows at a time). */
 const BULK_BATCH_ORDERS = 1000;
 /** While a bulk operation runs, fetchBatch polls this often, for at most BULK_POLL_BUDGET_MS. */

@@ -12,7 +12,8 @@ import { mapShopifyWebhook, shopifyWebhookDelivery, verifyShopifyWebhook } from 
 let fake: ShopifyFake;
 /** The fake's clock: a retry's wait (recorded, not slept) lets its cost bucket refill. */
 let clock = Date.now();
-const connector = createShopifyConnector({ ordersPageSize: 100 });
+// The paginated path (bulk operations are tested in shopify-audit.test.ts): no backfill here uses one.
+const connector = createShopifyConnector({ ordersPageSize: 100, bulkThreshold: Number.POSITIVE_INFINITY });
 const fullYear: SyncWindow = { since: new Date('2024-12-01T00:00:00Z'), until: new Date('2026-02-01T00:00:00Z') };
 
 beforeAll(async () => {
