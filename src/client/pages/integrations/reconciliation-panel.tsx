@@ -71,7 +71,8 @@ export function ReconciliationPanel({ result, kind, platformName, accounts = [] 
           <p className="text-base-content/70 text-xs">{period}</p>
         </div>
       </div>
-      <table className="table-xs mt-2 table">
+      <div className="mt-2 overflow-x-auto">
+      <table className="table-xs table">
         <thead>
           <tr>
             <th scope="col" className="pl-0">
@@ -86,17 +87,18 @@ export function ReconciliationPanel({ result, kind, platformName, accounts = [] 
           {figures.map((figure) => (
             <tr key={figure.key} data-testid={`reconciliation-${figure.key}`}>
               <th scope="row" className="pl-0 font-normal">{t(`reconciliation.figures.${figure.key}`)}</th>
-              <td className="text-right tabular-nums">{show(figure.ours, figure.money)}</td>
-              <td className={`text-right tabular-nums ${figure.source === null ? 'text-base-content/70' : figure.source !== figure.ours ? 'font-semibold' : ''}`}>
+              <td className="text-right whitespace-nowrap tabular-nums">{show(figure.ours, figure.money)}</td>
+              <td className={`text-right whitespace-nowrap tabular-nums ${figure.source === null ? 'text-base-content/70' : figure.source !== figure.ours ? 'font-semibold' : ''}`}>
                 {show(figure.source, figure.money)}
               </td>
-              <td className="text-right tabular-nums" data-testid={`reconciliation-${figure.key}-difference`}>
+              <td className="text-right whitespace-nowrap tabular-nums" data-testid={`reconciliation-${figure.key}-difference`}>
                 {figure.source === null ? '—' : differenceText(figure.ours, figure.source, figure.money, result.currency, locale)}
               </td>
             </tr>
           ))}
         </tbody>
       </table>
+      </div>
       {(result.days.length > 0 || result.explanations.length > 0) && (
         <details className="group mt-2">
           <summary className="link link-hover text-xs font-medium">
