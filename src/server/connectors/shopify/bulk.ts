@@ -35,9 +35,20 @@ interface OpenStream {
   /** Orders handed out by this stream, and each handed-out refund's order, to place late children. */
   handedOut: Set<string>;
   refundOrder: Map<string, string>;
+  lastUsedMs: number;
 }
 
 const streams = new Map<string, OpenStream>();
+/** A stream no batch has read from for this long belongs to a sync that stopped (cancelled, failed): closed. */
+const IDLE_STREAM_MS = 15 * 60_000;
+
+function closeIdleStreams(now: number): void {
+  for (const [operationId, stream] of streams) {
+    if (now - stream.lastUsedMs < IDLE_STREAM_MS) continue;
+    streams.delete(operationId);
+    void stream.lines.return?.();
+  }
+}
 
 type Json = Record<string, unknown>;
 
@@ -54,6 +65,7 @@ async function open(position: BulkStreamPosition): Promise<OpenStream> {
     pending: null,
     handedOut: new Set(),
     refundOrder: new Map(),
+    lastUsedMs: Date.now(),
   };
   while (stream.linesRead < position.linesDone) {
     const { done } = await stream.lines.next();
@@ -107,12 +119,15 @@ export interface BulkChunk {
 
 /** The file of a completed operation, positioned after `linesDone` lines; throws BulkFileGoneError when expired. */
 export async function openBulkStream(position: BulkStreamPosition): Promise<{ next(maxOrders: number): Promise<BulkChunk> }> {
+  closeIdleStreams(Date.now());
   let stream = streams.get(position.operationId);
   if (!stream || stream.url !== position.url || stream.linesDone !== position.linesDone) {
+    if (stream) void stream.lines.return?.();
     stream = await open(position);
     streams.set(position.operationId, stream);
   }
   const current = stream;
+  current.lastUsedMs = Date.now();
   return {
     async next(maxOrders) {
       const orders: ShopifyOrderNode[] = [];
