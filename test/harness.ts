@@ -17,6 +17,7 @@ export const GENEROUS_AUTH_LIMITS: AuthRateLimits = {
   loginPerIp: generous,
   loginFailuresPerUsername: generous,
   registrationsPerIp: generous,
+  takenAnswersPerIp: generous,
 };
 
 function databaseUrl(database: string): string {

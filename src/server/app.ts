@@ -6,7 +6,8 @@ import { INTERNAL_ERROR_MESSAGE } from './errors.ts';
 import { randomSecret, secretFromDataDir } from './secrets.ts';
 import { restPlugin } from './plugins/rest.ts';
 import { ordersExportPlugin } from './modules/orders/orders.export.ts';
-import { securityPlugin } from './plugins/security.ts';
+import { LOG_SERIALIZERS, securityPlugin } from './plugins/security.ts';
+import { paymentProviderFor } from './modules/subscriptions/payment-provider.ts';
 import { sessionPlugin } from './plugins/session.ts';
 import { spaPlugin } from './plugins/spa.ts';
 import { reportsRoutes } from './modules/reports/reports.routes.ts';
@@ -32,16 +33,14 @@ export function resolveSessionSecret(config: Pick<AppConfig, 'sessionSecret' | '
 export async function buildApp(options: BuildAppOptions): Promise<FastifyInstance> {
   const { config, orm } = options;
   const app = Fastify({
-    logger: options.logger ?? { level: config.logLevel },
+    // Request lines are logged with the secrets of links (reset, invitation, OAuth) blanked out.
+    logger: options.logger ?? { level: config.logLevel, serializers: LOG_SERIALIZERS },
     trustProxy: config.trustProxy,
     routerOptions: { maxParamLength: 5000 },
     bodyLimit: 1024 * 1024,
   });
-  const services = options.services ?? createServices({ authLimiters: createAuthLimiters(config.authRateLimits) });
-  const createContext = contextFactory(() => orm.em.fork(), services, config.publicUrl);
-  if (!config.publicUrl && config.env === 'production') {
-    app.log.warn('PUBLIC_URL is not set: links in e-mails are built from the Host header of each request.');
-  }
+  const services = options.services ?? createServices({ authLimiters: createAuthLimiters(config.authRateLimits), paymentProvider: paymentProviderFor(config) });
+  const createContext = contextFactory(() => orm.em.fork(), services, { publicUrl: config.publicUrl, allowedHosts: config.allowedHosts });
 
   app.setErrorHandler((error: { statusCode?: number; message?: string }, request, reply) => {
     const status = error.statusCode && error.statusCode >= 400 ? error.statusCode : 500;
@@ -49,7 +48,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     return reply.code(status).send({ message: status >= 500 ? INTERNAL_ERROR_MESSAGE : error.message });
   });
 
-  await app.register(securityPlugin);
+  await app.register(securityPlugin, { allowedHosts: config.allowedHosts });
   await app.register(sessionPlugin, { orm, secret: resolveSessionSecret(config) });
 
   await app.register(fastifyTRPCPlugin, {

@@ -11,7 +11,8 @@ const envSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().min(1).default('0.0.0.0'),
-  PUBLIC_URL: z.url().optional(),
+  PUBLIC_URL: z.url({ protocol: /^https?$/, error: 'PUBLIC_URL must be an http or https address' }).optional(),
+  ALLOWED_HOSTS: z.string().optional(),
   DATABASE_URL: z.url().optional(),
   DATA_DIR: z.string().min(1).default('.data'),
   EMBEDDED_POSTGRES_PORT: z.coerce.number().int().min(1).max(65535).optional(),
@@ -19,10 +20,12 @@ const envSchema = z.object({
   TRUST_PROXY: booleanFromEnv.default(false),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   PAYMENT_PROVIDER: z.enum(['test']).default('test'),
+  ALLOW_TEST_PAYMENTS: booleanFromEnv.default(false),
   CLIENT_DIST_DIR: z.string().min(1).default('dist/client'),
   RATE_LIMIT_LOGINS_PER_IP: z.coerce.number().int().min(1).default(DEFAULT_AUTH_RATE_LIMITS.loginPerIp.max),
   RATE_LIMIT_FAILED_LOGINS_PER_USERNAME: z.coerce.number().int().min(1).default(DEFAULT_AUTH_RATE_LIMITS.loginFailuresPerUsername.max),
   RATE_LIMIT_REGISTRATIONS_PER_IP: z.coerce.number().int().min(1).default(DEFAULT_AUTH_RATE_LIMITS.registrationsPerIp.max),
+  RATE_LIMIT_TAKEN_ANSWERS_PER_IP: z.coerce.number().int().min(1).default(DEFAULT_AUTH_RATE_LIMITS.takenAnswersPerIp.max),
   ENCRYPTION_KEY: z.string().min(1).optional(),
 });
 
@@ -59,12 +62,29 @@ function platformSettingsFromEnv(env: NodeJS.ProcessEnv): Record<PlatformKey, Pl
   return Object.fromEntries(entries) as Record<PlatformKey, PlatformSettings>;
 }
 
+/** "app.example.com, 192.168.1.20:3000" -> lower-case names; a name without a port allows any port. */
+function parseAllowedHosts(value: string | undefined): string[] | undefined {
+  if (value === undefined || value.trim() === '') return undefined;
+  const hosts = value.split(',').map((entry) => entry.trim().toLowerCase()).filter(Boolean);
+  for (const host of hosts) {
+    if (!URL.canParse(`http://${host}`) || new URL(`http://${host}`).host !== host.replace(/:80$/, '')) {
+      throw new Error(`Invalid environment: ALLOWED_HOSTS entry "${host}" is not a host name (with an optional port)`);
+    }
+  }
+  return hosts;
+}
+
 export interface AppConfig {
   env: 'development' | 'production' | 'test';
   port: number;
   host: string;
-  /** Where users reach the app (https://app.example.com); links in e-mails use it. */
+  /** Where users reach the app (https://app.example.com); links in e-mails use it. Required in production. */
   publicUrl: string | undefined;
+  /**
+   * ALLOWED_HOSTS: the Host names (optionally with a port) the server answers for; any other Host is
+   * refused. Undefined when unset: links then use the first origin the server saw (public-origin.ts).
+   */
+  allowedHosts: string[] | undefined;
   databaseUrl: string | undefined;
   dataDir: string;
   embeddedPostgresPort: number | undefined;
@@ -72,6 +92,8 @@ export interface AppConfig {
   trustProxy: boolean;
   logLevel: string;
   paymentProvider: 'test';
+  /** ALLOW_TEST_PAYMENTS: lets the test provider hand out plans in production (everything free). */
+  allowTestPayments: boolean;
   clientDistDir: string;
   authRateLimits: AuthRateLimits;
   /** Seals platform credentials (credential-vault.ts); generated into the data dir when unset. */
@@ -86,11 +108,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     throw new Error(`Invalid environment: ${problems}`);
   }
   const values = parsed.data;
+  if (values.NODE_ENV === 'production' && !values.PUBLIC_URL) {
+    // Without it, links in e-mails and OAuth redirect addresses would follow whatever Host header a request carries.
+    throw new Error(
+      'Invalid environment: PUBLIC_URL is required when NODE_ENV=production. Set it to the address users reach the app at ' +
+        '(e.g. https://app.example.com): links in e-mails, OAuth redirect addresses and webhook addresses are built from it.',
+    );
+  }
   return {
     env: values.NODE_ENV,
     port: values.PORT,
     host: values.HOST,
     publicUrl: values.PUBLIC_URL?.replace(/\/+$/, ''),
+    allowedHosts: parseAllowedHosts(values.ALLOWED_HOSTS),
     databaseUrl: values.DATABASE_URL,
     dataDir: path.resolve(values.DATA_DIR),
     embeddedPostgresPort: values.EMBEDDED_POSTGRES_PORT,
@@ -98,11 +128,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     trustProxy: values.TRUST_PROXY,
     logLevel: values.LOG_LEVEL,
     paymentProvider: values.PAYMENT_PROVIDER,
+    allowTestPayments: values.ALLOW_TEST_PAYMENTS,
     clientDistDir: path.resolve(values.CLIENT_DIST_DIR),
     authRateLimits: {
       loginPerIp: { max: values.RATE_LIMIT_LOGINS_PER_IP, windowMs: 15 * 60_000 },
       loginFailuresPerUsername: { max: values.RATE_LIMIT_FAILED_LOGINS_PER_USERNAME, windowMs: 15 * 60_000 },
       registrationsPerIp: { max: values.RATE_LIMIT_REGISTRATIONS_PER_IP, windowMs: 60 * 60_000 },
+      takenAnswersPerIp: { max: values.RATE_LIMIT_TAKEN_ANSWERS_PER_IP, windowMs: DEFAULT_AUTH_RATE_LIMITS.takenAnswersPerIp.windowMs },
     },
     encryptionKey: values.ENCRYPTION_KEY,
     platforms: platformSettingsFromEnv(env),

@@ -18,6 +18,7 @@ import { OutboundEmail } from '../modules/email/outbound-email.entity.ts';
 import { FeatureRequest, FeatureRequestVote } from '../modules/feature-requests/feature-request.entity.ts';
 import { GuestInvitation, StoreGuest } from '../modules/guests/guest-invitation.entity.ts';
 import { SavedReport } from '../modules/reports/saved-report.entity.ts';
+import { AppSetting } from '../modules/settings/app-setting.entity.ts';
 import { Session } from '../modules/sessions/session.entity.ts';
 import { StoreTimezoneChange } from '../modules/stores/store-timezone-change.entity.ts';
 import { Store } from '../modules/stores/store.entity.ts';
@@ -62,4 +63,5 @@ export const entities = [
   ReconciliationResult,
   ConnectionAccount,
   StoreTimezoneChange,
+  AppSetting,
 ];

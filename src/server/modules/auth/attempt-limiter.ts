@@ -51,12 +51,15 @@ export interface AuthRateLimits {
   loginPerIp: AttemptLimit;
   loginFailuresPerUsername: AttemptLimit;
   registrationsPerIp: AttemptLimit;
+  /** Answers saying that a username or e-mail address belongs to an account (registration, e-mail change). */
+  takenAnswersPerIp: AttemptLimit;
 }
 
 export const DEFAULT_AUTH_RATE_LIMITS: AuthRateLimits = {
   loginPerIp: { max: 30, windowMs: 15 * 60_000 },
   loginFailuresPerUsername: { max: 5, windowMs: 15 * 60_000 },
   registrationsPerIp: { max: 10, windowMs: 60 * 60_000 },
+  takenAnswersPerIp: { max: 5, windowMs: 60 * 60_000 },
 };
 
 const tryAgainIn = (what: string) => (minutes: number) =>
@@ -67,6 +70,7 @@ export function createAuthLimiters(limits: AuthRateLimits = DEFAULT_AUTH_RATE_LI
     loginPerIp: new AttemptLimiter(limits.loginPerIp, tryAgainIn('sign-in attempts')),
     loginFailuresPerUsername: new AttemptLimiter(limits.loginFailuresPerUsername, tryAgainIn('failed sign-in attempts')),
     registrationsPerIp: new AttemptLimiter(limits.registrationsPerIp, tryAgainIn('registrations from this network')),
+    takenAnswersPerIp: new AttemptLimiter(limits.takenAnswersPerIp, tryAgainIn('attempts with names or addresses already in use')),
   };
 }
 export type AuthLimiters = ReturnType<typeof createAuthLimiters>;

@@ -59,8 +59,17 @@ export async function register(
 ): Promise<UserEntity> {
   const ipKey = deps.clientIp ?? 'unknown';
   deps.limiters.registrationsPerIp.assertAllowed(ipKey);
+  // The answers keep the spec's texts ("already taken", "already exists"), which tell who has an
+  // account: an address that got a few of them is refused for a while, whatever it tries next.
+  deps.limiters.takenAnswersPerIp.assertAllowed(ipKey);
   deps.limiters.registrationsPerIp.record(ipKey);
-  const user = await createAccount(em, input);
+  let user: UserEntity;
+  try {
+    user = await createAccount(em, input);
+  } catch (error) {
+    if (error instanceof AppError && error.code === 'CONFLICT') deps.limiters.takenAnswersPerIp.record(ipKey);
+    throw error;
+  }
   await deps.session.signIn(user.id);
   return user;
 }

@@ -87,8 +87,10 @@ export async function loadDemoViaConnectors(em: EntityManager, options: ViaConne
     const origin = config.publicUrl ?? `http://localhost:${config.port}`;
 
     for (const platform of ['shopify', 'metaads'] as const) {
-      const authorizeUrl = await startOAuth(em, { store, user, origin, platform, shop: platform === 'shopify' ? shopify.shop : undefined }, settings);
-      await completeOAuth(em, platform, await allowOnConsentPage(authorizeUrl), { sessionUserId: userId, settings });
+      // The flow starts and ends in this process: one made-up session stands for the browser's.
+      const sessionKey = randomBytes(32).toString('hex');
+      const authorizeUrl = await startOAuth(em, { store, user, origin, platform, shop: platform === 'shopify' ? shopify.shop : undefined, sessionKey }, settings);
+      await completeOAuth(em, platform, await allowOnConsentPage(authorizeUrl), { sessionUserId: userId, sessionKey, settings });
       // The Meta login reaches two ad accounts (USD and EUR): the demo syncs both, as an owner choosing them would.
       const waiting = await em.findOne(PlatformConnection, { store: store.id, platform, status: 'choose_accounts' });
       if (waiting) {

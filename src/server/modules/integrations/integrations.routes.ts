@@ -32,7 +32,7 @@ export async function integrationsRoutes(app: FastifyInstance, options: { create
     try {
       if (!platform.success) throw new OAuthCallbackError('Unknown platform.');
       const context = await options.createContext({ req: request, res: reply });
-      await completeOAuth(context.em, platform.data, query, { sessionUserId: context.sessionUser?.id ?? null });
+      await completeOAuth(context.em, platform.data, query, { sessionUserId: context.sessionUser?.id ?? null, sessionKey: context.sessionKey });
       return reply.redirect(`/integrations?connected=${platform.data}`);
     } catch (error) {
       const message = error instanceof OAuthCallbackError ? error.message : CONNECT_FAILED_MESSAGE;

@@ -248,7 +248,7 @@ export async function uploadEmailCsv(em: EntityManager, store: StoreEntity, file
 
 export async function startOAuth(
   em: EntityManager,
-  options: { store: StoreEntity; user: UserEntity; origin: string; platform: PlatformKey; shop?: string },
+  options: { store: StoreEntity; user: UserEntity; origin: string; platform: PlatformKey; shop?: string; sessionKey: string | null },
   settings: IntegrationsSettings = integrationsSettings(),
 ): Promise<string> {
   const connector = connectorFor(options.platform);
@@ -272,6 +272,7 @@ export async function startOAuth(
     platform: options.platform,
     shop: options.shop ?? null,
     redirectUri,
+    sessionKey: options.sessionKey,
     expiresAt: new Date(Date.now() + OAUTH_STATE_LIFETIME_MS),
   });
   await em.flush();
@@ -281,7 +282,8 @@ export async function startOAuth(
 export class OAuthCallbackError extends Error {}
 
 /**
- * The platform sent the browser back: checks the state (ours, unused, fresh, for this platform; the
+ * The platform sent the browser back: checks the state (ours, unused, fresh, for this platform, and
+ * started by this browser session, so a consent page link sent to someone else connects nothing; the
  * signed-in user when there is one), trades the code for tokens, verifies them, seals them, and queues
  * the backfill. Errors are OAuthCallbackError with the text the integrations screen shows.
  */
@@ -289,7 +291,7 @@ export async function completeOAuth(
   em: EntityManager,
   platform: PlatformKey,
   query: Record<string, string>,
-  options: { sessionUserId: number | null; settings?: IntegrationsSettings },
+  options: { sessionUserId: number | null; sessionKey: string | null; settings?: IntegrationsSettings },
 ): Promise<void> {
   const settings = options.settings ?? integrationsSettings();
   const name = PLATFORM_NAMES[platform];
@@ -299,6 +301,9 @@ export async function completeOAuth(
   const state = /^[0-9a-f]{64}$/.test(stateValue) ? await em.findOne(OAuthState, { state: stateValue }) : null;
   if (!state || state.platform !== platform) throw new OAuthCallbackError(`This ${name} sign-in was not started here. Start connecting again.`);
   if (options.sessionUserId !== null && state.user.id !== options.sessionUserId) throw new OAuthCallbackError(`This ${name} sign-in was started by another account.`);
+  if (state.sessionKey === null || state.sessionKey !== options.sessionKey) {
+    throw new OAuthCallbackError(`This ${name} sign-in was started in another browser session. Sign in to StorePulse and start connecting again.`);
+  }
   // Single use: only the first callback with this state gets past this update.
   const claimed = await em.nativeUpdate(OAuthState, { state: stateValue, usedAt: null, expiresAt: { $gt: new Date() } }, { usedAt: new Date() });
   if (claimed !== 1) throw new OAuthCallbackError(`This ${name} sign-in has expired or was already used. Start connecting again.`);
