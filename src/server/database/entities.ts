@@ -19,6 +19,7 @@ import { FeatureRequest, FeatureRequestVote } from '../modules/feature-requests/
 import { GuestInvitation, StoreGuest } from '../modules/guests/guest-invitation.entity.ts';
 import { SavedReport } from '../modules/reports/saved-report.entity.ts';
 import { AppSetting } from '../modules/settings/app-setting.entity.ts';
+import { EmailChangeRequest } from '../modules/settings/email-change-request.entity.ts';
 import { Session } from '../modules/sessions/session.entity.ts';
 import { StoreTimezoneChange } from '../modules/stores/store-timezone-change.entity.ts';
 import { Store } from '../modules/stores/store.entity.ts';
@@ -64,4 +65,5 @@ export const entities = [
   ConnectionAccount,
   StoreTimezoneChange,
   AppSetting,
+  EmailChangeRequest,
 ];

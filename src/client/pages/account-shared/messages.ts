@@ -27,6 +27,10 @@ const KNOWN_SERVER_MESSAGES: Record<string, string> = {
   'You have already used your free trial.': 'serverMessages.trialUsed',
   'You already have an active subscription.': 'serverMessages.alreadySubscribed',
   'Plan not found': 'serverMessages.planNotFound',
+  'To change your email address, confirm it with your password': 'serverMessages.emailChangeNeedsConfirmation',
+  'That is already your email address': 'serverMessages.emailUnchanged',
+  'This confirmation link is invalid or has expired.': 'confirmEmail.invalidBody',
+  'Text must not contain NUL characters': 'serverMessages.nulCharacter',
 };
 
 /** A server text in the reader's language when it is one we know. `t` must be bound to the account namespace. */

@@ -9,6 +9,7 @@ import {
 import { AppError } from '../../errors.ts';
 import { AuditLogEntry } from '../admin/audit-log.entity.ts';
 import { sendEmail } from '../email/email.service.ts';
+import { cancelEmailChanges } from '../settings/email-change.service.ts';
 import { User } from '../users/user.entity.ts';
 import { AttemptLimiter, type AttemptLimit } from './attempt-limiter.ts';
 import { findUserByEmail } from './auth.service.ts';
@@ -73,7 +74,10 @@ export async function requestPasswordReset(
   return { message: PASSWORD_RESET_REQUESTED_MESSAGE };
 }
 
-/** Sets the new password from a valid link, spends every open link of the account and signs it out everywhere. */
+/**
+ * Sets the new password from a valid link, spends every open link of the account (reset and e-mail
+ * change) and signs it out everywhere.
+ */
 export async function resetPassword(
   em: EntityManager,
   input: ResetPasswordInput,
@@ -102,6 +106,8 @@ export async function resetPassword(
     });
     await tx.flush();
     await deleteSessionsOfUser(tx, ownerId);
+    // Someone who had the session may have asked for a new address: the owner taking the account back ends it.
+    await cancelEmailChanges(tx, ownerId, now);
   });
   return { success: true };
 }

@@ -19,6 +19,22 @@ export const DEFAULT_EMAIL_TEMPLATES = {
       'If you did not ask for this, ignore this e-mail: your password stays as it is.\n\nThe StorePulse team',
     variables: ['username', 'resetUrl', 'validMinutes'],
   },
+  email_change_confirmation: {
+    subject: 'Confirm your new StorePulse e-mail address',
+    textBody:
+      'Hello {{username}},\n\nSomeone (hopefully you) asked to use {{newEmail}} as the e-mail address of the StorePulse account {{username}}.\n' +
+      'Open this link within {{validHours}} hours to confirm it:\n\n{{confirmUrl}}\n\n' +
+      'Until then the account keeps its current address. If you did not ask for this, ignore this e-mail.\n\nThe StorePulse team',
+    variables: ['username', 'newEmail', 'confirmUrl', 'validHours'],
+  },
+  email_change_notice: {
+    subject: 'Your StorePulse e-mail address is about to change',
+    textBody:
+      'Hello {{username}},\n\nSomeone signed in to your StorePulse account asked to change its e-mail address to {{newEmail}}.\n' +
+      'The address changes only if the link sent to {{newEmail}} is opened within {{validHours}} hours.\n\n' +
+      'If this was not you, change your password now: that cancels the change and signs out every other device.\n\nThe StorePulse team',
+    variables: ['username', 'newEmail', 'validHours'],
+  },
   guest_invitation: {
     subject: '{{inviterName}} invited you to view {{storeName}} on StorePulse',
     textBody:
