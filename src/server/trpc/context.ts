@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { createHash } from 'node:crypto';
 import { createAuthLimiters, type AuthLimiters } from '../modules/auth/attempt-limiter.ts';
+import { secretHash } from '../modules/auth/link-token.ts';
 import { httpSession, type SessionControl } from '../modules/sessions/session-control.ts';
 import { testPaymentProvider, type PaymentProvider } from '../modules/subscriptions/payment-provider.ts';
 import { User, type UserEntity } from '../modules/users/user.entity.ts';
@@ -72,10 +72,6 @@ export async function createContextInner(options: {
   };
 }
 
-export function sessionKeyOf(sessionId: string): string {
-  return createHash('sha256').update(sessionId, 'utf8').digest('hex');
-}
-
 /** HTTP requests: links use the app's public origin, never the request's Host header (public-origin.ts). */
 export function contextFactory(fork: () => EntityManager, services: AppServices, originSettings: PublicOriginSettings) {
   const publicOrigin = publicOriginResolver(originSettings, fork);
@@ -86,6 +82,6 @@ export function contextFactory(fork: () => EntityManager, services: AppServices,
       services,
       clientIp: req.ip,
       origin: await publicOrigin(req),
-      sessionKey: req.session?.sessionId ? sessionKeyOf(req.session.sessionId) : null,
+      sessionKey: req.session?.sessionId ? secretHash(req.session.sessionId) : null,
     });
 }

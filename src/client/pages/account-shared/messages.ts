@@ -45,6 +45,13 @@ export function errorText(t: TFunction<'account'>, error: unknown): string {
   return message ? localizeServerText(t, message) : t('errors.unreachable');
 }
 
+/** A local zod check's issues as field errors (the first per field), localized like the server's. */
+export function localizeIssues(t: TFunction<'account'>, issues: readonly { path: readonly PropertyKey[]; message: string }[]): Record<string, string> {
+  const found: Record<string, string> = {};
+  for (const issue of issues) found[String(issue.path[0])] ??= localizeServerText(t, issue.message);
+  return found;
+}
+
 /** Field errors from the server, localized. */
 export function localizeFieldErrors(t: TFunction<'account'>, errors: Record<string, string>): Record<string, string> {
   return Object.fromEntries(Object.entries(errors).map(([field, message]) => [field, localizeServerText(t, message)]));

@@ -5,7 +5,7 @@ import { updateAccountInput, type AccountSettings } from '../../../shared/settin
 import { toast } from '../../components/toast.tsx';
 import { fieldErrorsOf } from '../../lib/session.ts';
 import { trpc } from '../../lib/trpc.ts';
-import { localizeFieldErrors, localizeServerText } from '../account-shared/messages.ts';
+import { localizeFieldErrors, localizeIssues } from '../account-shared/messages.ts';
 import { TextField } from '../../components/form-fields.tsx';
 import { useFieldErrors } from '../../components/form-state.tsx';
 import { SettingsCard } from './settings-card.tsx';
@@ -37,9 +37,7 @@ export function AccountSection({ settings }: { settings: AccountSettings }) {
     event.preventDefault();
     const parsed = updateAccountInput.safeParse({ username });
     if (!parsed.success) {
-      const found: Record<string, string> = {};
-      for (const issue of parsed.error.issues) found[String(issue.path[0])] ??= localizeServerText(t, issue.message);
-      errors.setFieldErrors(found);
+      errors.setFieldErrors(localizeIssues(t, parsed.error.issues));
       return;
     }
     errors.setFieldErrors({});

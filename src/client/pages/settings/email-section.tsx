@@ -5,7 +5,7 @@ import { EMAIL_CHANGE_VALID_HOURS, requestEmailChangeInput, type AccountSettings
 import { toast } from '../../components/toast.tsx';
 import { fieldErrorsOf } from '../../lib/session.ts';
 import { trpc } from '../../lib/trpc.ts';
-import { errorText, localizeFieldErrors, localizeServerText } from '../account-shared/messages.ts';
+import { errorText, localizeFieldErrors, localizeIssues } from '../account-shared/messages.ts';
 import { PasswordField, TextField } from '../../components/form-fields.tsx';
 import { useFieldErrors } from '../../components/form-state.tsx';
 import { SettingsCard } from './settings-card.tsx';
@@ -53,9 +53,7 @@ export function EmailSection({ settings }: { settings: AccountSettings }) {
     event.preventDefault();
     const parsed = requestEmailChangeInput.safeParse(fields);
     if (!parsed.success) {
-      const found: Record<string, string> = {};
-      for (const issue of parsed.error.issues) found[String(issue.path[0])] ??= localizeServerText(t, issue.message);
-      errors.setFieldErrors(found);
+      errors.setFieldErrors(localizeIssues(t, parsed.error.issues));
       return;
     }
     errors.setFieldErrors({});

@@ -1,5 +1,4 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { createHash, randomBytes } from 'node:crypto';
 import {
   PASSWORD_RESET_REQUESTED_MESSAGE,
   PASSWORD_RESET_VALID_MINUTES,
@@ -13,6 +12,7 @@ import { cancelEmailChanges } from '../settings/email-change.service.ts';
 import { User } from '../users/user.entity.ts';
 import { AttemptLimiter, type AttemptLimit } from './attempt-limiter.ts';
 import { findUserByEmail } from './auth.service.ts';
+import { newLinkToken, secretHash } from './link-token.ts';
 import { PasswordResetToken } from './password-reset-token.entity.ts';
 import { hashPassword } from './passwords.ts';
 import { deleteSessionsOfUser } from './user-sessions.ts';
@@ -28,10 +28,6 @@ const tooManyRequests = (minutes: number) =>
 // One pair per process, like the sign-in limiters: enough to stop a script mailing someone a hundred links.
 const requestsPerIp = new AttemptLimiter(PASSWORD_RESET_LIMITS.perIp, tooManyRequests);
 const requestsPerEmail = new AttemptLimiter(PASSWORD_RESET_LIMITS.perEmail, tooManyRequests);
-
-export function hashResetToken(token: string): string {
-  return createHash('sha256').update(token, 'utf8').digest('hex');
-}
 
 /**
  * E-mails a single-use link to set a new password. The answer is the same whether or not an account
@@ -52,10 +48,10 @@ export async function requestPasswordReset(
   const user = await findUserByEmail(em, email);
   if (user) {
     const now = deps.now ?? new Date();
-    const token = randomBytes(32).toString('base64url');
+    const token = newLinkToken();
     em.create(PasswordResetToken, {
       user,
-      tokenHash: hashResetToken(token),
+      tokenHash: secretHash(token),
       expiresAt: new Date(now.getTime() + PASSWORD_RESET_VALID_MINUTES * 60_000),
       usedAt: null,
     });
@@ -89,7 +85,7 @@ export async function resetPassword(
   const newHash = await hashPassword(input.newPassword);
 
   await em.transactional(async (tx) => {
-    const token = await tx.findOne(PasswordResetToken, { tokenHash: hashResetToken(input.token) });
+    const token = await tx.findOne(PasswordResetToken, { tokenHash: secretHash(input.token) });
     if (!token || token.usedAt !== null || token.expiresAt.getTime() <= now.getTime()) throw invalid();
     // Claiming the token with a conditional update: of two requests racing with one link, only one wins.
     const claimed = await tx.nativeUpdate(PasswordResetToken, { id: token.id, usedAt: null }, { usedAt: now });

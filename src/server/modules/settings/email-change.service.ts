@@ -1,6 +1,5 @@
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { createHash, randomBytes } from 'node:crypto';
 import {
   EMAIL_CHANGE_LINK_INVALID_MESSAGE,
   EMAIL_CHANGE_VALID_HOURS,
@@ -11,6 +10,7 @@ import { AppError } from '../../errors.ts';
 import { AuditLogEntry } from '../admin/audit-log.entity.ts';
 import { AttemptLimiter, type AuthLimiters } from '../auth/attempt-limiter.ts';
 import { EMAIL_TAKEN_MESSAGE, findUserByEmail } from '../auth/auth.service.ts';
+import { newLinkToken, secretHash } from '../auth/link-token.ts';
 import { PasswordResetToken } from '../auth/password-reset-token.entity.ts';
 import { sendEmail } from '../email/email.service.ts';
 import { User, type UserEntity } from '../users/user.entity.ts';
@@ -24,10 +24,6 @@ const requestsPerUser = new AttemptLimiter(
   { max: 5, windowMs: HOUR_MS },
   (minutes) => `Too many e-mail change requests. Please try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
 );
-
-function hashToken(token: string): string {
-  return createHash('sha256').update(token, 'utf8').digest('hex');
-}
 
 function sameAddress(a: string, b: string): boolean {
   return a.trim().toLowerCase() === b.trim().toLowerCase();
@@ -78,12 +74,12 @@ export async function requestEmailChange(
   requestsPerUser.assertAllowed(userKey);
   requestsPerUser.record(userKey);
 
-  const token = randomBytes(32).toString('base64url');
+  const token = newLinkToken();
   const expiresAt = new Date(now.getTime() + EMAIL_CHANGE_VALID_HOURS * HOUR_MS);
   await em.transactional(async (tx) => {
     // Only the newest link works: an earlier one (perhaps with a typo in the address) is closed.
     await cancelEmailChanges(tx, user.id, now);
-    tx.create(EmailChangeRequest, { user: user.id, newEmail: input.newEmail, tokenHash: hashToken(token), expiresAt, usedAt: null, createdAt: now });
+    tx.create(EmailChangeRequest, { user: user.id, newEmail: input.newEmail, tokenHash: secretHash(token), expiresAt, usedAt: null, createdAt: now });
     tx.create(AuditLogEntry, {
       actorUserId: user.id,
       targetUserId: user.id,
@@ -128,7 +124,7 @@ export async function confirmEmailChange(
     new AppError('BAD_REQUEST', EMAIL_CHANGE_LINK_INVALID_MESSAGE, { fieldErrors: [{ field: 'token', message: EMAIL_CHANGE_LINK_INVALID_MESSAGE }] });
   try {
     return await em.transactional(async (tx) => {
-      const request = await tx.findOne(EmailChangeRequest, { tokenHash: hashToken(token) });
+      const request = await tx.findOne(EmailChangeRequest, { tokenHash: secretHash(token) });
       if (!request || request.usedAt !== null || request.expiresAt.getTime() <= now.getTime()) throw invalid();
       // Of two requests racing with one link, only the one whose update claims it goes on.
       const claimed = await tx.nativeUpdate(EmailChangeRequest, { id: request.id, usedAt: null }, { usedAt: now });
