@@ -15,6 +15,7 @@ import { createServices, type AppServices } from '../src/server/trpc/context.ts'
 const generous = { max: 10_000, windowMs: 60_000 };
 export const GENEROUS_AUTH_LIMITS: AuthRateLimits = {
   loginPerIp: generous,
+  loginFailuresPerUsernameAndIp: generous,
   loginFailuresPerUsername: generous,
   registrationsPerIp: generous,
 };

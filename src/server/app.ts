@@ -12,9 +12,11 @@ import { spaPlugin } from './plugins/spa.ts';
 import { reportsRoutes } from './modules/reports/reports.routes.ts';
 import { financeRoutes } from './modules/finance/finance.routes.ts';
 import { integrationsRoutes } from './modules/integrations/integrations.routes.ts';
-import { createAuthLimiters } from './modules/auth/attempt-limiter.ts';
+import { createAuthLimiters, deleteExpiredAttempts } from './modules/auth/attempt-limiter.ts';
 import { contextFactory, createServices, type AppServices } from './trpc/context.ts';
 import { appRouter, type AppRouter } from './trpc/router.ts';
+
+const EXPIRED_ATTEMPTS_SWEEP_MS = 60 * 60_000;
 
 export interface BuildAppOptions {
   config: AppConfig;
@@ -68,6 +70,12 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   await app.register(ordersExportPlugin, { createContext });
   await app.register(integrationsRoutes, { createContext, config, orm });
   await app.register(spaPlugin, { clientDistDir: config.clientDistDir });
+
+  const attemptSweep = setInterval(() => {
+    deleteExpiredAttempts(orm.em.fork()).catch((error: unknown) => app.log.warn({ err: error }, 'Could not delete expired rate-limit counters'));
+  }, EXPIRED_ATTEMPTS_SWEEP_MS);
+  attemptSweep.unref();
+  app.addHook('onClose', async () => clearInterval(attemptSweep));
 
   app.get('/healthz', async () => ({ ok: true }));
   return app;

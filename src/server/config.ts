@@ -21,6 +21,7 @@ const envSchema = z.object({
   PAYMENT_PROVIDER: z.enum(['test']).default('test'),
   CLIENT_DIST_DIR: z.string().min(1).default('dist/client'),
   RATE_LIMIT_LOGINS_PER_IP: z.coerce.number().int().min(1).default(DEFAULT_AUTH_RATE_LIMITS.loginPerIp.max),
+  RATE_LIMIT_FAILED_LOGINS_PER_USERNAME_AND_IP: z.coerce.number().int().min(1).default(DEFAULT_AUTH_RATE_LIMITS.loginFailuresPerUsernameAndIp.max),
   RATE_LIMIT_FAILED_LOGINS_PER_USERNAME: z.coerce.number().int().min(1).default(DEFAULT_AUTH_RATE_LIMITS.loginFailuresPerUsername.max),
   RATE_LIMIT_REGISTRATIONS_PER_IP: z.coerce.number().int().min(1).default(DEFAULT_AUTH_RATE_LIMITS.registrationsPerIp.max),
   ENCRYPTION_KEY: z.string().min(1).optional(),
@@ -101,7 +102,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     clientDistDir: path.resolve(values.CLIENT_DIST_DIR),
     authRateLimits: {
       loginPerIp: { max: values.RATE_LIMIT_LOGINS_PER_IP, windowMs: 15 * 60_000 },
-      loginFailuresPerUsername: { max: values.RATE_LIMIT_FAILED_LOGINS_PER_USERNAME, windowMs: 15 * 60_000 },
+      loginFailuresPerUsernameAndIp: { max: values.RATE_LIMIT_FAILED_LOGINS_PER_USERNAME_AND_IP, windowMs: DEFAULT_AUTH_RATE_LIMITS.loginFailuresPerUsernameAndIp.windowMs },
+      loginFailuresPerUsername: { max: values.RATE_LIMIT_FAILED_LOGINS_PER_USERNAME, windowMs: DEFAULT_AUTH_RATE_LIMITS.loginFailuresPerUsername.windowMs },
       registrationsPerIp: { max: values.RATE_LIMIT_REGISTRATIONS_PER_IP, windowMs: 60 * 60_000 },
     },
     encryptionKey: values.ENCRYPTION_KEY,

@@ -201,10 +201,11 @@ describe('sessions', () => {
 });
 
 describe('rate limits', () => {
-  it('answers 429 with Retry-After after too many failed sign-ins for one username', async () => {
+  it('answers 429 with Retry-After after too many failed sign-ins for one username from one address', async () => {
     const limited = await createTestApp(testApp.orm, testServices({
       loginPerIp: { max: 100, windowMs: 60_000 },
-      loginFailuresPerUsername: { max: 3, windowMs: 60_000 },
+      loginFailuresPerUsernameAndIp: { max: 3, windowMs: 60_000 },
+      loginFailuresPerUsername: { max: 100, windowMs: 60_000 },
       registrationsPerIp: { max: 100, windowMs: 60_000 },
     }));
     try {
@@ -223,6 +224,7 @@ describe('rate limits', () => {
   it('answers 429 after too many sign-ins from one address, whatever the username', async () => {
     const limited = await createTestApp(testApp.orm, testServices({
       loginPerIp: { max: 2, windowMs: 60_000 },
+      loginFailuresPerUsernameAndIp: { max: 100, windowMs: 60_000 },
       loginFailuresPerUsername: { max: 100, windowMs: 60_000 },
       registrationsPerIp: { max: 100, windowMs: 60_000 },
     }));

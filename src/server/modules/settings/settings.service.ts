@@ -16,6 +16,7 @@ import { User, type UserEntity } from '../users/user.entity.ts';
 
 /** Wrong current passwords per account: a stolen session must not become a password-guessing oracle. */
 const wrongCurrentPasswordPerUser = new AttemptLimiter(
+  'wrong-current-password-user',
   { max: 5, windowMs: 15 * 60_000 },
   (minutes) => `Too many incorrect passwords. Please try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
 );
@@ -56,15 +57,15 @@ export async function changePassword(
   deps: { session: SessionControl; clientIp: string | null },
 ): Promise<{ success: true }> {
   const key = String(user.id);
-  wrongCurrentPasswordPerUser.assertAllowed(key);
+  await wrongCurrentPasswordPerUser.assertAllowed(em, key);
   const withHash = await em.findOneOrFail(User, { id: user.id }, { populate: ['passwordHash'] });
   if (!(await verifyPassword(withHash.passwordHash, input.currentPassword))) {
-    wrongCurrentPasswordPerUser.record(key);
+    await wrongCurrentPasswordPerUser.record(em, key);
     throw new AppError('BAD_REQUEST', CURRENT_PASSWORD_INCORRECT_MESSAGE, {
       fieldErrors: [{ field: 'currentPassword', message: CURRENT_PASSWORD_INCORRECT_MESSAGE }],
     });
   }
-  wrongCurrentPasswordPerUser.reset(key);
+  await wrongCurrentPasswordPerUser.reset(em, key);
   const newHash = await hashPassword(input.newPassword);
   await em.transactional(async (tx) => {
     await tx.nativeUpdate(User, { id: user.id }, { passwordHash: newHash, updatedAt: new Date() });
