@@ -68,9 +68,10 @@ export function testServices(limits: AuthRateLimits = GENEROUS_AUTH_LIMITS): App
   return createServices({ authLimiters: createAuthLimiters(limits) });
 }
 
-export async function createTestApp(orm: MikroORM, services: AppServices = testServices()): Promise<FastifyInstance> {
+/** `env`: further environment variables for the app's configuration (e.g. TRUST_PROXY). */
+export async function createTestApp(orm: MikroORM, services: AppServices = testServices(), env: Record<string, string> = {}): Promise<FastifyInstance> {
   const config = {
-    ...loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent' }),
+    ...loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', ...env }),
     dataDir: path.join(os.tmpdir(), 'storepulse-test-secrets'),
     sessionSecret: 'a-test-session-secret-that-is-long-enough-123',
     clientDistDir: path.join(os.tmpdir(), 'storepulse-no-client-build'),

@@ -1,7 +1,7 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { fastifyTRPCPlugin, type FastifyTRPCPluginOptions } from '@trpc/server/adapters/fastify';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
-import type { AppConfig } from './config.ts';
+import type { AppConfig, TrustProxySetting } from './config.ts';
 import { INTERNAL_ERROR_MESSAGE } from './errors.ts';
 import { randomSecret, secretFromDataDir } from './secrets.ts';
 import { restPlugin } from './plugins/rest.ts';
@@ -31,11 +31,25 @@ export function resolveSessionSecret(config: Pick<AppConfig, 'sessionSecret' | '
   return secretFromDataDir(config.dataDir, 'session-secret', { generate: () => randomSecret(48), isValid: (value) => value.length >= 32 });
 }
 
+/**
+ * TRUST_PROXY (config.ts parseTrustProxy) as Fastify's `trustProxy`. A hop count becomes a trust
+ * function: Fastify 5.12 treats a number as "trust nobody". proxy-addr numbers the TCP peer hop 0
+ * and X-Forwarded-For's entries from the right 1, 2, ...; with N proxies the first N are theirs.
+ */
+export function fastifyTrustProxy(setting: TrustProxySetting): NonNullable<FastifyServerOptions['trustProxy']> {
+  if (typeof setting === 'boolean') return setting;
+  if ('hops' in setting) {
+    const { hops } = setting;
+    return hops === 0 ? false : (_address: string, hop: number) => hop < hops;
+  }
+  return setting.addresses;
+}
+
 export async function buildApp(options: BuildAppOptions): Promise<FastifyInstance> {
   const { config, orm } = options;
   const app = Fastify({
     logger: options.logger ?? { level: config.logLevel },
-    trustProxy: config.trustProxy,
+    trustProxy: fastifyTrustProxy(config.trustProxy),
     routerOptions: { maxParamLength: 5000 },
     bodyLimit: 1024 * 1024,
   });
