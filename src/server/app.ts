@@ -58,6 +58,13 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   if (!config.publicUrl && config.env === 'production') {
     app.log.warn('PUBLIC_URL is not set: links in e-mails are built from the Host header of each request.');
   }
+  const generated = [!config.sessionSecret && 'SESSION_SECRET', !config.encryptionKey && 'ENCRYPTION_KEY'].filter(Boolean);
+  if (generated.length > 0 && config.databaseUrl && config.env === 'production') {
+    // Several app processes on one database (README, "Running several app processes") must share them.
+    app.log.warn(
+      `${generated.join(' and ')} not set: this process uses values generated into ${config.dataDir}. Every other app process on this database must use the same ones (a session signed here is refused there, credentials sealed there cannot be opened here): set ${generated.join(' and ')} to the same values on all of them.`,
+    );
+  }
 
   app.setErrorHandler((error: { statusCode?: number; message?: string }, request, reply) => {
     const status = error.statusCode && error.statusCode >= 400 ? error.statusCode : 500;
