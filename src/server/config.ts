@@ -3,6 +3,7 @@ import { isIP } from 'node:net';
 import path from 'node:path';
 import { DEFAULT_AUTH_RATE_LIMITS, type AuthRateLimits } from './modules/auth/attempt-limiter.ts';
 import { PLATFORM_KEYS, type PlatformKey } from '../shared/platforms.ts';
+import { parseAllowList, type AllowEntry } from './outbound/address-policy.ts';
 
 const booleanFromEnv = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
@@ -26,6 +27,7 @@ const envSchema = z.object({
   RATE_LIMIT_FAILED_LOGINS_PER_USERNAME: z.coerce.number().int().min(1).default(DEFAULT_AUTH_RATE_LIMITS.loginFailuresPerUsername.max),
   RATE_LIMIT_REGISTRATIONS_PER_IP: z.coerce.number().int().min(1).default(DEFAULT_AUTH_RATE_LIMITS.registrationsPerIp.max),
   ENCRYPTION_KEY: z.string().min(1).optional(),
+  OUTBOUND_ALLOW_HOSTS: z.string().optional(),
 });
 
 /**
@@ -131,6 +133,11 @@ export interface AppConfig {
   /** Seals platform credentials (credential-vault.ts); generated into the data dir when unset. */
   encryptionKey: string | undefined;
   platforms: Record<PlatformKey, PlatformSettings>;
+  /**
+   * Non-public addresses outbound requests may reach anyway (src/server/outbound/): empty unless
+   * OUTBOUND_ALLOW_HOSTS names them; the test harness names the fakes' 127.0.0.1.
+   */
+  outboundAllowHosts: AllowEntry[];
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
@@ -140,6 +147,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     throw new Error(`Invalid environment: ${problems}`);
   }
   const values = parsed.data;
+  let outboundAllowHosts: AllowEntry[];
+  try {
+    outboundAllowHosts = parseAllowList(values.OUTBOUND_ALLOW_HOSTS);
+  } catch (error) {
+    throw new Error(`Invalid environment: ${(error as Error).message}`);
+  }
   return {
     env: values.NODE_ENV,
     port: values.PORT,
@@ -161,5 +174,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     },
     encryptionKey: values.ENCRYPTION_KEY,
     platforms: platformSettingsFromEnv(env),
+    outboundAllowHosts,
   };
 }
