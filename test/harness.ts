@@ -71,7 +71,8 @@ export function testServices(limits: AuthRateLimits = GENEROUS_AUTH_LIMITS): App
 /** `env`: further environment variables for the app's configuration (e.g. TRUST_PROXY). */
 export async function createTestApp(orm: MikroORM, services: AppServices = testServices(), env: Record<string, string> = {}): Promise<FastifyInstance> {
   const config = {
-    ...loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', ...env }),
+    // The fakes' loopback address stays reachable (vitest.config.ts sets OUTBOUND_ALLOW_HOSTS).
+    ...loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', OUTBOUND_ALLOW_HOSTS: process.env.OUTBOUND_ALLOW_HOSTS, ...env }),
     dataDir: path.join(os.tmpdir(), 'storepulse-test-secrets'),
     sessionSecret: 'a-test-session-secret-that-is-long-enough-123',
     clientDistDir: path.join(os.tmpdir(), 'storepulse-no-client-build'),

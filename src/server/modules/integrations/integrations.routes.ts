@@ -5,6 +5,8 @@ import type { AppConfig } from '../../config.ts';
 import { sendError } from '../../plugins/rest.ts';
 import type { Context } from '../../trpc/context.ts';
 import { createCaller } from '../../trpc/router.ts';
+import { formatAllowList } from '../../outbound/address-policy.ts';
+import { configureOutbound } from '../../outbound/outbound-http.ts';
 import { configureIntegrations, integrationsSettingsFrom } from './integrations-runtime.ts';
 import { completeOAuth, OAuthCallbackError } from './integrations.service.ts';
 import { receiveShopifyWebhook, receiveWooCommerceWebhook } from './webhooks.ts';
@@ -22,6 +24,11 @@ const CONNECT_FAILED_MESSAGE = 'Connecting failed. Try again in a moment.';
  */
 export async function integrationsRoutes(app: FastifyInstance, options: { createContext: CreateContext; config: AppConfig; orm: MikroORM }): Promise<void> {
   configureIntegrations(() => integrationsSettingsFrom(options.config));
+  // Every connector request, webhook look-up and bulk download goes out through src/server/outbound/.
+  configureOutbound({ allowHosts: options.config.outboundAllowHosts, env: options.config.env });
+  if (options.config.outboundAllowHosts.length > 0 && options.config.env === 'production') {
+    app.log.warn(`OUTBOUND_ALLOW_HOSTS lets platform requests reach non-public addresses: ${formatAllowList(options.config.outboundAllowHosts)}`);
+  }
   const fork = () => options.orm.em.fork();
 
   app.addContentTypeParser(['application/json', 'application/x-www-form-urlencoded', 'text/plain'], { parseAs: 'buffer', bodyLimit: EMAIL_CSV_BODY_LIMIT }, (_request, body, done) => done(null, body));
