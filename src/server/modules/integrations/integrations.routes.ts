@@ -16,6 +16,7 @@ type CreateContext = (options: { req: FastifyRequest; res: FastifyReply }) => Pr
 /** An uploaded e-mail CSV may be 5 MB of text; JSON escaping adds a little. */
 const EMAIL_CSV_BODY_LIMIT = 6 * 1024 * 1024;
 const CONNECT_FAILED_MESSAGE = 'Connecting failed. Try again in a moment.';
+export const EMAIL_CSV_MEDIA_TYPE_MESSAGE = 'Send the file as JSON with Content-Type: application/json: { "fileName": "...", "csvText": "..." }';
 
 /**
  * The integrations' HTTP routes outside tRPC: the OAuth callback, the webhook receivers (signed over
@@ -62,6 +63,9 @@ export async function integrationsRoutes(app: FastifyInstance, options: { create
   /** integrations.uploadEmailCsv for files above the app's 1 MB JSON limit: body `{ fileName, csvText }`. */
   app.post('/api/integrations/email-csv', { bodyLimit: EMAIL_CSV_BODY_LIMIT }, async (request, reply) => {
     try {
+      // Documented as JSON (README "Platform integrations"): other types are refused, not guessed at.
+      const mediaType = String(request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+      if (mediaType !== 'application/json') return reply.code(415).send({ message: EMAIL_CSV_MEDIA_TYPE_MESSAGE });
       let input: unknown;
       try {
         input = JSON.parse(bodyBuffer(request).toString('utf8'));
