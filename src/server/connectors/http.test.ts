@@ -1,10 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { FakeServer } from '../../../test/fakes/fake-server.ts';
+import { connectToLoopbackOnly } from '../../../test/loopback-only.ts';
 import { ConnectorAuthError, ConnectorRequestError, MalformedResponseError } from './connector.ts';
 import { OutboundRefusedError } from '../outbound/outbound-http.ts';
 import { errorSummary, PlatformHttp, retryAfterMs } from './http.ts';
 
+// Addresses named below are refused before connecting; should that ever break, nothing leaves loopback.
+connectToLoopbackOnly();
 const fake = new FakeServer();
 const LEAK = 'sk9-leaked-3141';
 let calls = 0;

@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectToLoopbackOnly } from '../../../test/loopback-only.ts';
 import { loadConfig } from '../config.ts';
 import { isAllowListed, nonPublicReason, parseAllowList } from './address-policy.ts';
 import {
@@ -29,6 +30,8 @@ import {
 // with the module's own address checks (the ones its connector runs for every connection) rather than
 // by sending packets to private networks.
 
+// Addresses named below are refused before connecting; should that ever break, nothing leaves loopback.
+connectToLoopbackOnly();
 const SECRET = 'internal-secret-7f3a';
 
 interface Recorded {

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ownerWithStore } from '../../../../test/guests.ts';
 import { useTestApp, type ApiClient } from '../../../../test/harness.ts';
+import { connectToLoopbackOnly } from '../../../../test/loopback-only.ts';
 import { PLATFORM_KEYS, type PlatformKey } from '../../../shared/platforms.ts';
 import { loadConfig, type PlatformSettings } from '../../config.ts';
 import { parseAllowList } from '../../outbound/address-policy.ts';
@@ -19,6 +20,8 @@ import { EMAIL_CSV_MEDIA_TYPE_MESSAGE } from './integrations.routes.ts';
 // come in. Plus the connectors' low findings: a Mailchimp key without its data centre and the e-mail
 // CSV upload's bad amounts and content types.
 
+// Addresses named below are refused before connecting; should that ever break, nothing leaves loopback.
+connectToLoopbackOnly();
 const testApp = useTestApp();
 const SECRET = 'internal-secret-9c21';
 
