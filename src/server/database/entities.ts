@@ -1,4 +1,5 @@
 import { AuditLogEntry } from '../modules/admin/audit-log.entity.ts';
+import { AttemptLimitCounter } from '../modules/auth/attempt-limit.entity.ts';
 import { PasswordResetToken } from '../modules/auth/password-reset-token.entity.ts';
 import { AdMetricDaily } from '../modules/commerce/ad-metric.entity.ts';
 import { StoreCostSettings } from '../modules/commerce/cost-settings.entity.ts';
@@ -64,6 +65,7 @@ export const entities = [
   ReconciliationResult,
   ConnectionAccount,
   StoreTimezoneChange,
+  AttemptLimitCounter,
   AppSetting,
   EmailChangeRequest,
 ];

@@ -25,9 +25,9 @@ export const PASSWORD_RESET_LIMITS: { perIp: AttemptLimit; perEmail: AttemptLimi
 const tooManyRequests = (minutes: number) =>
   `Too many password reset requests. Please try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`;
 
-// One pair per process, like the sign-in limiters: enough to stop a script mailing someone a hundred links.
-const requestsPerIp = new AttemptLimiter(PASSWORD_RESET_LIMITS.perIp, tooManyRequests);
-const requestsPerEmail = new AttemptLimiter(PASSWORD_RESET_LIMITS.perEmail, tooManyRequests);
+// Counted in the database, like the sign-in limits: enough to stop a script mailing someone a hundred links.
+const requestsPerIp = new AttemptLimiter('password-reset-ip', PASSWORD_RESET_LIMITS.perIp, tooManyRequests);
+const requestsPerEmail = new AttemptLimiter('password-reset-email', PASSWORD_RESET_LIMITS.perEmail, tooManyRequests);
 
 /**
  * E-mails a single-use link to set a new password. The answer is the same whether or not an account
@@ -40,10 +40,10 @@ export async function requestPasswordReset(
 ): Promise<{ message: string }> {
   const ipKey = deps.clientIp ?? 'unknown';
   const emailKey = email.toLowerCase();
-  requestsPerIp.assertAllowed(ipKey);
-  requestsPerEmail.assertAllowed(emailKey);
-  requestsPerIp.record(ipKey);
-  requestsPerEmail.record(emailKey);
+  await requestsPerIp.assertAllowed(em, ipKey);
+  await requestsPerEmail.assertAllowed(em, emailKey);
+  await requestsPerIp.record(em, ipKey);
+  await requestsPerEmail.record(em, emailKey);
 
   const user = await findUserByEmail(em, email);
   if (user) {

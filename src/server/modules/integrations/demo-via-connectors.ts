@@ -6,6 +6,7 @@ import { startMetaAdsFake } from '../../../../test/fakes/metaads.ts';
 import { startShopifyFake } from '../../../../test/fakes/shopify.ts';
 import { PLATFORM_NAMES, type PlatformKey } from '../../../shared/platforms.ts';
 import { loadConfig } from '../../config.ts';
+import { allowOutboundHosts } from '../../outbound/outbound-http.ts';
 import { openDatabase } from '../../database/database.ts';
 import { PlatformConnection } from '../connections/platform-connection.entity.ts';
 import { createStore } from '../stores/stores.service.ts';
@@ -57,6 +58,8 @@ async function targetStore(em: EntityManager, options: ViaConnectorsOptions, log
 
 /** Follows a fake consent page's "Allow" link: the query the platform sends back to our callback. */
 export async function allowOnConsentPage(authorizeUrl: string): Promise<Record<string, string>> {
+  // Plain fetch, not the outbound module: this plays the user's browser on a fake the demo (or a test)
+  // started itself; no server-side request to a user-influenced address.
   const html = await (await fetch(authorizeUrl)).text();
   const href = /id="allow"[^>]*href="([^"]+)"/.exec(html)?.[1];
   if (!href) throw new Error(`No Allow button on the consent page ${authorizeUrl}`);
@@ -74,6 +77,9 @@ export async function loadDemoViaConnectors(em: EntityManager, options: ViaConne
   const klaviyo = await startKlaviyoFake({ seed: options.seed ?? 42, campaigns: 80, start: new Date(now - 360 * DAY_MS).toISOString().slice(0, 10), days: 360 });
   try {
     const config = loadConfig();
+    // The fakes listen on loopback ports (their API, Shopify's bulk files): reachable by this command's
+    // connectors only (production refuses unless OUTBOUND_ALLOW_HOSTS names 127.0.0.1).
+    allowOutboundHosts('127.0.0.1');
     const settings: IntegrationsSettings = integrationsSettingsFrom({
       ...config,
       platforms: {

@@ -6,6 +6,7 @@ import { ConnectorAuthError, ConnectorRequestError, MalformedResponseError, type
 import { CONNECTORS, connectorFor, registeredPlatforms } from '../../connectors/registry.ts';
 import { changeStoreTimezone } from '../stores/store-timezone.service.ts';
 import { AppError } from '../../errors.ts';
+import { literalRefusal, OutboundRefusedError } from '../../outbound/outbound-http.ts';
 import { sqlRunner } from '../commerce/raw-sql.ts';
 import { PlatformConnection, type PlatformConnectionEntity } from '../connections/platform-connection.entity.ts';
 import { Store, type StoreEntity } from '../stores/store.entity.ts';
@@ -134,6 +135,11 @@ async function connectionOrNew(em: EntityManager, store: StoreEntity, platform: 
 
 /** The platform's answer to a failed verify(), as the message the user reads. */
 function verifyFailure(platform: PlatformKey, error: unknown): AppError {
+  // The outbound module refused the address (it resolves to a private one, a redirect led there...).
+  if (error instanceof ConnectorRequestError && error.cause instanceof OutboundRefusedError) {
+    if (platform === 'woocommerce') return storeAddressRefused(error.cause.message);
+    return new AppError('BAD_REQUEST', `${PLATFORM_NAMES[platform]} cannot be reached: ${error.cause.message}`);
+  }
   if (error instanceof ConnectorAuthError) return new AppError('BAD_REQUEST', refusalMessage(platform, error.reason, 'Check the credentials and try again.'));
   if (error instanceof ConnectorRequestError || error instanceof MalformedResponseError) {
     return new AppError('BAD_REQUEST', unreachableMessage(platform, error, 'while checking the credentials', 'Try again in a moment.'));
@@ -195,6 +201,11 @@ function requireAuthKind(connector: Connector, wanted: Connector['authKind']): v
   throw new AppError('BAD_REQUEST', `${PLATFORM_NAMES[connector.platform]} is connected by ${how}.`);
 }
 
+function storeAddressRefused(reason: string): AppError {
+  const message = `The store address cannot be used: ${reason}`;
+  return new AppError('BAD_REQUEST', message, { fieldErrors: [{ field: 'storeUrl', message }] });
+}
+
 /** The credentials a form sent, checked before anything is asked of the platform. */
 function credentialsFromForm(connector: Connector, input: Record<string, string>): ConnectorCredentials {
   const credentials: ConnectorCredentials = {};
@@ -214,6 +225,10 @@ function credentialsFromForm(connector: Connector, input: Record<string, string>
       const message = 'The store address must be an https:// address (WooCommerce only accepts API keys over HTTPS).';
       throw new AppError('BAD_REQUEST', message, { fieldErrors: [{ field: 'storeUrl', message }] });
     }
+    // A loopback, private or link-local address (or localhost) is refused before anything is sent; a
+    // name that resolves to one is refused by the outbound module when verify() connects (verifyFailure).
+    const refused = literalRefusal(url);
+    if (refused) throw storeAddressRefused(refused);
     credentials.storeUrl = url.toString().replace(/\/+$/, '');
   }
   return credentials;
@@ -223,7 +238,8 @@ export async function connectWithCredentials(em: EntityManager, store: StoreEnti
   const connector = connectorFor(platform);
   requireAuthKind(connector, 'credentials');
   const credentials = credentialsFromForm(connector, input);
-  const account = await connector.verify(connectorContext(settings, platform, credentials, store)).catch((error: unknown) => {
+  // Inside the chain: building the context may refuse the credentials too (a Mailchimp key without its data centre).
+  const account = await Promise.resolve().then(() => connector.verify(connectorContext(settings, platform, credentials, store))).catch((error: unknown) => {
     throw verifyFailure(platform, error);
   });
   const connection = await connectionOrNew(em, store, platform);

@@ -7,6 +7,7 @@ import { User, type UserEntity } from '../users/user.entity.ts';
 
 /** Wrong current passwords per account: a stolen session must not become a password-guessing oracle. */
 const wrongCurrentPasswordPerUser = new AttemptLimiter(
+  'wrong-current-password-user',
   { max: 5, windowMs: 15 * 60_000 },
   (minutes) => `Too many incorrect passwords. Please try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
 );
@@ -17,13 +18,13 @@ const wrongCurrentPasswordPerUser = new AttemptLimiter(
  */
 export async function assertCurrentPassword(em: EntityManager, user: UserEntity, currentPassword: string): Promise<void> {
   const key = String(user.id);
-  wrongCurrentPasswordPerUser.assertAllowed(key);
+  await wrongCurrentPasswordPerUser.assertAllowed(em, key);
   const withHash = await em.findOneOrFail(User, { id: user.id }, { populate: ['passwordHash'] });
   if (!(await verifyPassword(withHash.passwordHash, currentPassword))) {
-    wrongCurrentPasswordPerUser.record(key);
+    await wrongCurrentPasswordPerUser.record(em, key);
     throw new AppError('BAD_REQUEST', CURRENT_PASSWORD_INCORRECT_MESSAGE, {
       fieldErrors: [{ field: 'currentPassword', message: CURRENT_PASSWORD_INCORRECT_MESSAGE }],
     });
   }
-  wrongCurrentPasswordPerUser.reset(key);
+  await wrongCurrentPasswordPerUser.reset(em, key);
 }

@@ -21,6 +21,7 @@ const HOUR_MS = 60 * 60_000;
 
 /** Confirmation e-mails per account: enough to fix a typo, too few to mail-bomb an address. */
 const requestsPerUser = new AttemptLimiter(
+  'email-change-user',
   { max: 5, windowMs: HOUR_MS },
   (minutes) => `Too many e-mail change requests. Please try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
 );
@@ -64,15 +65,14 @@ export async function requestEmailChange(
   }
   // Saying an address is taken tells who has an account: counted per client address, like registration.
   const ipKey = deps.clientIp ?? 'unknown';
-  deps.limiters.takenAnswersPerIp.assertAllowed(ipKey);
+  await deps.limiters.takenAnswersPerIp.assertAllowed(em, ipKey);
   const owner = await findUserByEmail(em, input.newEmail);
   if (owner && owner.id !== user.id) {
-    deps.limiters.takenAnswersPerIp.record(ipKey);
+    await deps.limiters.takenAnswersPerIp.record(em, ipKey);
     throw takenError('newEmail');
   }
   const userKey = String(user.id);
-  requestsPerUser.assertAllowed(userKey);
-  requestsPerUser.record(userKey);
+  await requestsPerUser.consume(em, userKey);
 
   const token = newLinkToken();
   const expiresAt = new Date(now.getTime() + EMAIL_CHANGE_VALID_HOURS * HOUR_MS);
