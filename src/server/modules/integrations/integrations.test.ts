@@ -24,6 +24,7 @@ import { runSync, openCredentials, sealCredentials } from './sync-runner.ts';
 import { reconcileAfterSync } from './reconciliation.ts';
 import { connectorContext } from './sync-runner.ts';
 import { connectorFor } from '../../connectors/registry.ts';
+import type { Connector } from '../../connectors/connector.ts';
 
 const testApp = useTestApp();
 const DAY_MS = 86_400_000;
@@ -499,19 +500,25 @@ describe('token refresh, failures, health checks and the schedule', () => {
     const run = await em.findOneOrFail(SyncRun, { connection: connection.id }, { orderBy: { id: 'desc' } });
     const refreshGrants = () => google.requests.filter((request) => request.rawBody.includes('grant_type=refresh_token')).length;
     const grantsBefore = refreshGrants();
-    // Four months are four 31-day slices, each its own batch; the token expires after each of the first
-    // three. The runner reads the next batch while it writes one, so an expiry hits the read after next:
-    // at least two reads meet an expired token (the old runner refreshed once, then disconnected).
-    const status = await runSync(testApp.orm.em.fork(), run.id, {
-      settings,
-      http: noSleep,
-      ingestBatchRows: 1,
-      afterIngest: (batch) => {
-        if (batch <= 3) google.auth.expireAccessTokens();
+    // Four months are four 31-day slices, each its own batch. The token expires just before each slice
+    // after the first is read (once per slice: not again when the slice is read again with the fresh
+    // token), so three reads meet an expired token; the old runner refreshed once, then disconnected.
+    const base = connectorFor('googleads');
+    const slicesSeen = new Set<string | null>();
+    const expiring: Connector = {
+      ...base,
+      fetchBatch(ctx, window, cursor) {
+        if (!slicesSeen.has(cursor)) {
+          if (slicesSeen.size > 0) google.auth.expireAccessTokens();
+          slicesSeen.add(cursor);
+        }
+        return base.fetchBatch(ctx, window, cursor);
       },
-    });
+    };
+    const status = await runSync(testApp.orm.em.fork(), run.id, { settings, http: noSleep, ingestBatchRows: 1, connector: expiring });
     expect(status).toBe('succeeded');
-    expect(refreshGrants() - grantsBefore).toBeGreaterThanOrEqual(2);
+    expect(slicesSeen.size).toBe(4);
+    expect(refreshGrants() - grantsBefore).toBe(3);
     const finished = await testApp.orm.em.fork().findOneOrFail(SyncRun, { id: run.id });
     expect(finished.rowsDone).toBeGreaterThan(0);
     const stored = openCredentials(settings, (await connectionOf(owner.store.id, 'googleads'))!)!;
