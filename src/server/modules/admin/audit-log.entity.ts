@@ -9,6 +9,10 @@ export const AUDIT_ACTIONS = [
   'guest.invited',
   'guest.removed',
   'email_template.updated',
+  // Shopify's mandatory compliance webhooks (integrations/webhooks.ts): what was asked and done.
+  'shopify.customer_data_request',
+  'shopify.customer_redact',
+  'shopify.shop_redact',
 ] as const;
 
 export const AuditLogEntry = defineEntity({
