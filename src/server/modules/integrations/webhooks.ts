@@ -35,15 +35,26 @@ export interface WebhookAnswer {
 const INVALID_SIGNATURE: WebhookAnswer = { status: 401, message: 'Invalid webhook signature' };
 const ACCEPTED: WebhookAnswer = { status: 200, message: 'ok' };
 
+/** The connection a delivery is stored for. */
+interface DeliveryTarget {
+  id: number;
+  storeId: number;
+  platform: PlatformKey;
+}
+
+function targetOf(connection: PlatformConnectionEntity): DeliveryTarget {
+  return { id: connection.id, storeId: connection.store.id, platform: connection.platform };
+}
+
 /**
  * Stores the delivery unless its id was seen before, and its job, in one transaction: the platform is
  * answered 200 only once both are committed, and a crash before that leaves neither (the platform
  * sends the delivery again). A delivery sent again while still unprocessed a minute on gets a job again.
  */
-async function storeDelivery(em: EntityManager, connection: PlatformConnectionEntity, deliveryId: string, topic: string, rawBody: Buffer): Promise<void> {
+async function storeDelivery(em: EntityManager, connection: DeliveryTarget, deliveryId: string, topic: string, rawBody: Buffer): Promise<void> {
   await em.transactional(async (tx) => {
     const q = sqlRunner(tx);
-    const key = [connection.store.id, connection.platform, deliveryId.slice(0, 255)];
+    const key = [connection.storeId, connection.platform, deliveryId.slice(0, 255)];
     const [row] = await q.rows<{ id: number }>(
       `insert into webhook_deliveries (store_id, connection_id, platform, delivery_id, topic, payload, received_at)
        values ($1, $4, $2, $3, $5, $6, now())
@@ -83,7 +94,7 @@ async function receiveComplianceRequest(em: EntityManager, delivery: ShopifyWebh
     await auditComplianceWithoutData(em, { ...request, shopDomain: shop }, delivery.webhookId!);
     return ACCEPTED;
   }
-  for (const connection of connections) await storeDelivery(em, connection, delivery.webhookId!, delivery.topic, rawBody);
+  for (const connection of connections) await storeDelivery(em, targetOf(connection), delivery.webhookId!, delivery.topic, rawBody);
   return ACCEPTED;
 }
 
@@ -93,10 +104,16 @@ export async function receiveShopifyWebhook(em: EntityManager, rawBody: Buffer, 
   const delivery = shopifyWebhookDelivery(headers);
   if (!delivery.webhookId || !delivery.topic) return { status: 400, message: 'X-Shopify-Webhook-Id and X-Shopify-Topic are required' };
   if (isShopifyComplianceTopic(delivery.topic)) return receiveComplianceRequest(em, delivery, rawBody);
-  const connection = delivery.shopDomain ? await em.findOne(PlatformConnection, { platform: 'shopify', accountId: delivery.shopDomain.toLowerCase() }) : null;
+  // The connection with credentials for the shop (a plain read: this runs for every delivery of a burst).
+  const [connection] = delivery.shopDomain
+    ? await sqlRunner(em).rows<{ id: number; store_id: number }>(
+        `select id, store_id from platform_connections where platform = 'shopify' and account_id = $1 and sealed_credentials is not null order by id limit 1`,
+        [delivery.shopDomain.toLowerCase()],
+      )
+    : [];
   // A shop no store has connected (any more): acknowledged so that Shopify stops retrying.
-  if (!connection?.sealedCredentials) return ACCEPTED;
-  await storeDelivery(em, connection, delivery.webhookId, delivery.topic, rawBody);
+  if (!connection) return ACCEPTED;
+  await storeDelivery(em, { id: connection.id, storeId: connection.store_id, platform: 'shopify' }, delivery.webhookId, delivery.topic, rawBody);
   return ACCEPTED;
 }
 
@@ -110,7 +127,7 @@ export async function receiveWooCommerceWebhook(em: EntityManager, connectionId:
   const delivery = wooCommerceWebhookDelivery(headers);
   if (!delivery.deliveryId || !delivery.topic) return { status: 400, message: 'X-WC-Webhook-Delivery-ID and X-WC-Webhook-Topic are required' };
   // WooCommerce's delivery id is one per webhook and second, not per delivery: stored once per what the body says.
-  await storeDelivery(em, connection, wooCommerceDeliveryKey(delivery.topic, rawBody, delivery.deliveryId), delivery.topic, rawBody);
+  await storeDelivery(em, targetOf(connection), wooCommerceDeliveryKey(delivery.topic, rawBody, delivery.deliveryId), delivery.topic, rawBody);
   return ACCEPTED;
 }
 
@@ -205,72 +222,87 @@ function errorText(error: unknown): string {
   return ((error as Error)?.message ?? String(error)).slice(0, 2000);
 }
 
+/** Stores whose deliveries are applied at the same time: their ingest calls overlap in PostgreSQL (each store's are serialised by its lock anyway). */
+const STORES_AT_ONCE = 4;
+
 /**
  * The job: applies stored deliveries (each once; one already processed, or no longer stored, is
  * skipped) and returns, per id, null when it is done or the error that leaves it to be retried
  * (also kept on the delivery). A store's plain deliveries are ingested in one call; when that call
- * fails, each is tried on its own so that one bad body does not hold back the others.
+ * fails, each is tried on its own so that one bad body does not hold back the others. Up to
+ * STORES_AT_ONCE connections are worked on at once, each with an EntityManager of its own.
  */
 export async function processWebhookDeliveries(em: EntityManager, deliveryIds: number[], settings: IntegrationsSettings = integrationsSettings()): Promise<(string | null)[]> {
   const errors = new Map<number, string>();
-  const deliveries = await em.find(WebhookDelivery, { id: { $in: [...new Set(deliveryIds)] }, processedAt: null }, { orderBy: { id: 'asc' } });
-  const byConnection = new Map<number, WebhookDeliveryEntity[]>();
-  for (const delivery of deliveries) byConnection.set(delivery.connection.id, [...(byConnection.get(delivery.connection.id) ?? []), delivery]);
-  for (const [connectionId, group] of byConnection) {
-    const connection = await em.findOneOrFail(PlatformConnection, { id: connectionId });
-    const store = await em.findOneOrFail(Store, { id: connection.store.id });
-    const failed = async (delivery: WebhookDeliveryEntity, error: unknown) => {
-      delivery.error = errorText(error);
-      errors.set(delivery.id, delivery.error);
-      await em.flush();
-    };
-    const done = async (applied: WebhookDeliveryEntity[]) => {
-      for (const delivery of applied) delivery.processedAt = new Date();
-      await em.flush();
-    };
-    const direct: { delivery: WebhookDeliveryEntity; rows: DirectRows }[] = [];
-    const others: WebhookDeliveryEntity[] = [];
-    for (const delivery of group) {
-      try {
-        const rows = directRowsOf(delivery, connection, store);
-        if (rows) direct.push({ delivery, rows });
-        else others.push(delivery);
-      } catch (error) {
-        await failed(delivery, error);
-      }
+  const pending = await sqlRunner(em).rows<{ id: number; connection_id: number }>(
+    `select id, connection_id from webhook_deliveries where id = any($1::int[]) and processed_at is null order by id`,
+    [[...new Set(deliveryIds)]],
+  );
+  const byConnection = new Map<number, number[]>();
+  for (const row of pending) byConnection.set(row.connection_id, [...(byConnection.get(row.connection_id) ?? []), row.id]);
+  const groups = [...byConnection];
+  const work = async () => {
+    for (let group = groups.shift(); group; group = groups.shift()) await processConnectionDeliveries(em.fork(), group[0], group[1], settings, errors);
+  };
+  await Promise.all(Array.from({ length: Math.min(STORES_AT_ONCE, groups.length) }, work));
+  return deliveryIds.map((id) => errors.get(id) ?? null);
+}
+
+/** One connection's deliveries (see processWebhookDeliveries); failures are put in `errors`. */
+async function processConnectionDeliveries(em: EntityManager, connectionId: number, ids: number[], settings: IntegrationsSettings, errors: Map<number, string>): Promise<void> {
+  const connection = await em.findOneOrFail(PlatformConnection, { id: connectionId });
+  const store = await em.findOneOrFail(Store, { id: connection.store.id });
+  const group = await em.find(WebhookDelivery, { id: { $in: ids }, processedAt: null }, { orderBy: { id: 'asc' } });
+  const failed = async (delivery: WebhookDeliveryEntity, error: unknown) => {
+    delivery.error = errorText(error);
+    errors.set(delivery.id, delivery.error);
+    await em.flush();
+  };
+  const done = async (applied: WebhookDeliveryEntity[]) => {
+    for (const delivery of applied) delivery.processedAt = new Date();
+    await em.flush();
+  };
+  const direct: { delivery: WebhookDeliveryEntity; rows: DirectRows }[] = [];
+  const others: WebhookDeliveryEntity[] = [];
+  for (const delivery of group) {
+    try {
+      const rows = directRowsOf(delivery, connection, store);
+      if (rows) direct.push({ delivery, rows });
+      else others.push(delivery);
+    } catch (error) {
+      await failed(delivery, error);
     }
-    if (direct.length > 0) {
-      try {
-        await ingestDirect(em, store.id, {
-          products: direct.flatMap((entry) => entry.rows.products),
-          orders: direct.flatMap((entry) => entry.rows.orders),
-          refunds: direct.flatMap((entry) => entry.rows.refunds),
-        });
-        for (const entry of direct) entry.delivery.error = null;
-        await done(direct.map((entry) => entry.delivery));
-      } catch {
-        for (const entry of direct) {
-          try {
-            await ingestDirect(em, store.id, entry.rows);
-            entry.delivery.error = null;
-            await done([entry.delivery]);
-          } catch (error) {
-            await failed(entry.delivery, error);
-          }
+  }
+  if (direct.length > 0) {
+    try {
+      await ingestDirect(em, store.id, {
+        products: direct.flatMap((entry) => entry.rows.products),
+        orders: direct.flatMap((entry) => entry.rows.orders),
+        refunds: direct.flatMap((entry) => entry.rows.refunds),
+      });
+      for (const entry of direct) entry.delivery.error = null;
+      await done(direct.map((entry) => entry.delivery));
+    } catch {
+      for (const entry of direct) {
+        try {
+          await ingestDirect(em, store.id, entry.rows);
+          entry.delivery.error = null;
+          await done([entry.delivery]);
+        } catch (error) {
+          await failed(entry.delivery, error);
         }
       }
     }
-    for (const delivery of others) {
-      try {
-        delivery.error = null;
-        await applyDelivery(em, delivery, connection, store, settings);
-        await done([delivery]);
-      } catch (error) {
-        await failed(delivery, error);
-      }
+  }
+  for (const delivery of others) {
+    try {
+      delivery.error = null;
+      await applyDelivery(em, delivery, connection, store, settings);
+      await done([delivery]);
+    } catch (error) {
+      await failed(delivery, error);
     }
   }
-  return deliveryIds.map((id) => errors.get(id) ?? null);
 }
 
 /** One delivery applied (once; a delivery already processed is skipped); throws what leaves it to be retried. */
