@@ -40,10 +40,12 @@ export async function freePort(): Promise<number> {
  * waits until /healthz answers. The parent's NODE_OPTIONS (the server's heap settings under
  * scripts/bench.sh) are passed on; a test runner's are not.
  */
-export async function startServerProcess(databaseUrl: string, env: Record<string, string> = {}, options: { nodeOptions?: string } = {}): Promise<ServerProcess> {
+export async function startServerProcess(databaseUrl: string, env: Record<string, string> = {}, options: { nodeOptions?: string; root?: string } = {}): Promise<ServerProcess> {
   const port = await freePort();
-  const child = spawn(process.execPath, [path.join(ROOT, 'src/server/main.ts')], {
-    cwd: ROOT,
+  // Another checkout's server (a benchmark's "before" figure): options.root.
+  const root = options.root ?? ROOT;
+  const child = spawn(process.execPath, [path.join(root, 'src/server/main.ts')], {
+    cwd: root,
     env: {
       PATH: process.env.PATH ?? '',
       HOME: process.env.HOME ?? os.tmpdir(),
