@@ -19,7 +19,7 @@ import { integrationsSettingsFrom } from '../src/server/modules/integrations/int
 import { sealCredentials } from '../src/server/modules/integrations/sync-runner.ts';
 import { Store } from '../src/server/modules/stores/store.entity.ts';
 import { User } from '../src/server/modules/users/user.entity.ts';
-import { startServerProcess } from './server-process.ts';
+import { startServerProcess } from '../test/server-process.ts';
 
 if (!process.env.DATABASE_URL) process.env.DATA_DIR ??= '/tmp/webhook-bench/data';
 const rate = Number(process.env.RATE ?? 100);
@@ -59,14 +59,14 @@ const deliveries = indices.map((index, position) => {
   return { ...delivery, store: store.id, sequence: Math.floor(position / stores.length) + 1 };
 });
 
-const server = await startServerProcess(database.url, {
+const server = await startServerProcess('bench', database.url, {
   ENCRYPTION_KEY: encryptionKey,
   SHOPIFY_CLIENT_ID: fake.clientId,
   SHOPIFY_CLIENT_SECRET: fake.clientSecret,
   PLATFORM_BASE_URL_SHOPIFY: fake.url,
   // INGEST_PROFILE=1: the server logs each ingest batch's phases (printed at the end).
   ...(process.env.INGEST_PROFILE ? { INGEST_PROFILE: process.env.INGEST_PROFILE } : {}),
-}, { nodeOptions: process.env.NODE_OPTIONS, root: process.env.SERVER_ROOT });
+}, { root: process.env.SERVER_ROOT });
 
 /** CPU seconds a process used (user + system; with `children`, also its ended children's), from /proc (Linux; 100 ticks a second). */
 function cpuSeconds(pid: number, children = false): number {
@@ -105,7 +105,7 @@ const sleep = (milliseconds: number) => new Promise((resolve) => setTimeout(reso
 
 try {
   console.log(`Machine: ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? 'unknown'}), load average ${os.loadavg().map((value) => value.toFixed(2)).join(' ')}, ${new Date().toISOString()}`);
-  console.log(`Posting ${total.toLocaleString('en')} signed orders/create deliveries at ${rate}/s for ${seconds} s to ${server.url} (${storeCount} store${storeCount === 1 ? '' : 's'})...`);
+  console.log(`Posting ${total.toLocaleString('en')} signed orders/create deliveries at ${rate}/s for ${seconds} s to ${server.baseUrl} (${storeCount} store${storeCount === 1 ? '' : 's'})...`);
 
   // Each store's counted orders, polled every 100 ms: the k-th delivery of a store is taken as visible
   // when the store's rollups count k orders (deliveries are applied in the order they arrive).
@@ -127,7 +127,7 @@ try {
     }
   })();
 
-  const serverCpuBefore = cpuSeconds(server.child.pid!);
+  const serverCpuBefore = cpuSeconds(server.pid);
   const postgresCpuBefore = postgresCpuSeconds();
   const sentAt: number[] = new Array(total);
   const ackMs: number[] = new Array(total);
@@ -141,7 +141,7 @@ try {
     const delivery = deliveries[position]!;
     sentAt[position] = performance.now();
     inFlight.push(
-      fetch(`${server.url}/api/webhooks/shopify`, { method: 'POST', headers: delivery.headers, body: delivery.body })
+      fetch(`${server.baseUrl}/api/webhooks/shopify`, { method: 'POST', headers: delivery.headers, body: delivery.body })
         .then(async (response) => {
           await response.arrayBuffer();
           return String(response.status);
@@ -160,7 +160,7 @@ try {
   while (deliveries.some((delivery) => visibleAt.get(delivery.store)!.length < delivery.sequence) && performance.now() < deadline) await sleep(100);
   polling = false;
   await poller;
-  const serverCpu = cpuSeconds(server.child.pid!) - serverCpuBefore;
+  const serverCpu = cpuSeconds(server.pid) - serverCpuBefore;
   const postgresCpu = postgresCpuBefore === null ? null : postgresCpuSeconds()! - postgresCpuBefore;
 
   const lags = deliveries.map((delivery, position) => (visibleAt.get(delivery.store)![delivery.sequence - 1] ?? Number.NaN) - sentAt[position]!);

@@ -5,10 +5,11 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PgBoss } from 'pg-boss';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServerProcess, type ServerProcess } from '../../../bench/server-process.ts';
 import { createCommerceStore, readRollups } from '../../../test/commerce-fixtures.ts';
 import { startShopifyFake, type ShopifyFake } from '../../../test/fakes/shopify.ts';
 import { useTestDatabase } from '../../../test/harness.ts';
+import { startServerProcess, type ServerProcess } from '../../../test/server-process.ts';
+import { waitFor } from '../../../test/two-instances.ts';
 import { PLATFORM_KEYS, type PlatformKey } from '../../shared/platforms.ts';
 import type { PlatformSettings } from '../config.ts';
 import { loadDemoData } from '../modules/demo/demo.service.ts';
@@ -44,8 +45,8 @@ afterAll(async () => {
 });
 
 /** The server on the test database, configured for the fake shop; `crashAt` arms a crash point. */
-async function server(crashAt?: string): Promise<ServerProcess> {
-  const started = await startServerProcess(database.url, {
+async function server(name: string, crashAt?: string): Promise<ServerProcess> {
+  const started = await startServerProcess(name, database.url, {
     ENCRYPTION_KEY,
     SHOPIFY_CLIENT_ID: shopify.clientId,
     SHOPIFY_CLIENT_SECRET: shopify.clientSecret,
@@ -71,17 +72,6 @@ async function count(sql: string, params: unknown[]): Promise<number> {
   return row!.count;
 }
 
-/** Waits (polling the database) until `ready` returns a value, or fails after `ms`. */
-async function until<T>(what: string, ready: () => Promise<T | null | undefined | false>, ms: number): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await ready();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
-
 /** Indices of the fake shop's orders that count (not cancelled, not test). */
 function countingOrders(howMany: number): number[] {
   const indices: number[] = [];
@@ -102,23 +92,23 @@ describe('crash safety (the server killed with SIGKILL, then started again)', ()
       delivery.headers['x-shopify-shop-domain'] = shop;
       return delivery;
     });
-    const post = async (url: string, delivery: (typeof deliveries)[number]): Promise<number | string> => {
+    const post = async (server: ServerProcess, delivery: (typeof deliveries)[number]): Promise<number | string> => {
       try {
-        return (await fetch(`${url}/api/webhooks/shopify`, { method: 'POST', headers: delivery.headers, body: delivery.body })).status;
+        return (await fetch(`${server.baseUrl}/api/webhooks/shopify`, { method: 'POST', headers: delivery.headers, body: delivery.body })).status;
       } catch (error) {
         return (error as Error).message; // the process died under the request
       }
     };
 
     // The 40th delivery's row is written and the process is killed before its job is queued.
-    const first = await server('webhook.stored:40');
+    const first = await server('A', 'webhook.stored:40');
     const answers: (number | string)[] = new Array(deliveries.length);
     let next = 0;
     await Promise.all(
       Array.from({ length: 8 }, async () => {
         while (next < deliveries.length) {
           const index = next++;
-          answers[index] = await post(first.url, deliveries[index]!);
+          answers[index] = await post(first, deliveries[index]!);
         }
       }),
     );
@@ -128,13 +118,13 @@ describe('crash safety (the server killed with SIGKILL, then started again)', ()
     expect(acknowledged).toBeLessThan(100);
 
     // Started again; Shopify sends again every delivery it got no 2xx for (and a few it did: lost answers).
-    const second = await server();
+    const second = await server('B');
     const retried = deliveries.filter((_, index) => answers[index] !== 200 || index % 20 === 0);
-    for (const delivery of retried) expect(await post(second.url, delivery)).toBe(200);
+    for (const delivery of retried) expect(await post(second, delivery)).toBe(200);
 
     // 100 different orders, each once; all 100 deliveries applied; the rollups count 100 orders.
     const counted = () => count(`select coalesce(sum(orders_count), 0)::int as count from daily_rollups where store_id = $1`, [storeId]);
-    await until('100 orders in the rollups', async () => (await counted()) === 100, 30_000);
+    await waitFor('100 orders in the rollups', async () => ((await counted()) === 100 ? true : undefined), 30_000);
     expect(await count(`select count(*)::int as count from orders where store_id = $1`, [storeId])).toBe(100);
     expect(await count(`select count(distinct external_id)::int as count from orders where store_id = $1`, [storeId])).toBe(100);
     expect(await count(`select count(*)::int as count from webhook_deliveries where store_id = $1 and processed_at is not null`, [storeId])).toBe(100);
@@ -145,7 +135,7 @@ describe('crash safety (the server killed with SIGKILL, then started again)', ()
     const { storeId, connectionId } = await shopifyStore('backfill-kill.myshopify.com');
     // 6,000 orders: a bulk operation whose file is read 1,000 orders at a time and ingested 2,000 at a
     // time. Killed after the second batch (4,000 orders) is committed, its cursor (2,000) not stored.
-    const first = await server('sync.ingested:2');
+    const first = await server('A', 'sync.ingested:2');
     const boss = new PgBoss({ connectionString: database.url, schema: JOBS_SCHEMA, supervise: false, schedule: false, max: 2 });
     await boss.start();
     setIntegrationJobSender((queue, data, options) => boss.send(queue, data, options));
@@ -164,21 +154,21 @@ describe('crash safety (the server killed with SIGKILL, then started again)', ()
     expect(await count(`select count(*)::int as count from orders where store_id = $1`, [storeId])).toBe(4000);
 
     // Started again: it finds the run's owner gone (not seen for 30 s) and takes the run over.
-    const second = await server();
-    const takenOver = await until(
+    const second = await server('B');
+    const takenOver = await waitFor(
       'the run taken over',
       async () => {
         const run = await database.orm.em.fork().findOneOrFail(SyncRun, { id: runId });
-        return run.owner !== crashed.owner ? Date.now() : null;
+        return run.owner !== crashed.owner ? Date.now() : undefined;
       },
       90_000,
     );
     expect(takenOver - killedAt).toBeLessThan(60_000);
-    const run = await until(
+    const run = await waitFor(
       'the run to end',
       async () => {
         const current = await database.orm.em.fork().findOneOrFail(SyncRun, { id: runId });
-        return current.status !== 'running' ? current : null;
+        return current.status !== 'running' ? current : undefined;
       },
       60_000,
     );
@@ -225,7 +215,8 @@ describe('crash safety (the server killed with SIGKILL, then started again)', ()
     }
     // Nothing of the killed load holds the store: a new load (once PostgreSQL has ended the dead one's transaction) fills it.
     const loaded = await loadDemoData(database.orm.em.fork(), store, { orders: 500, seed: 3, months: 2 });
-    expect(loaded.orders).toBe(500);
-    expect(await count(`select count(*)::int as count from orders where store_id = $1`, [store.id])).toBe(500);
+    // About 500 (the generator spreads the orders over the days by their weight, rounding per day).
+    expect(Math.abs(loaded.orders - 500)).toBeLessThanOrEqual(10);
+    expect(await count(`select count(*)::int as count from orders where store_id = $1`, [store.id])).toBe(loaded.orders);
   }, 120_000);
 });

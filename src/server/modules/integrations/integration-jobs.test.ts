@@ -8,6 +8,7 @@ import { startKlaviyoFake, type KlaviyoFake } from '../../../../test/fakes/klavi
 import { startShopifyFake, type ShopifyFake } from '../../../../test/fakes/shopify.ts';
 import { ownerWithStore } from '../../../../test/guests.ts';
 import { createTestApp, createTestDatabase } from '../../../../test/harness.ts';
+import { waitFor } from '../../../../test/two-instances.ts';
 import { PLATFORM_KEYS, type PlatformKey } from '../../../shared/platforms.ts';
 import type { PlatformSettings } from '../../config.ts';
 import { createShopifyConnector } from '../../connectors/shopify/index.ts';
@@ -65,17 +66,6 @@ afterAll(async () => {
   await database?.close();
 });
 
-/** Waits (polling the database) until `ready` returns a value, or fails after `ms`. */
-async function until<T>(what: string, ready: () => Promise<T | null | undefined | false>, ms = 30_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await ready();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
 async function shopifyStore(shop: string) {
   const store = await createCommerceStore(database.orm, { timezone: 'UTC', currency: 'USD' });
   const em = database.orm.em.fork();
@@ -92,9 +82,9 @@ describe('integrations.sync on pg-boss', () => {
     const connected = await owner.client.post('/trpc/integrations.connect', { platform: 'klaviyo', credentials: { apiKey: klaviyo.options.apiKey } });
     expect(connected.status, JSON.stringify(connected.body)).toBe(200);
     const runId = connected.body.result.data.currentRun.id as number;
-    const run = await until('the backfill to end', async () => {
+    const run = await waitFor('the backfill to end', async () => {
       const current = await database.orm.em.fork().findOneOrFail(SyncRun, { id: runId });
-      return current.status === 'succeeded' || current.status === 'failed' ? current : null;
+      return current.status === 'succeeded' || current.status === 'failed' ? current : undefined;
     });
     expect({ status: run.status, error: run.error }).toEqual({ status: 'succeeded', error: null });
     expect(run.rowsDone).toBeGreaterThan(0);
@@ -220,7 +210,7 @@ describe('integrations.webhook on pg-boss', () => {
       }),
     );
     expect(answers.map((answer) => answer.statusCode)).toEqual(Array(150).fill(200));
-    await until('150 deliveries applied', async () => (await processed(storeId)) === 150, 20_000);
+    await waitFor('150 deliveries applied', async () => ((await processed(storeId)) === 150 ? true : undefined), 20_000);
     expect(Date.now() - started).toBeLessThan(20_000);
     const [orders] = await sqlRunner(database.orm.em.fork()).rows<{ count: number }>(`select count(*)::int as count from orders where store_id = $1`, [storeId]);
     expect(orders!.count).toBe(150);
@@ -235,7 +225,7 @@ describe('integrations.webhook on pg-boss', () => {
     );
     // Every other stored delivery has its job (or was applied): only this one is queued.
     expect(await requeueDeliveriesWithoutJob(database.orm.em.fork())).toBe(1);
-    await until('the delivery applied', async () => (await processed(storeId)) === 1, 20_000);
+    await waitFor('the delivery applied', async () => ((await processed(storeId)) === 1 ? true : undefined), 20_000);
     expect(await requeueDeliveriesWithoutJob(database.orm.em.fork())).toBe(0);
     const stored = await database.orm.em.fork().findOneOrFail(WebhookDelivery, { store: storeId, deliveryId: 'wh-no-job' });
     expect(await jobs.boss.findJobs(WEBHOOK_QUEUE, { data: { deliveryId: stored.id } })).toHaveLength(1);
