@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PgBoss } from 'pg-boss';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createCommerceStore, readRollups } from '../../../test/commerce-fixtures.ts';
 import { startShopifyFake, type ShopifyFake } from '../../../test/fakes/shopify.ts';
 import { useTestDatabase } from '../../../test/harness.ts';
@@ -17,7 +17,8 @@ import { sqlRunner } from '../modules/commerce/raw-sql.ts';
 import { PlatformConnection } from '../modules/connections/platform-connection.entity.ts';
 import { SyncRun } from '../modules/integrations/integration.entities.ts';
 import { integrationsSettingsFrom, setIntegrationJobSender, type IntegrationsSettings } from '../modules/integrations/integrations-runtime.ts';
-import { queueSync, sealCredentials } from '../modules/integrations/sync-runner.ts';
+import { queueSync } from '../modules/integrations/sync-runner.ts';
+import { connectedStore } from '../modules/integrations/test-support.ts';
 import { JOBS_SCHEMA } from './job-database.ts';
 
 // Crash safety, measured the way it was found: the real server (src/server/main.ts) in a child process
@@ -38,9 +39,12 @@ beforeAll(async () => {
   platforms.shopify = { baseUrl: shopify.url, clientId: shopify.clientId, clientSecret: shopify.clientSecret };
   settings = integrationsSettingsFrom({ encryptionKey: ENCRYPTION_KEY, dataDir: path.join(os.tmpdir(), 'storepulse-crash-test'), platforms });
 }, 60_000);
+// A server left running by a failed test would take the next test's jobs.
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((server) => server.kill()));
+});
 afterAll(async () => {
   setIntegrationJobSender(null);
-  await Promise.all(servers.map((server) => server.kill()));
   await shopify?.close();
 });
 
@@ -57,14 +61,21 @@ async function server(name: string, crashAt?: string): Promise<ServerProcess> {
   return started;
 }
 
-async function shopifyStore(shop: string) {
-  const store = await createCommerceStore(database.orm, { timezone: 'America/New_York', currency: 'USD' });
-  const em = database.orm.em.fork();
-  const connection = em.create(PlatformConnection, { store: store.id, platform: 'shopify', status: 'connected', connected: true, accountId: shop });
-  await em.flush();
-  sealCredentials(settings, connection, { shop: shopify.shop, accessToken: shopify.initialToken! });
-  await em.flush();
-  return { storeId: store.id, connectionId: connection.id };
+function shopifyStore(shop: string) {
+  return connectedStore(database.orm, settings, 'shopify', { shop: shopify.shop, accessToken: shopify.initialToken! }, { accountId: shop, timezone: 'America/New_York' });
+}
+
+/** How the server ended, waiting at most `ms` (its log in the failure otherwise). */
+async function ending(server: ServerProcess, ms: number): Promise<NodeJS.Signals | number | null> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`Server ${server.name} did not end within ${ms} ms:\n${server.output()}`)), ms);
+  });
+  try {
+    return await Promise.race([server.exited, late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 async function count(sql: string, params: unknown[]): Promise<number> {
@@ -112,7 +123,7 @@ describe('crash safety (the server killed with SIGKILL, then started again)', ()
         }
       }),
     );
-    expect(await first.exited).toBe('SIGKILL');
+    expect(await ending(first, 60_000)).toBe('SIGKILL');
     const acknowledged = answers.filter((answer) => answer === 200).length;
     expect(acknowledged).toBeGreaterThanOrEqual(32);
     expect(acknowledged).toBeLessThan(100);
@@ -122,12 +133,15 @@ describe('crash safety (the server killed with SIGKILL, then started again)', ()
     const retried = deliveries.filter((_, index) => answers[index] !== 200 || index % 20 === 0);
     for (const delivery of retried) expect(await post(second, delivery)).toBe(200);
 
-    // 100 different orders, each once; all 100 deliveries applied; the rollups count 100 orders.
-    const counted = () => count(`select coalesce(sum(orders_count), 0)::int as count from daily_rollups where store_id = $1`, [storeId]);
-    await waitFor('100 orders in the rollups', async () => ((await counted()) === 100 ? true : undefined), 30_000);
+    // All 100 deliveries applied (a delivery is marked once its rows are committed; those whose jobs
+    // the killed process had taken are retried once their heartbeat lapses: 10 s, found within 15 s);
+    // 100 different orders, each once; the rollups count 100 orders.
+    const applied = () => count(`select count(*)::int as count from webhook_deliveries where store_id = $1 and processed_at is not null`, [storeId]);
+    await waitFor('100 deliveries applied', async () => ((await applied()) === 100 ? true : undefined), 60_000);
+    expect(await count(`select count(*)::int as count from webhook_deliveries where store_id = $1`, [storeId])).toBe(100);
     expect(await count(`select count(*)::int as count from orders where store_id = $1`, [storeId])).toBe(100);
     expect(await count(`select count(distinct external_id)::int as count from orders where store_id = $1`, [storeId])).toBe(100);
-    expect(await count(`select count(*)::int as count from webhook_deliveries where store_id = $1 and processed_at is not null`, [storeId])).toBe(100);
+    expect(await count(`select coalesce(sum(orders_count), 0)::int as count from daily_rollups where store_id = $1`, [storeId])).toBe(100);
     await second.stop();
   }, 120_000);
 
@@ -147,7 +161,7 @@ describe('crash safety (the server killed with SIGKILL, then started again)', ()
       setIntegrationJobSender(null);
       await boss.stop({ graceful: false });
     }
-    expect(await first.exited).toBe('SIGKILL');
+    expect(await ending(first, 60_000)).toBe('SIGKILL');
     const killedAt = Date.now();
     const crashed = await database.orm.em.fork().findOneOrFail(SyncRun, { id: runId });
     expect({ status: crashed.status, rowsDone: crashed.rowsDone }).toEqual({ status: 'running', rowsDone: 2000 });

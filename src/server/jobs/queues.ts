@@ -32,6 +32,8 @@ export interface JobDefinition {
    * power loss) is retried this long after its last sign of life instead of after expireInSeconds.
    */
   heartbeatSeconds?: number;
+  /** How long a completed job is kept (pg-boss's default: 7 days; the queue's own table may be the record). */
+  deleteAfterSeconds?: number;
   /**
    * Jobs handed to `handleBatch` together, and how often the queue is polled when it is idle
    * (pg-boss's default: one job every 2 s). A full batch is followed by the next fetch at once.

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createCommerceStore, readRollups } from '../../../../test/commerce-fixtures.ts';
+import { readRollups } from '../../../../test/commerce-fixtures.ts';
 import { startKlaviyoFake, type KlaviyoFake } from '../../../../test/fakes/klaviyo.ts';
 import { startShopifyFake, type ShopifyFake } from '../../../../test/fakes/shopify.ts';
 import { ownerWithStore } from '../../../../test/guests.ts';
@@ -18,7 +18,8 @@ import { PlatformConnection } from '../connections/platform-connection.entity.ts
 import { INTEGRATION_JOBS, recoverOrphanedRuns, requeueDeliveriesWithoutJob } from './integration-jobs.ts';
 import { SyncRun, WebhookDelivery } from './integration.entities.ts';
 import { configureIntegrations, integrationsSettingsFrom, setIntegrationJobSender, type IntegrationsSettings, type JobSender } from './integrations-runtime.ts';
-import { RUN_KEEPS_STOPPING_MESSAGE, SYNC_QUEUE, queueSync, runSync, sealCredentials, type RunSyncOptions } from './sync-runner.ts';
+import { RUN_KEEPS_STOPPING_MESSAGE, SYNC_QUEUE, queueSync, runSync, type RunSyncOptions } from './sync-runner.ts';
+import { connectedStore } from './test-support.ts';
 import { WEBHOOK_QUEUE } from './webhooks.ts';
 
 // The sync engine's queues on a real pg-boss: connecting a platform sends the backfill job, which a
@@ -66,14 +67,8 @@ afterAll(async () => {
   await database?.close();
 });
 
-async function shopifyStore(shop: string) {
-  const store = await createCommerceStore(database.orm, { timezone: 'UTC', currency: 'USD' });
-  const em = database.orm.em.fork();
-  const connection = em.create(PlatformConnection, { store: store.id, platform: 'shopify', status: 'connected', connected: true, accountId: shop });
-  await em.flush();
-  sealCredentials(settings, connection, { shop: shopify.shop, accessToken: shopify.initialToken! });
-  await em.flush();
-  return { storeId: store.id, connectionId: connection.id };
+function shopifyStore(shop: string) {
+  return connectedStore(database.orm, settings, 'shopify', { shop: shopify.shop, accessToken: shopify.initialToken! }, { accountId: shop });
 }
 
 describe('integrations.sync on pg-boss', () => {

@@ -171,6 +171,12 @@ export const INTEGRATION_JOBS: readonly JobDefinition[] = [
     queue: WEBHOOK_QUEUE,
     retryLimit: 5,
     retryDelaySeconds: 10,
+    // Jobs a killed process had taken are retried 10 s after its last heartbeat (found within pg-boss's
+    // 15 s pass: boss.ts), not after pg-boss's 15-minute expiry; a batch that runs 5 minutes is stuck.
+    heartbeatSeconds: 10,
+    expireInSeconds: 300,
+    // The delivery rows are the record; 100 a second would otherwise keep 60 million finished jobs.
+    deleteAfterSeconds: 3600,
     batch: WEBHOOK_BATCH,
     handle: async (context: JobContext, data) => {
       const [error] = await processWebhookDeliveries(context.em, [deliveryJobData.parse(data).deliveryId]);
