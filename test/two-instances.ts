@@ -1,21 +1,15 @@
 import { MikroORM } from '@mikro-orm/postgresql';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import os from 'node:os';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll } from 'vitest';
 import { ormConfig } from '../mikro-orm.config.ts';
-import { findFreePort } from '../src/server/database/embedded-postgres.ts';
 import type { AuthRateLimits } from '../src/server/modules/auth/attempt-limiter.ts';
 import { createTestApp, testServices, useTestDatabase } from './harness.ts';
 
 // Two app instances on one PostgreSQL, as a horizontal set-up runs them behind a load balancer.
 // - useTwoApps: two buildApp instances in this process, each with its own connection pool and its own
 //   services (limiters), on this test file's database.
-// - startServerProcess: a real `node src/server/main.ts`, the process `npm start` runs, on a database
-//   of the test's choosing; module-level state is then really apart.
+// - startServerProcess (server-process.ts): a real `node src/server/main.ts`, the process `npm start`
+//   runs, on a database of the test's choosing; module-level state is then really apart.
 
 export interface AppInstance {
   readonly name: string;
@@ -70,65 +64,7 @@ export function useTwoApps(limits?: AuthRateLimits): TwoApps {
   };
 }
 
-export interface ServerProcess {
-  readonly name: string;
-  /** http://127.0.0.1:<port> */
-  readonly baseUrl: string;
-  /** What the process printed so far (its log), for failure messages. */
-  output(): string;
-  stop(): Promise<void>;
-}
-
-const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-
-/**
- * Starts `node src/server/main.ts` (with npm start's heap settings) on `databaseUrl` and resolves once
- * it answers /healthz. Every process of one set-up must get the same SESSION_SECRET and ENCRYPTION_KEY
- * (pass them in `env`): each would otherwise generate its own into its data directory.
- */
-export async function startServerProcess(name: string, databaseUrl: string, env: Record<string, string> = {}): Promise<ServerProcess> {
-  const port = await findFreePort();
-  const dataDir = path.join(os.tmpdir(), `storepulse-two-processes-${randomBytes(4).toString('hex')}`);
-  const child: ChildProcess = spawn(process.execPath, ['--max-old-space-size=1024', '--max-semi-space-size=8', 'src/server/main.ts'], {
-    cwd: REPO_ROOT,
-    env: {
-      PATH: process.env.PATH,
-      HOME: process.env.HOME,
-      NODE_ENV: 'production',
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      DATABASE_URL: databaseUrl,
-      DATA_DIR: dataDir,
-      PUBLIC_URL: `http://127.0.0.1:${port}`,
-      CLIENT_DIST_DIR: path.join(os.tmpdir(), 'storepulse-no-client-build'),
-      LOG_LEVEL: 'warn',
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout?.on('data', (chunk) => (output += String(chunk)));
-  child.stderr?.on('data', (chunk) => (output += String(chunk)));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const baseUrl = `http://127.0.0.1:${port}`;
-
-  const stop = async () => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-    await exited;
-  };
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`Server ${name} exited with ${child.exitCode} before serving:\n${output}`);
-    const healthy = await fetch(`${baseUrl}/healthz`).then((answer) => answer.ok, () => false);
-    if (healthy) break;
-    if (Date.now() > deadline) {
-      await stop();
-      throw new Error(`Server ${name} did not answer /healthz within 60 s:\n${output}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  return { name, baseUrl, output: () => output, stop };
-}
+export { startServerProcess, type ServerProcess } from './server-process.ts';
 
 /** A browser-like client of a real server: keeps the session cookie, sends JSON, can act from an address of its own. */
 export class HttpClient {

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { INTEGRATION_JOBS } from '../modules/integrations/integration-jobs.ts';
+import { INTEGRATION_CHECKS, INTEGRATION_JOBS } from '../modules/integrations/integration-jobs.ts';
 import { deliverDueReports } from '../modules/reports/report-delivery.ts';
 import { STORE_TIMEZONE_JOB } from '../modules/stores/store-timezone.service.ts';
 
@@ -20,7 +20,38 @@ export interface JobDefinition {
   cron?: string;
   /** A failed job is retried this many times. */
   retryLimit: number;
+  /** Seconds before the first retry of a failed job, doubling with each retry (default 60). */
+  retryDelaySeconds?: number;
+  /**
+   * How long one job may run before pg-boss gives it up and retries it (pg-boss's default: 15
+   * minutes). A job that can legitimately run longer must say so, or it is run twice at once.
+   */
+  expireInSeconds?: number;
+  /**
+   * The worker tells pg-boss it is alive every half of this; a job whose worker died (kill -9,
+   * power loss) is retried this long after its last sign of life instead of after expireInSeconds.
+   */
+  heartbeatSeconds?: number;
+  /** How long a completed job is kept (pg-boss's default: 7 days; the queue's own table may be the record). */
+  deleteAfterSeconds?: number;
+  /**
+   * Jobs handed to `handleBatch` together, and how often the queue is polled when it is idle
+   * (pg-boss's default: one job every 2 s). A full batch is followed by the next fetch at once.
+   */
+  batch?: { size: number; pollingIntervalSeconds: number };
   handle: (context: JobContext, data: unknown) => Promise<unknown>;
+  /** With `batch`: the data of the jobs fetched together; per job, null (done) or the error that fails it (retried). */
+  handleBatch?: (context: JobContext, data: unknown[]) => Promise<(string | null)[]>;
+}
+
+/**
+ * A light check every process runs once at start and then every `everySeconds`, more often than a
+ * cron schedule can (a minute at best), e.g. finding the runs whose process died.
+ */
+export interface RecurringCheck {
+  name: string;
+  everySeconds: number;
+  run: (context: JobContext) => Promise<unknown>;
 }
 
 export const REPORTS_DELIVER_QUEUE = 'reports.deliver';
@@ -37,3 +68,5 @@ export const JOBS: readonly JobDefinition[] = [
   // A store's new time zone: its days recomputed and its rollups rebuilt (stores/store-timezone.service.ts).
   STORE_TIMEZONE_JOB,
 ];
+
+export const CHECKS: readonly RecurringCheck[] = [...INTEGRATION_CHECKS];

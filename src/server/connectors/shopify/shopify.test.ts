@@ -365,7 +365,13 @@ describe('Shopify webhooks', () => {
     expect(refunded).toMatchObject({ kind: 'ingest', orders: [], refunds: [{ orderExternalId: fake.orderId(21), amountMinor: 700, refundedAt: '2026-02-02T00:00:00Z' }] });
 
     expect(mapShopifyWebhook('app/uninstalled', JSON.parse(fake.webhookDelivery('app/uninstalled', null).body), { shopCurrency: 'USD' })).toEqual({ kind: 'uninstalled' });
-    expect(mapShopifyWebhook('customers/redact', {}, { shopCurrency: 'USD' })).toEqual({ kind: 'ignored', topic: 'customers/redact' });
+    // A compliance topic is a request to act on (integrations/compliance.ts), never ignored; a body naming no shop is refused.
+    const redact = { shop_id: 954889, shop_domain: 'Shop.myshopify.com', customer: { id: 191167, email: 'john@example.com', phone: '555-625-1199' }, orders_to_redact: [299938, '280263'] };
+    expect(mapShopifyWebhook('customers/redact', redact, { shopCurrency: 'USD' })).toEqual({
+      kind: 'compliance',
+      request: { topic: 'customers/redact', shopDomain: 'shop.myshopify.com', shopId: '954889', customer: { id: '191167', email: 'john@example.com', phone: '555-625-1199' }, orderIds: ['299938', '280263'], dataRequestId: null },
+    });
+    expect(() => mapShopifyWebhook('customers/redact', {}, { shopCurrency: 'USD' })).toThrow(MalformedResponseError);
     expect(() => mapShopifyWebhook('orders/updated', [], { shopCurrency: 'USD' })).toThrow(MalformedResponseError);
   });
 });

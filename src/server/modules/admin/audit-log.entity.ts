@@ -11,6 +11,10 @@ export const AUDIT_ACTIONS = [
   'email_template.updated',
   'email.change_requested',
   'email.changed',
+  // Shopify's mandatory compliance webhooks (integrations/webhooks.ts): what was asked and done.
+  'shopify.customer_data_request',
+  'shopify.customer_redact',
+  'shopify.shop_redact',
 ] as const;
 
 export const AuditLogEntry = defineEntity({

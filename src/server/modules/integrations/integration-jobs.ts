@@ -3,13 +3,14 @@ import { z } from 'zod';
 import { ConnectorAuthError } from '../../connectors/connector.ts';
 import { CredentialDecryptionError } from '../../connectors/credential-vault.ts';
 import { connectorFor } from '../../connectors/registry.ts';
-import type { JobContext, JobDefinition } from '../../jobs/queues.ts';
+import { JOBS_SCHEMA } from '../../jobs/job-database.ts';
+import type { JobContext, JobDefinition, RecurringCheck } from '../../jobs/queues.ts';
 import { sqlRunner } from '../commerce/raw-sql.ts';
 import { PlatformConnection } from '../connections/platform-connection.entity.ts';
 import { SyncRun } from './integration.entities.ts';
-import { integrationsSettings, type IntegrationsSettings } from './integrations-runtime.ts';
-import { CONNECTION_DISCONNECTED_STORED_CREDENTIALS, SYNC_QUEUE, activeRunOf, connectionAuthOf, disconnectConnection, openCredentials, queueNewSync, runSync } from './sync-runner.ts';
-import { WEBHOOK_QUEUE, processWebhookDelivery } from './webhooks.ts';
+import { integrationsSettings, sendIntegrationJob, type IntegrationsSettings } from './integrations-runtime.ts';
+import { CONNECTION_DISCONNECTED_STORED_CREDENTIALS, SYNC_QUEUE, activeRunOf, connectionAuthOf, disconnectConnection, openCredentials, orphanedRuns, queueNewSync, runSync, takeOverRun } from './sync-runner.ts';
+import { WEBHOOK_QUEUE, processWebhookDeliveries } from './webhooks.ts';
 
 // The sync engine's background jobs: running syncs and webhook deliveries, the 15-minute incremental
 // schedule and the 10-minute health check behind the header's API Connection Status.
@@ -111,19 +112,77 @@ export async function checkConnectionHealth(em: EntityManager, options: { settin
   return { checked, disconnected };
 }
 
+/**
+ * Every run whose process is gone (kill -9, a crash, the machine lost) is handed to a live worker,
+ * which continues it from its cursor: within OWNER_LOST_SECONDS + this check's interval (40 s) of
+ * the owner's last sign of life, instead of pg-boss's 15-minute expiry plus its retry delay.
+ */
+export async function recoverOrphanedRuns(em: EntityManager, log?: (message: string) => void): Promise<number> {
+  const runs = await orphanedRuns(em);
+  for (const runId of runs) {
+    log?.(`Sync ${runId} lost its process: a worker takes it over.`);
+    await takeOverRun(runId);
+  }
+  return runs.length;
+}
+
+/**
+ * Deliveries stored without a job (by versions that queued the job after storing the delivery, and
+ * crashed in between) get one. Run at start: since a delivery and its job commit together, no new
+ * such delivery appears while the app runs.
+ */
+export async function requeueDeliveriesWithoutJob(em: EntityManager, log?: (message: string) => void): Promise<number> {
+  const rows = await sqlRunner(em).rows<{ id: number }>(
+    `select d.id from webhook_deliveries d
+      where d.processed_at is null and d.error is null
+        and not exists (select 1 from ${JOBS_SCHEMA}.job j
+                         where j.name = $1 and j.state in ('created', 'retry', 'active') and j.data ->> 'deliveryId' = d.id::text)
+      order by d.id`,
+    [WEBHOOK_QUEUE],
+  );
+  for (const row of rows) await sendIntegrationJob(WEBHOOK_QUEUE, { deliveryId: row.id });
+  if (rows.length > 0) log?.(`${rows.length} webhook deliveries had no job: queued.`);
+  return rows.length;
+}
+
 const runJobData = z.object({ runId: z.number().int() });
 const deliveryJobData = z.object({ deliveryId: z.number().int() });
+
+/**
+ * Webhook jobs fetched together, every 0.5 s (at once after a full fetch). A store's deliveries of a
+ * fetch are ingested in one call, whose fixed cost (a transaction, the store's lock, the rollup
+ * statements) dwarfs an order's: the larger a backlog, the larger the calls, so the worker catches
+ * up instead of falling behind (at 100/s over 20 stores, fetches of 100 applied 52/s: BENCHMARKS.md).
+ */
+export const WEBHOOK_BATCH = { size: 1000, pollingIntervalSeconds: 0.5 };
 
 export const INTEGRATION_JOBS: readonly JobDefinition[] = [
   {
     queue: SYNC_QUEUE,
     retryLimit: 3,
+    // A backfill may take hours (a large shop read page by page): pg-boss's 15-minute expiry would
+    // start it a second time while the first still runs. A dead worker is found by its heartbeat
+    // (and, sooner, by the run's owner: recoverOrphanedRuns); 24 hours is pg-boss's maximum.
+    expireInSeconds: 24 * 3600,
+    heartbeatSeconds: 60,
     handle: (context: JobContext, data) => runSync(context.em, runJobData.parse(data).runId, { log: context.log }),
   },
   {
     queue: WEBHOOK_QUEUE,
     retryLimit: 5,
-    handle: (context: JobContext, data) => processWebhookDelivery(context.em, deliveryJobData.parse(data).deliveryId),
+    retryDelaySeconds: 10,
+    // Jobs a killed process had taken are retried 10 s after its last heartbeat (found within pg-boss's
+    // 15 s pass: boss.ts), not after pg-boss's 15-minute expiry; a batch that runs 5 minutes is stuck.
+    heartbeatSeconds: 10,
+    expireInSeconds: 300,
+    // The delivery rows are the record; 100 a second would otherwise keep 60 million finished jobs.
+    deleteAfterSeconds: 3600,
+    batch: WEBHOOK_BATCH,
+    handle: async (context: JobContext, data) => {
+      const [error] = await processWebhookDeliveries(context.em, [deliveryJobData.parse(data).deliveryId]);
+      if (error) throw new Error(error);
+    },
+    handleBatch: (context: JobContext, data) => processWebhookDeliveries(context.em, data.map((item) => deliveryJobData.parse(item).deliveryId)),
   },
   {
     queue: SCHEDULE_QUEUE,
@@ -137,4 +196,10 @@ export const INTEGRATION_JOBS: readonly JobDefinition[] = [
     retryLimit: 1,
     handle: (context: JobContext) => checkConnectionHealth(context.em, { log: context.log }),
   },
+];
+
+export const INTEGRATION_CHECKS: readonly RecurringCheck[] = [
+  { name: 'integrations.orphaned-runs', everySeconds: 10, run: (context) => recoverOrphanedRuns(context.em, context.log) },
+  // Once at start is what it is for; once a day after that costs nothing.
+  { name: 'integrations.deliveries-without-job', everySeconds: 86_400, run: (context) => requeueDeliveriesWithoutJob(context.em, context.log) },
 ];

@@ -34,6 +34,11 @@ export const SyncRun = defineEntity({
     startedAt: p.datetime().nullable(),
     /** Last progress written: a running run that stops moving for long was lost with its worker. */
     heartbeatAt: p.datetime().nullable(),
+    /** The process running the run (sync-runner.ts RUN_OWNER), and when it last said it is alive. */
+    owner: p.string().length(64).nullable(),
+    ownerSeenAt: p.datetime().nullable(),
+    /** How many times another process took the run over from an owner that had stopped. */
+    takeovers: p.smallint().default(0),
     finishedAt: p.datetime().nullable(),
   },
   indexes: [{ properties: ['store', 'connection', 'createdAt'] }, { properties: ['status'] }],
@@ -79,6 +84,7 @@ export const WebhookDelivery = defineEntity({
     error: p.text().nullable(),
   },
   uniques: [{ properties: ['store', 'platform', 'deliveryId'] }],
+  indexes: [{ name: 'webhook_deliveries_pending_index', properties: ['store', 'id'], where: 'processed_at is null' }],
 });
 export type WebhookDeliveryEntity = InferEntity<typeof WebhookDelivery>;
 

@@ -1,3 +1,4 @@
+import type { Db } from 'pg-boss';
 import type { PlatformKey } from '../../../shared/platforms.ts';
 import { loadConfig, type AppConfig, type PlatformSettings } from '../../config.ts';
 import { GOOGLE_ACCOUNTS_ROOT } from '../../connectors/googleads/client.ts';
@@ -66,7 +67,15 @@ export function oauthSettingsFor(settings: IntegrationsSettings, platform: Platf
 // ---------------------------------------------------------------------------------------------
 // Jobs
 
-export type JobSender = (queue: string, data: object, options?: { singletonKey?: string }) => Promise<unknown>;
+export interface JobSendOptions {
+  /** With singletonSeconds: at most one job per key and time slot of that many seconds. */
+  singletonKey?: string;
+  singletonSeconds?: number;
+  /** The transaction to create the job in (jobs/job-database.ts). */
+  db?: Db;
+}
+
+export type JobSender = (queue: string, data: object, options?: JobSendOptions) => Promise<unknown>;
 
 let jobSender: JobSender | null = null;
 
@@ -76,7 +85,7 @@ export function setIntegrationJobSender(sender: JobSender | null): void {
 }
 
 /** Puts a job on a queue; false when no queue runs in this process (a test without pg-boss). */
-export async function sendIntegrationJob(queue: string, data: object, options?: { singletonKey?: string }): Promise<boolean> {
+export async function sendIntegrationJob(queue: string, data: object, options?: JobSendOptions): Promise<boolean> {
   if (!jobSender) return false;
   await jobSender(queue, data, options);
   return true;

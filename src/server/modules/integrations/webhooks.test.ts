@@ -8,12 +8,15 @@ import { startWooCommerceFake, type WooCommerceFake } from '../../../../test/fak
 import { useTestApp } from '../../../../test/harness.ts';
 import { PLATFORM_KEYS, type PlatformKey } from '../../../shared/platforms.ts';
 import type { PlatformSettings } from '../../config.ts';
+import { auditLog } from '../admin/admin.service.ts';
+import { hashEmail, ingestOrders } from '../commerce/ingest.ts';
 import { sqlRunner } from '../commerce/raw-sql.ts';
 import { PlatformConnection } from '../connections/platform-connection.entity.ts';
+import { SHOPIFY_SHOP_REDACTED_REASON } from './compliance.ts';
 import { WebhookDelivery } from './integration.entities.ts';
 import { configureIntegrations, integrationsSettingsFrom, setIntegrationJobSender, type IntegrationsSettings } from './integrations-runtime.ts';
 import { sealCredentials } from './sync-runner.ts';
-import { SHOPIFY_UNINSTALLED_REASON, WEBHOOK_QUEUE, processWebhookDelivery } from './webhooks.ts';
+import { SHOPIFY_UNINSTALLED_REASON, WEBHOOK_QUEUE, processWebhookDeliveries, processWebhookDelivery } from './webhooks.ts';
 
 const testApp = useTestApp();
 const DAY_MS = 86_400_000;
@@ -22,6 +25,8 @@ let shopify: ShopifyFake;
 let woo: WooCommerceFake;
 let settings: IntegrationsSettings;
 const sentJobs: { queue: string; data: { deliveryId: number } }[] = [];
+/** When set, sending a job fails with it (the queue unreachable, the process dying there). */
+let sendFailure: Error | null = null;
 
 beforeAll(async () => {
   const now = Date.now();
@@ -39,7 +44,11 @@ afterAll(async () => {
 beforeEach(() => {
   configureIntegrations(settings);
   sentJobs.length = 0;
-  setIntegrationJobSender(async (queue, data) => void sentJobs.push({ queue, data: data as { deliveryId: number } }));
+  sendFailure = null;
+  setIntegrationJobSender(async (queue, data) => {
+    if (sendFailure) throw sendFailure;
+    sentJobs.push({ queue, data: data as { deliveryId: number } });
+  });
 });
 
 async function connected(platform: 'shopify' | 'woocommerce', credentials: Record<string, string>, accountId: string) {
@@ -49,7 +58,7 @@ async function connected(platform: 'shopify' | 'woocommerce', credentials: Recor
   await em.flush();
   sealCredentials(settings, connection, credentials);
   await em.flush();
-  return { storeId: store.id, connectionId: connection.id };
+  return { storeId: store.id, ownerId: store.ownerId, connectionId: connection.id };
 }
 
 function post(url: string, delivery: { headers: Record<string, string>; body: string }) {
@@ -297,5 +306,233 @@ describe('POST /api/webhooks/woocommerce/:connectionId', () => {
     await processSentJobs();
     expect(await ordersOf(storeId)).toEqual([{ external_id: '987654', status: 'cancelled' }]);
     expect(await countedOrders(storeId)).toBe(0);
+  });
+});
+
+/** Indices of the fake shop's orders that count (not cancelled, not test), from `from` on. */
+function countingShopifyOrders(from: number, count: number): number[] {
+  const indices: number[] = [];
+  for (let index = from; indices.length < count; index++) {
+    const order = shopify.order(index);
+    if (!order.cancelledMs && !order.test) indices.push(index);
+  }
+  return indices;
+}
+
+/** A delivery of `topic` for the shop `shop`, signed with the app's secret. */
+function shopDelivery(shop: string, topic: string, payload: unknown, webhookId?: string) {
+  const delivery = shopify.webhookDelivery(topic, null, { payload, ...(webhookId ? { webhookId } : {}) });
+  delivery.headers['x-shopify-shop-domain'] = shop;
+  return delivery;
+}
+
+async function rollupTotals(storeId: number) {
+  const [row] = await sqlRunner(testApp.orm.em.fork()).rows<{ orders: number; net: string }>(
+    `select coalesce(sum(orders_count), 0)::int as orders, coalesce(sum(net_sales_minor), 0)::text as net from daily_rollups where store_id = $1`,
+    [storeId],
+  );
+  return { orders: row!.orders, net: Number(row!.net) };
+}
+
+describe('storing a delivery with its job', () => {
+  it('a delivery whose job cannot be queued is not stored: the answer is 500 and Shopify\'s retry is stored and processed', async () => {
+    const { storeId } = await connected('shopify', { shop: shopify.shop, accessToken: shopify.initialToken! }, 'atomic.myshopify.com');
+    const [index] = countingShopifyOrders(11, 1) as [number];
+    const delivery = shopDelivery('atomic.myshopify.com', 'orders/create', shopify.restOrder(index), 'wh-atomic');
+    // The job cannot be queued (the process dies there, the queue's database is gone): the row written
+    // before it is rolled back with it, and Shopify, answered 500, sends the delivery again.
+    sendFailure = new Error('queue unreachable');
+    expect((await post('/api/webhooks/shopify', delivery)).statusCode).toBe(500);
+    expect(await deliveries(storeId)).toEqual([]);
+    sendFailure = null;
+    expect((await post('/api/webhooks/shopify', delivery)).statusCode).toBe(200);
+    expect(sentJobs).toHaveLength(1);
+    await processSentJobs();
+    expect((await ordersOf(storeId)).map((order) => order.external_id)).toEqual([shopify.orderId(index)]);
+  });
+
+  it('a delivery sent again while still unprocessed a minute after it arrived is queued again; a quick retry is not', async () => {
+    const { storeId, connectionId } = await connected('shopify', { shop: shopify.shop, accessToken: shopify.initialToken! }, 'orphan.myshopify.com');
+    const [first, second] = countingShopifyOrders(12, 2) as [number, number];
+    // Stored 5 minutes ago by a version that queued the job after the commit, and died in between.
+    const orphan = shopDelivery('orphan.myshopify.com', 'orders/create', shopify.restOrder(first), 'wh-orphan');
+    await sqlRunner(testApp.orm.em.fork()).run(
+      `insert into webhook_deliveries (store_id, connection_id, platform, delivery_id, topic, payload, received_at) values ($1, $2, 'shopify', 'wh-orphan', 'orders/create', $3, now() - interval '5 minutes')`,
+      [storeId, connectionId, orphan.body],
+    );
+    expect((await post('/api/webhooks/shopify', orphan)).statusCode).toBe(200);
+    const [stored] = await deliveries(storeId);
+    expect(sentJobs.map((job) => job.data.deliveryId)).toEqual([stored!.id]);
+    // A delivery stored a moment ago and sent again: its job is on its way, nothing more is queued.
+    const fresh = shopDelivery('orphan.myshopify.com', 'orders/create', shopify.restOrder(second), 'wh-fresh');
+    expect((await post('/api/webhooks/shopify', fresh)).statusCode).toBe(200);
+    expect((await post('/api/webhooks/shopify', fresh)).statusCode).toBe(200);
+    expect(sentJobs).toHaveLength(2);
+    await processSentJobs();
+    expect((await ordersOf(storeId)).map((order) => order.external_id)).toEqual([shopify.orderId(first), shopify.orderId(second)].sort());
+  });
+});
+
+describe('processing deliveries in batches', () => {
+  it("a store's burst is applied in one call, an order's later version wins, and a bad body fails alone", async () => {
+    const { storeId } = await connected('shopify', { shop: shopify.shop, accessToken: shopify.initialToken! }, 'burst.myshopify.com');
+    const indices = countingShopifyOrders(0, 12);
+    for (const index of indices) {
+      expect((await post('/api/webhooks/shopify', shopDelivery('burst.myshopify.com', 'orders/create', shopify.restOrder(index)))).statusCode).toBe(200);
+    }
+    // orders/updated of the first order, cancelled since: a newer version of the same order in the same batch.
+    const cancelled = { ...shopify.restOrder(indices[0]!), cancelled_at: new Date().toISOString(), updated_at: new Date().toISOString() };
+    expect((await post('/api/webhooks/shopify', shopDelivery('burst.myshopify.com', 'orders/updated', cancelled))).statusCode).toBe(200);
+    // A signed body that is not an order (no created_at): refused by the mapping, on its own.
+    const broken = { ...shopify.restOrder(indices[1]!), id: 99_999_999, created_at: undefined };
+    expect((await post('/api/webhooks/shopify', shopDelivery('burst.myshopify.com', 'orders/create', broken, 'wh-broken'))).statusCode).toBe(200);
+    expect(sentJobs).toHaveLength(14);
+
+    const errors = await processWebhookDeliveries(testApp.orm.em.fork(), sentJobs.map((job) => job.data.deliveryId), settings);
+    // 13 applied, the broken one failed (and is retried by its job).
+    expect(errors.filter((error) => error === null)).toHaveLength(13);
+    expect(errors.at(-1)).toMatch(/not an order/);
+    const stored = await deliveries(storeId);
+    expect(stored.filter((row) => row.processedAt).length).toBe(13);
+    expect(stored.find((row) => row.deliveryId === 'wh-broken')).toMatchObject({ processedAt: null, error: expect.stringMatching(/not an order/) });
+    // 12 orders stored; the first cancelled by its later version: 12 - 1 = 11 count.
+    expect(await ordersOf(storeId)).toHaveLength(12);
+    expect((await rollupTotals(storeId)).orders).toBe(11);
+    // Processing the same jobs again (a retry of the batch) changes nothing.
+    await processWebhookDeliveries(testApp.orm.em.fork(), sentJobs.map((job) => job.data.deliveryId).slice(0, 13), settings);
+    expect((await rollupTotals(storeId)).orders).toBe(11);
+  });
+});
+
+describe("Shopify's compliance webhooks", () => {
+  // Bodies as Shopify sends them (Shopify's app template, web/privacy.js; help.shopify.com/api/guides/gdpr-resources).
+  const jane = { id: 777001, email: 'Jane.Doe@example.com', phone: '555-625-1199' };
+
+  /** A store connected to `shop` with two orders of Jane (arrived by webhook, with her visit's click id) and one of someone else. */
+  async function storeWithJane(shop: string) {
+    const ids = await connected('shopify', { shop: shopify.shop, accessToken: shopify.initialToken! }, shop);
+    const [a, b, c] = countingShopifyOrders(20, 3) as [number, number, number];
+    const visit = { landing_site: '/products/1?gclid=jane-click', referring_site: 'https://www.google.com/' };
+    const bodies = [
+      { ...shopify.restOrder(a), ...visit, customer: { id: jane.id, email: jane.email }, email: jane.email },
+      { ...shopify.restOrder(b), ...visit, customer: { id: jane.id, email: jane.email }, email: jane.email },
+      { ...shopify.restOrder(c), ...visit, customer: { id: 777002, email: 'other@example.com' }, email: 'other@example.com' },
+    ];
+    for (const body of bodies) expect((await post('/api/webhooks/shopify', shopDelivery(shop, 'orders/create', body))).statusCode).toBe(200);
+    await processSentJobs();
+    return { ...ids, janeOrders: [shopify.orderId(a), shopify.orderId(b)], otherOrder: shopify.orderId(c) };
+  }
+
+  async function customersOf(storeId: number) {
+    return sqlRunner(testApp.orm.em.fork()).rows<{ external_id: string; email_hash: string | null; orders_count: number }>(
+      `select external_id, email_hash, orders_count from customers where store_id = $1 order by id`,
+      [storeId],
+    );
+  }
+
+  async function auditFor(ownerId: number) {
+    return auditLog(testApp.orm.em.fork(), { limit: 10, aboutUserId: ownerId });
+  }
+
+  it('customers/data_request records for the owner what we hold of the customer; the stored body keeps no e-mail or phone', async () => {
+    const shop = 'data-request.myshopify.com';
+    const { storeId, ownerId, janeOrders } = await storeWithJane(shop);
+    const request = { shop_id: 954889, shop_domain: shop, orders_requested: [Number(janeOrders[0])], customer: jane, data_request: { id: 9999 } };
+    expect((await post('/api/webhooks/shopify', shopDelivery(shop, 'customers/data_request', request, 'wh-data-request'))).statusCode).toBe(200);
+    await processSentJobs();
+    const [entry] = await auditFor(ownerId);
+    // Jane: one customer record with an e-mail hash, her two orders (the one requested and the other).
+    expect(entry).toMatchObject({
+      action: 'shopify.customer_data_request',
+      actorUserId: null,
+      targetUserId: ownerId,
+      details: { shop, storeId, customerId: '777001', dataRequestId: '9999', ordersRequested: [janeOrders[0]], held: { customerRecords: 1, emailHashes: 1, ordersCount: 2 } },
+    });
+    expect((entry!.details!.held as { orders: { id: string }[] }).orders.map((order) => order.id)).toEqual(janeOrders);
+    const stored = (await deliveries(storeId)).find((row) => row.deliveryId === 'wh-data-request')!;
+    expect(stored.processedAt).toBeInstanceOf(Date);
+    expect(stored.payload).not.toMatch(/Jane|555-625/i);
+  });
+
+  it('customers/redact leaves no way to tell who the customer was, and the store\'s figures unchanged', async () => {
+    const shop = 'customer-redact.myshopify.com';
+    const { storeId, ownerId, janeOrders, otherOrder } = await storeWithJane(shop);
+    const before = await rollupTotals(storeId);
+    expect(before.orders).toBe(3);
+    expect((await customersOf(storeId)).map((row) => row.email_hash)).toContain(hashEmail(jane.email));
+
+    const request = { shop_id: 954889, shop_domain: shop, customer: jane, orders_to_redact: janeOrders.map(Number) };
+    expect((await post('/api/webhooks/shopify', shopDelivery(shop, 'customers/redact', request, 'wh-redact'))).statusCode).toBe(200);
+    await processSentJobs();
+
+    const customers = await customersOf(storeId);
+    // Jane's record: no Shopify id, no e-mail hash, still her 2 orders; the other customer as before.
+    expect(customers).toEqual([
+      { external_id: expect.stringMatching(/^redacted-\d+$/), email_hash: null, orders_count: 2 },
+      { external_id: '777002', email_hash: hashEmail('other@example.com'), orders_count: 1 },
+    ]);
+    const visits = await sqlRunner(testApp.orm.em.fork()).rows<{ external_id: string; landing_site: string | null; referrer: string | null; gclid: string | null }>(
+      `select external_id, landing_site, referrer, gclid from orders where store_id = $1 order by external_id`,
+      [storeId],
+    );
+    expect(visits).toEqual(
+      [
+        ...janeOrders.map((id) => ({ external_id: id, landing_site: null, referrer: null, gclid: null })),
+        { external_id: otherOrder, landing_site: '/products/1?gclid=jane-click', referrer: 'https://www.google.com/', gclid: 'jane-click' },
+      ].sort((x, y) => x.external_id.localeCompare(y.external_id)),
+    );
+    // Her two orders' webhook bodies (name, e-mail, addresses) are gone; the other's and the request's stay.
+    const kept = await deliveries(storeId);
+    expect(kept.map((row) => row.topic)).toEqual(['orders/create', 'customers/redact']);
+    expect(kept.map((row) => row.payload).join('\n')).not.toMatch(/jane\.doe|555-625/i);
+    // 3 orders and the same net sales as before: figures are the shop's, not Jane's.
+    expect(await rollupTotals(storeId)).toEqual(before);
+    const [entry] = await auditFor(ownerId);
+    expect(entry).toMatchObject({ action: 'shopify.customer_redact', targetUserId: ownerId, details: { shop, customersRedacted: 1, ordersRedacted: 2, deliveriesDeleted: 2, ordersToRedact: 2 } });
+    expect(JSON.stringify(entry!.details)).not.toMatch(/777001|jane/i);
+  });
+
+  it("shop/redact, 48 hours after the uninstall, deletes everything the shop brought and keeps the store's other data", async () => {
+    const shop = 'shop-redact.myshopify.com';
+    const { storeId, ownerId, connectionId } = await storeWithJane(shop);
+    // The same store also sells on WooCommerce: one order of 100.00 that must stay.
+    await ingestOrders(testApp.orm.em.fork(), storeId, [{ platform: 'woocommerce', externalId: 'woo-1', placedAt: new Date(Date.now() - 3 * DAY_MS), currency: 'USD', grossMinor: 10_000, status: 'paid' }]);
+    expect((await rollupTotals(storeId)).orders).toBe(4);
+    expect((await post('/api/webhooks/shopify', shopDelivery(shop, 'app/uninstalled', { id: 1, myshopify_domain: shop }))).statusCode).toBe(200);
+    await processSentJobs();
+
+    expect((await post('/api/webhooks/shopify', shopDelivery(shop, 'shop/redact', { shop_id: 954889, shop_domain: shop }, 'wh-shop-redact'))).statusCode).toBe(200);
+    await processSentJobs();
+    // Only the WooCommerce order is left: 1 order, 10,000 of net sales (no discount, tax or shipping).
+    expect(await ordersOf(storeId)).toEqual([{ external_id: 'woo-1', status: 'paid' }]);
+    expect(await rollupTotals(storeId)).toEqual({ orders: 1, net: 10_000 });
+    expect(await customersOf(storeId)).toEqual([]);
+    const [products] = await sqlRunner(testApp.orm.em.fork()).rows<{ count: number }>(`select count(*)::int as count from products where store_id = $1 and platform = 'shopify'`, [storeId]);
+    expect(products!.count).toBe(0);
+    expect((await deliveries(storeId)).map((row) => row.topic)).toEqual(['shop/redact']);
+    const connection = await testApp.orm.em.fork().findOneOrFail(PlatformConnection, { id: connectionId });
+    expect(connection).toMatchObject({ status: 'not_connected', connected: false, sealedCredentials: null, accountId: null, disconnectReason: SHOPIFY_SHOP_REDACTED_REASON });
+    const [entry] = await auditFor(ownerId);
+    expect(entry).toMatchObject({ action: 'shopify.shop_redact', targetUserId: ownerId, details: { shop, storeId, ordersDeleted: 3, customersDeleted: 2 } });
+
+    // Shopify sends it again (or for a shop no store has): answered 200 and recorded, nothing to delete.
+    expect((await post('/api/webhooks/shopify', shopDelivery(shop, 'shop/redact', { shop_id: 954889, shop_domain: shop }, 'wh-shop-redact-2'))).statusCode).toBe(200);
+    const all = await auditLog(testApp.orm.em.fork(), { limit: 20 });
+    expect(all.find((row) => row.action === 'shopify.shop_redact' && row.details?.shop === shop && row.targetUserId === null)).toMatchObject({ details: { held: expect.stringMatching(/nothing/) } });
+    expect(await ordersOf(storeId)).toHaveLength(1);
+  });
+
+  it('a forged compliance request gets 401 and changes nothing; a body without a customer gets 400', async () => {
+    const shop = 'forged-redact.myshopify.com';
+    const { storeId, ownerId } = await storeWithJane(shop);
+    const request = { shop_id: 954889, shop_domain: shop, customer: jane, orders_to_redact: [] };
+    const forged = shopify.webhookDelivery('customers/redact', null, { payload: request, secret: 'not-the-app-secret' });
+    forged.headers['x-shopify-shop-domain'] = shop;
+    expect((await post('/api/webhooks/shopify', forged)).statusCode).toBe(401);
+    const noCustomer = shopDelivery(shop, 'customers/redact', { shop_id: 954889, shop_domain: shop, orders_to_redact: [] });
+    expect((await post('/api/webhooks/shopify', noCustomer)).statusCode).toBe(400);
+    expect(sentJobs).toEqual([]);
+    expect((await customersOf(storeId)).map((row) => row.external_id)).toEqual(['777001', '777002']);
+    expect(await auditFor(ownerId)).toEqual([]);
   });
 });
