@@ -2,9 +2,9 @@ import { defineConfig, devices } from '@playwright/test';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { INTEGRATION_FAKES_ENV } from './e2e/integration-fakes-env.ts';
+import { E2E_PORT, INTEGRATION_FAKES_ENV } from './e2e/integration-fakes-env.ts';
 
-const port = Number(process.env.E2E_PORT ?? 4310);
+const port = E2E_PORT;
 const baseURL = `http://localhost:${port}`;
 
 // One fresh database per run. The config is loaded again in every worker; they inherit the
