@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { FakeServer } from '../../../test/fakes/fake-server.ts';
 import { ConnectorAuthError, ConnectorRequestError, MalformedResponseError } from './connector.ts';
-import { PlatformHttp, retryAfterMs } from './http.ts';
+import { PlatformHttp, retryAfterMs, sleepFor } from './http.ts';
 
 const fake = new FakeServer();
 let calls = 0;
@@ -78,10 +78,24 @@ describe('PlatformHttp', () => {
   it('stops waiting when the sync is cancelled', async () => {
     const controller = new AbortController();
     fake.injectFault('rate_limit');
-    const http = new PlatformHttp({ platform: 'testplatform', signal: controller.signal });
-    const pending = http.request(`${fake.url}/items`);
-    setTimeout(() => controller.abort(new Error('sync cancelled')), 50);
-    await expect(pending).rejects.toThrow('sync cancelled');
+    const sleeps: string[] = [];
+    const http = new PlatformHttp({
+      platform: 'testplatform',
+      signal: controller.signal,
+      // The real sleep, watched: did the 7 s wait end by itself or was it cut short?
+      sleep: (ms, signal) => sleepFor(ms, signal).then(
+        () => void sleeps.push(`slept ${ms} ms`),
+        (reason: unknown) => {
+          sleeps.push(`interrupted the ${ms} ms wait`);
+          throw reason;
+        },
+      ),
+      // The sync is cancelled once the client has started the wait Retry-After asks for (after this
+      // call, in the same turn: the wait's promise is already listening for the abort).
+      onRetry: () => queueMicrotask(() => controller.abort(new Error('sync cancelled'))),
+    });
+    await expect(http.request(`${fake.url}/items`)).rejects.toThrow('sync cancelled');
+    expect(sleeps).toEqual(['interrupted the 7000 ms wait']);
     fake.clearFaults();
   });
 
