@@ -1,6 +1,7 @@
 import AxeBuilder from '@axe-core/playwright';
 import { expect, type Page } from '@playwright/test';
 import { createStore, expectToast, latestResetPath, outsideRequest, planId, register, signIn, startTrial, test } from './account-helpers.ts';
+import { animationsFinished } from './waits.ts';
 
 function storeList(page: Page) {
   return page.getByRole('region', { name: 'Your stores' });
@@ -323,9 +324,9 @@ test.describe('forgot and reset password', () => {
   });
 });
 
-/** Serious or critical axe findings in the page (or in one part of it), as readable lines. */
+/** Serious or critical axe findings in the page (or in one part of it), as readable lines; the caller waits for the content first. */
 async function seriousViolations(page: Page, label: string, within?: string): Promise<string[]> {
-  await page.waitForLoadState('networkidle');
+  await animationsFinished(page);
   let builder = new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice']);
   if (within) builder = builder.include(within);
   const results = await builder.analyze();
@@ -336,17 +337,20 @@ async function seriousViolations(page: Page, label: string, within?: string): Pr
 
 for (const theme of ['light', 'dark'] as const) {
   test(`the account screens have no serious accessibility violations (${theme})`, async ({ page }) => {
-    test.setTimeout(90_000);
     await page.addInitScript((value) => localStorage.setItem('theme', value), theme);
     const found: string[] = [];
 
     await page.goto('/forgot-password');
+    await expect(page.getByRole('button', { name: 'Send reset link' })).toBeVisible();
     found.push(...(await seriousViolations(page, 'forgot-password')));
     await page.goto('/reset-password?token=some-token');
+    await expect(page.getByRole('button', { name: 'Set new password' })).toBeVisible();
     found.push(...(await seriousViolations(page, 'reset-password')));
     await page.goto('/reset-password');
+    await expect(page.getByTestId('reset-invalid')).toBeVisible();
     found.push(...(await seriousViolations(page, 'reset-password invalid')));
     await page.goto('/auth');
+    await expect(page.getByRole('link', { name: 'Forgot password?' })).toBeVisible();
     found.push(...(await seriousViolations(page, 'forgot link on /auth', 'a[href="/forgot-password"]')));
 
     await register(page.request, `axe${theme}`);
