@@ -17,5 +17,8 @@ export default defineConfig({
     hookTimeout: GUARD_MS,
     // expect.poll(...) asks again every 100 ms until the state is reached or the guard runs out.
     expect: { poll: { interval: 100, timeout: GUARD_MS } },
+    // The platform fakes listen on 127.0.0.1 (test/fakes/): outbound requests may reach it in tests only
+    // (src/server/outbound/; tests of the refusals set a policy of their own).
+    env: { OUTBOUND_ALLOW_HOSTS: '127.0.0.1' },
   },
 });

@@ -13,6 +13,7 @@ import { loadConfig } from '../src/server/config.ts';
 import type { Connector } from '../src/server/connectors/connector.ts';
 import { createShopifyConnector } from '../src/server/connectors/shopify/index.ts';
 import { openDatabase } from '../src/server/database/database.ts';
+import { allowOutboundHosts } from '../src/server/outbound/outbound-http.ts';
 import { PlatformConnection } from '../src/server/modules/connections/platform-connection.entity.ts';
 import { SyncRun } from '../src/server/modules/integrations/integration.entities.ts';
 import { integrationsSettingsFrom } from '../src/server/modules/integrations/integrations-runtime.ts';
@@ -48,6 +49,8 @@ try {
   const store = em.create(Store, { owner, name: `Shopify backfill bench ${suffix}`, currency: 'USD', timezone: 'America/New_York' });
   await em.flush();
   const settings = integrationsSettingsFrom({ ...config, platforms: { ...config.platforms, shopify: { baseUrl: fake.url } } });
+  // The fake (API and bulk files) listens on loopback ports, which outbound requests may reach only when allowed.
+  allowOutboundHosts('127.0.0.1');
   const connection = em.create(PlatformConnection, { store, platform: 'shopify', status: 'connected', connected: true, accountId: fake.shop });
   await em.flush();
   sealCredentials(settings, connection, { shop: fake.shop, accessToken: fake.initialToken! });

@@ -1,6 +1,6 @@
 import AxeBuilder from '@axe-core/playwright';
 import { expect, type Page } from '@playwright/test';
-import { createStore, expectToast, latestResetPath, outsideRequest, planId, register, signIn, startTrial, test } from './account-helpers.ts';
+import { adminCli, createStore, expectToast, latestResetPath, outsideRequest, planId, register, signIn, startTrial, test, uniqueName } from './account-helpers.ts';
 import { animationsFinished } from './waits.ts';
 
 function storeList(page: Page) {
@@ -211,10 +211,11 @@ test.describe('settings', () => {
 
     await page.goto('/settings');
     await expect(page.getByLabel('Username')).toHaveValue(account.username);
-    await page.getByLabel('Email').fill(`new-${account.email}`);
+    const renamed = uniqueName('renamed');
+    await page.getByLabel('Username').fill(renamed);
     await page.getByRole('button', { name: 'Save changes' }).click();
     await expectToast(page, 'Your settings have been updated successfully.');
-    expect((await (await page.request.get('/api/settings')).json()).email).toBe(`new-${account.email}`);
+    expect((await (await page.request.get('/api/settings')).json()).username).toBe(renamed);
 
     // Someone else's username: the failure toast, and the server's reason under the field.
     const outside = await outsideRequest(baseURL);
@@ -232,6 +233,43 @@ test.describe('settings', () => {
     await page.getByRole('radio', { name: 'Dark' }).check();
     await expect(page.locator('html')).toHaveClass(/\bdark\b/);
     expect(await page.evaluate(() => localStorage.getItem('theme'))).toBe('dark');
+  });
+
+  test('change e-mail: the current password, a link to the new address, then the address changes', async ({ page, browser, baseURL }) => {
+    const account = await register(page.request, 'mover');
+    await startTrial(page.request, 'basic');
+    await createStore(page.request, 'Mover Shop');
+    const newEmail = `${uniqueName('moved')}@example.com`;
+
+    await page.goto('/settings');
+    const section = page.getByRole('region', { name: 'Email address' });
+    await expect(section.getByTestId('current-email')).toHaveText(account.email);
+    await section.getByLabel('New email address').fill(newEmail);
+    await section.getByLabel('Your password').fill('not my password');
+    await section.getByRole('button', { name: 'Send confirmation link' }).click();
+    await expect(section.getByText('Current password is incorrect')).toBeVisible();
+
+    await section.getByLabel('Your password').fill(account.password);
+    await section.getByRole('button', { name: 'Send confirmation link' }).click();
+    await expectToast(page, 'Check the new inbox', `We sent a confirmation link to ${newEmail}.`);
+    await expect(section.getByTestId('pending-email')).toContainText(newEmail);
+    expect((await (await page.request.get('/api/settings')).json()).email).toBe(account.email);
+
+    // The link, opened in another browser (signed out): a click confirms it.
+    const link = /https?:\/\/[^/\s]+(\/confirm-email\?token=[A-Za-z0-9_-]+)/.exec(adminCli('outbox', '--to', newEmail, '--limit', '1'))![1]!;
+    const elsewhere = await browser.newContext({ baseURL });
+    const other = await elsewhere.newPage();
+    await other.goto(link);
+    await other.getByRole('button', { name: 'Confirm new address' }).click();
+    await expect(other.getByTestId('confirm-email-done')).toContainText(`Your account now uses ${newEmail}.`);
+    await other.goto(link);
+    await other.getByRole('button', { name: 'Confirm new address' }).click();
+    await expect(other.getByTestId('confirm-email-invalid')).toContainText('This confirmation link is invalid or has expired.');
+    await elsewhere.close();
+
+    await page.reload();
+    await expect(section.getByTestId('current-email')).toHaveText(newEmail);
+    await expect(section.getByTestId('pending-email')).toHaveCount(0);
   });
 
   test('change password: wrong current refused, then updated, and the new password signs in', async ({ page }) => {
@@ -349,6 +387,12 @@ for (const theme of ['light', 'dark'] as const) {
     await page.goto('/reset-password');
     await expect(page.getByTestId('reset-invalid')).toBeVisible();
     found.push(...(await seriousViolations(page, 'reset-password invalid')));
+    await page.goto('/confirm-email?token=some-token');
+    await expect(page.getByRole('button', { name: 'Confirm new address' })).toBeVisible();
+    found.push(...(await seriousViolations(page, 'confirm-email')));
+    await page.goto('/confirm-email');
+    await expect(page.getByTestId('confirm-email-invalid')).toBeVisible();
+    found.push(...(await seriousViolations(page, 'confirm-email invalid')));
     await page.goto('/auth');
     await expect(page.getByRole('link', { name: 'Forgot password?' })).toBeVisible();
     found.push(...(await seriousViolations(page, 'forgot link on /auth', 'a[href="/forgot-password"]')));

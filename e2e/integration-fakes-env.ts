@@ -27,4 +27,7 @@ export const INTEGRATION_FAKES_ENV: Record<string, string> = {
   METAADS_CLIENT_ID: FAKE_META_APP.clientId,
   METAADS_CLIENT_SECRET: FAKE_META_APP.clientSecret,
   PLATFORM_BASE_URL_KLAVIYO: `${local(INTEGRATION_FAKE_PORTS.klaviyo)}/api`,
+  // The fakes are on loopback, which the server's outbound requests refuse unless named (src/server/outbound/).
+  // Shopify's bulk files come from a second server of its fake on a port of its own: 127.0.0.1 as a whole.
+  OUTBOUND_ALLOW_HOSTS: '127.0.0.1',
 };

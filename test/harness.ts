@@ -15,8 +15,10 @@ import { createServices, type AppServices } from '../src/server/trpc/context.ts'
 const generous = { max: 10_000, windowMs: 60_000 };
 export const GENEROUS_AUTH_LIMITS: AuthRateLimits = {
   loginPerIp: generous,
+  loginFailuresPerUsernameAndIp: generous,
   loginFailuresPerUsername: generous,
   registrationsPerIp: generous,
+  takenAnswersPerIp: generous,
 };
 
 function databaseUrl(database: string): string {
@@ -67,9 +69,11 @@ export function testServices(limits: AuthRateLimits = GENEROUS_AUTH_LIMITS): App
   return createServices({ authLimiters: createAuthLimiters(limits) });
 }
 
-export async function createTestApp(orm: MikroORM, services: AppServices = testServices()): Promise<FastifyInstance> {
+/** `env`: further environment variables for the app's configuration (e.g. TRUST_PROXY). */
+export async function createTestApp(orm: MikroORM, services: AppServices = testServices(), env: Record<string, string> = {}): Promise<FastifyInstance> {
   const config = {
-    ...loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent' }),
+    // The fakes' loopback address stays reachable (vitest.config.ts sets OUTBOUND_ALLOW_HOSTS).
+    ...loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', OUTBOUND_ALLOW_HOSTS: process.env.OUTBOUND_ALLOW_HOSTS, ...env }),
     dataDir: path.join(os.tmpdir(), 'storepulse-test-secrets'),
     sessionSecret: 'a-test-session-secret-that-is-long-enough-123',
     clientDistDir: path.join(os.tmpdir(), 'storepulse-no-client-build'),

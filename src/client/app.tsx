@@ -33,6 +33,7 @@ const ManageUsersPage = lazy(() => import('./pages/manage-users/manage-users-pag
 const PricingPage = lazy(() => import('./pages/pricing/pricing-page.tsx').then((m) => ({ default: m.PricingPage })));
 const ProfilePage = lazy(() => import('./pages/profile/profile-page.tsx').then((m) => ({ default: m.ProfilePage })));
 const RequestFeaturePage = lazy(() => import('./pages/request-feature/request-feature-page.tsx').then((m) => ({ default: m.RequestFeaturePage })));
+const ConfirmEmailPage = lazy(() => import('./pages/confirm-email/confirm-email-page.tsx').then((m) => ({ default: m.ConfirmEmailPage })));
 const ResetPasswordPage = lazy(() => import('./pages/reset-password/reset-password-page.tsx').then((m) => ({ default: m.ResetPasswordPage })));
 const SettingsPage = lazy(() => import('./pages/settings/settings-page.tsx').then((m) => ({ default: m.SettingsPage })));
 const DashboardsPage = lazy(() => import('./pages/dashboards/dashboards-page.tsx').then((m) => ({ default: m.DashboardsPage })));
@@ -193,6 +194,11 @@ export function App() {
       <Route path="/reset-password">
         <PublicPage>
           <ResetPasswordPage />
+        </PublicPage>
+      </Route>
+      <Route path="/confirm-email">
+        <PublicPage>
+          <ConfirmEmailPage />
         </PublicPage>
       </Route>
 

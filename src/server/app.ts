@@ -1,20 +1,23 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { fastifyTRPCPlugin, type FastifyTRPCPluginOptions } from '@trpc/server/adapters/fastify';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
-import type { AppConfig } from './config.ts';
+import type { AppConfig, TrustProxySetting } from './config.ts';
 import { INTERNAL_ERROR_MESSAGE } from './errors.ts';
 import { randomSecret, secretFromDataDir } from './secrets.ts';
 import { restPlugin } from './plugins/rest.ts';
 import { ordersExportPlugin } from './modules/orders/orders.export.ts';
-import { securityPlugin } from './plugins/security.ts';
+import { LOG_SERIALIZERS, securityPlugin } from './plugins/security.ts';
+import { paymentProviderFor } from './modules/subscriptions/payment-provider.ts';
 import { sessionPlugin } from './plugins/session.ts';
 import { spaPlugin } from './plugins/spa.ts';
 import { reportsRoutes } from './modules/reports/reports.routes.ts';
 import { financeRoutes } from './modules/finance/finance.routes.ts';
 import { integrationsRoutes } from './modules/integrations/integrations.routes.ts';
-import { createAuthLimiters } from './modules/auth/attempt-limiter.ts';
+import { createAuthLimiters, deleteExpiredAttempts } from './modules/auth/attempt-limiter.ts';
 import { contextFactory, createServices, type AppServices } from './trpc/context.ts';
 import { appRouter, type AppRouter } from './trpc/router.ts';
+
+const EXPIRED_ATTEMPTS_SWEEP_MS = 60 * 60_000;
 
 export interface BuildAppOptions {
   config: AppConfig;
@@ -29,18 +32,37 @@ export function resolveSessionSecret(config: Pick<AppConfig, 'sessionSecret' | '
   return secretFromDataDir(config.dataDir, 'session-secret', { generate: () => randomSecret(48), isValid: (value) => value.length >= 32 });
 }
 
+/**
+ * TRUST_PROXY (config.ts parseTrustProxy) as Fastify's `trustProxy`. A hop count becomes a trust
+ * function: Fastify 5.12 treats a number as "trust nobody". proxy-addr numbers the TCP peer hop 0
+ * and X-Forwarded-For's entries from the right 1, 2, ...; with N proxies the first N are theirs.
+ */
+export function fastifyTrustProxy(setting: TrustProxySetting): NonNullable<FastifyServerOptions['trustProxy']> {
+  if (typeof setting === 'boolean') return setting;
+  if ('hops' in setting) {
+    const { hops } = setting;
+    return hops === 0 ? false : (_address: string, hop: number) => hop < hops;
+  }
+  return setting.addresses;
+}
+
 export async function buildApp(options: BuildAppOptions): Promise<FastifyInstance> {
   const { config, orm } = options;
   const app = Fastify({
-    logger: options.logger ?? { level: config.logLevel },
-    trustProxy: config.trustProxy,
+    // Request lines are logged with the secrets of links (reset, invitation, OAuth) blanked out.
+    logger: options.logger ?? { level: config.logLevel, serializers: LOG_SERIALIZERS },
+    trustProxy: fastifyTrustProxy(config.trustProxy),
     routerOptions: { maxParamLength: 5000 },
     bodyLimit: 1024 * 1024,
   });
-  const services = options.services ?? createServices({ authLimiters: createAuthLimiters(config.authRateLimits) });
-  const createContext = contextFactory(() => orm.em.fork(), services, config.publicUrl);
-  if (!config.publicUrl && config.env === 'production') {
-    app.log.warn('PUBLIC_URL is not set: links in e-mails are built from the Host header of each request.');
+  const services = options.services ?? createServices({ authLimiters: createAuthLimiters(config.authRateLimits), paymentProvider: paymentProviderFor(config) });
+  const createContext = contextFactory(() => orm.em.fork(), services, { publicUrl: config.publicUrl, allowedHosts: config.allowedHosts });
+  const generated = [!config.sessionSecret && 'SESSION_SECRET', !config.encryptionKey && 'ENCRYPTION_KEY'].filter(Boolean);
+  if (generated.length > 0 && config.databaseUrl && config.env === 'production') {
+    // Several app processes on one database (README, "Running several app processes") must share them.
+    app.log.warn(
+      `${generated.join(' and ')} not set: this process uses values generated into ${config.dataDir}. Every other app process on this database must use the same ones (a session signed here is refused there, credentials sealed there cannot be opened here): set ${generated.join(' and ')} to the same values on all of them.`,
+    );
   }
 
   app.setErrorHandler((error: { statusCode?: number; message?: string }, request, reply) => {
@@ -49,7 +71,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     return reply.code(status).send({ message: status >= 500 ? INTERNAL_ERROR_MESSAGE : error.message });
   });
 
-  await app.register(securityPlugin);
+  await app.register(securityPlugin, { allowedHosts: config.allowedHosts });
   await app.register(sessionPlugin, { orm, secret: resolveSessionSecret(config) });
 
   await app.register(fastifyTRPCPlugin, {
@@ -68,6 +90,12 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   await app.register(ordersExportPlugin, { createContext });
   await app.register(integrationsRoutes, { createContext, config, orm });
   await app.register(spaPlugin, { clientDistDir: config.clientDistDir });
+
+  const attemptSweep = setInterval(() => {
+    deleteExpiredAttempts(orm.em.fork()).catch((error: unknown) => app.log.warn({ err: error }, 'Could not delete expired rate-limit counters'));
+  }, EXPIRED_ATTEMPTS_SWEEP_MS);
+  attemptSweep.unref();
+  app.addHook('onClose', async () => clearInterval(attemptSweep));
 
   app.get('/healthz', async () => ({ ok: true }));
   return app;

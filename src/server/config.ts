@@ -1,7 +1,9 @@
 import { z } from 'zod';
+import { isIP } from 'node:net';
 import path from 'node:path';
 import { DEFAULT_AUTH_RATE_LIMITS, type AuthRateLimits } from './modules/auth/attempt-limiter.ts';
 import { PLATFORM_KEYS, type PlatformKey } from '../shared/platforms.ts';
+import { parseAllowList, type AllowEntry } from './outbound/address-policy.ts';
 
 const booleanFromEnv = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
@@ -11,20 +13,76 @@ const envSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().min(1).default('0.0.0.0'),
-  PUBLIC_URL: z.url().optional(),
+  PUBLIC_URL: z.url({ protocol: /^https?$/, error: 'PUBLIC_URL must be an http or https address' }).optional(),
+  ALLOWED_HOSTS: z.string().optional(),
   DATABASE_URL: z.url().optional(),
   DATA_DIR: z.string().min(1).default('.data'),
   EMBEDDED_POSTGRES_PORT: z.coerce.number().int().min(1).max(65535).optional(),
   SESSION_SECRET: z.string().min(32, 'SESSION_SECRET must be at least 32 characters').optional(),
-  TRUST_PROXY: booleanFromEnv.default(false),
+  TRUST_PROXY: z.string().default('false'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   PAYMENT_PROVIDER: z.enum(['test']).default('test'),
+  ALLOW_TEST_PAYMENTS: booleanFromEnv.default(false),
   CLIENT_DIST_DIR: z.string().min(1).default('dist/client'),
   RATE_LIMIT_LOGINS_PER_IP: z.coerce.number().int().min(1).default(DEFAULT_AUTH_RATE_LIMITS.loginPerIp.max),
+  RATE_LIMIT_FAILED_LOGINS_PER_USERNAME_AND_IP: z.coerce.number().int().min(1).default(DEFAULT_AUTH_RATE_LIMITS.loginFailuresPerUsernameAndIp.max),
   RATE_LIMIT_FAILED_LOGINS_PER_USERNAME: z.coerce.number().int().min(1).default(DEFAULT_AUTH_RATE_LIMITS.loginFailuresPerUsername.max),
   RATE_LIMIT_REGISTRATIONS_PER_IP: z.coerce.number().int().min(1).default(DEFAULT_AUTH_RATE_LIMITS.registrationsPerIp.max),
+  RATE_LIMIT_TAKEN_ANSWERS_PER_IP: z.coerce.number().int().min(1).default(DEFAULT_AUTH_RATE_LIMITS.takenAnswersPerIp.max),
   ENCRYPTION_KEY: z.string().min(1).optional(),
+  OUTBOUND_ALLOW_HOSTS: z.string().optional(),
 });
+
+/**
+ * TRUST_PROXY: whose X-Forwarded-For (client address, which the rate limits count), -Proto (https,
+ * the Secure cookie) and -Host to believe.
+ * - `false` (also `no`, `0`, empty): nobody's; the client is the TCP peer.
+ * - a list of addresses, CIDR ranges or the names `loopback`, `linklocal`, `uniquelocal`
+ *   (`10.0.0.5`, `10.0.0.0/8, fd00::/8`): the proxies at those addresses; the client is the nearest
+ *   address in X-Forwarded-For that is not one of them. The safe choice.
+ * - a number of hops (`1`, `2`): the nearest N addresses (the TCP peer and the N-1 nearest entries of
+ *   X-Forwarded-For) are proxies, whoever they are. Only safe when nothing but those proxies can reach
+ *   the app's port: a client connecting directly is itself taken for a proxy and chooses its address.
+ * - `true` (also `yes`): every address is a proxy; the client is the first X-Forwarded-For entry,
+ *   which the client writes itself. Kept for compatibility: it lets anyone choose the address the
+ *   rate limits count.
+ * Fastify's own `trustProxy` takes the list and `true` as they are; hop counts it no longer accepts
+ * (5.12.1: "Hop-count-only trust is disabled"), so app.ts passes them as a trust function.
+ * https://fastify.dev/docs/latest/Reference/Server/#trustproxy
+ */
+export type TrustProxySetting = false | true | { hops: number } | { addresses: string[] };
+
+const TRUST_PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+function isTrustedAddress(entry: string): boolean {
+  if (TRUST_PROXY_NAMES.has(entry)) return true;
+  const [address, range, ...rest] = entry.split('/');
+  const family = isIP(address ?? '');
+  if (family === 0 || rest.length > 0) return false;
+  if (range === undefined) return true;
+  if (/^\d{1,3}$/.test(range)) return Number(range) <= (family === 4 ? 32 : 128);
+  // proxy-addr also takes an IPv4 netmask (10.0.0.0/255.0.0.0).
+  return family === 4 && isIP(range) === 4;
+}
+
+export function parseTrustProxy(raw: string): TrustProxySetting {
+  const value = raw.trim().toLowerCase();
+  if (['', 'false', 'no', '0'].includes(value)) return false;
+  if (value === 'true' || value === 'yes') return true;
+  if (/^\d+$/.test(value)) {
+    const hops = Number(value);
+    if (hops > 10) throw new Error(`Invalid environment: TRUST_PROXY: ${hops} proxy hops is more than any set-up has; give the number of proxies in front of the app`);
+    return { hops };
+  }
+  const addresses = value.split(',').map((entry) => entry.trim()).filter(Boolean);
+  const wrong = addresses.filter((entry) => !isTrustedAddress(entry));
+  if (wrong.length > 0) {
+    throw new Error(
+      `Invalid environment: TRUST_PROXY: ${wrong.map((entry) => JSON.stringify(entry)).join(', ')} is not an IP address, a CIDR range or one of loopback, linklocal, uniquelocal (or use true, false or a number of proxy hops)`,
+    );
+  }
+  return { addresses };
+}
 
 /**
  * Per platform: PLATFORM_BASE_URL_<KEY>, <KEY>_CLIENT_ID, <KEY>_CLIENT_SECRET, <KEY>_AUTHORIZE_URL and
@@ -59,24 +117,49 @@ function platformSettingsFromEnv(env: NodeJS.ProcessEnv): Record<PlatformKey, Pl
   return Object.fromEntries(entries) as Record<PlatformKey, PlatformSettings>;
 }
 
+/** "app.example.com, 192.168.1.20:3000" -> lower-case names; a name without a port allows any port. */
+function parseAllowedHosts(value: string | undefined): string[] | undefined {
+  if (value === undefined || value.trim() === '') return undefined;
+  const hosts = value.split(',').map((entry) => entry.trim().toLowerCase()).filter(Boolean);
+  for (const host of hosts) {
+    if (!URL.canParse(`http://${host}`) || new URL(`http://${host}`).host !== host.replace(/:80$/, '')) {
+      throw new Error(`Invalid environment: ALLOWED_HOSTS entry "${host}" is not a host name (with an optional port)`);
+    }
+  }
+  return hosts;
+}
+
 export interface AppConfig {
   env: 'development' | 'production' | 'test';
   port: number;
   host: string;
-  /** Where users reach the app (https://app.example.com); links in e-mails use it. */
+  /** Where users reach the app (https://app.example.com); links in e-mails use it. Required in production. */
   publicUrl: string | undefined;
+  /**
+   * ALLOWED_HOSTS: the Host names (optionally with a port) the server answers for; any other Host is
+   * refused. Undefined when unset: links then use the first origin the server saw (public-origin.ts).
+   */
+  allowedHosts: string[] | undefined;
   databaseUrl: string | undefined;
   dataDir: string;
   embeddedPostgresPort: number | undefined;
   sessionSecret: string | undefined;
-  trustProxy: boolean;
+  /** Which peers' X-Forwarded-* headers count (TRUST_PROXY): see parseTrustProxy. */
+  trustProxy: TrustProxySetting;
   logLevel: string;
   paymentProvider: 'test';
+  /** ALLOW_TEST_PAYMENTS: lets the test provider hand out plans in production (everything free). */
+  allowTestPayments: boolean;
   clientDistDir: string;
   authRateLimits: AuthRateLimits;
   /** Seals platform credentials (credential-vault.ts); generated into the data dir when unset. */
   encryptionKey: string | undefined;
   platforms: Record<PlatformKey, PlatformSettings>;
+  /**
+   * Non-public addresses outbound requests may reach anyway (src/server/outbound/): empty unless
+   * OUTBOUND_ALLOW_HOSTS names them; the test harness names the fakes' 127.0.0.1.
+   */
+  outboundAllowHosts: AllowEntry[];
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
@@ -86,25 +169,43 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     throw new Error(`Invalid environment: ${problems}`);
   }
   const values = parsed.data;
+  if (values.NODE_ENV === 'production' && !values.PUBLIC_URL) {
+    // Without it, links in e-mails and OAuth redirect addresses would follow whatever Host header a request carries.
+    throw new Error(
+      'Invalid environment: PUBLIC_URL is required when NODE_ENV=production. Set it to the address users reach the app at ' +
+        '(e.g. https://app.example.com): links in e-mails, OAuth redirect addresses and webhook addresses are built from it.',
+    );
+  }
+  let outboundAllowHosts: AllowEntry[];
+  try {
+    outboundAllowHosts = parseAllowList(values.OUTBOUND_ALLOW_HOSTS);
+  } catch (error) {
+    throw new Error(`Invalid environment: ${(error as Error).message}`);
+  }
   return {
     env: values.NODE_ENV,
     port: values.PORT,
     host: values.HOST,
     publicUrl: values.PUBLIC_URL?.replace(/\/+$/, ''),
+    allowedHosts: parseAllowedHosts(values.ALLOWED_HOSTS),
     databaseUrl: values.DATABASE_URL,
     dataDir: path.resolve(values.DATA_DIR),
     embeddedPostgresPort: values.EMBEDDED_POSTGRES_PORT,
     sessionSecret: values.SESSION_SECRET,
-    trustProxy: values.TRUST_PROXY,
+    trustProxy: parseTrustProxy(values.TRUST_PROXY),
     logLevel: values.LOG_LEVEL,
     paymentProvider: values.PAYMENT_PROVIDER,
+    allowTestPayments: values.ALLOW_TEST_PAYMENTS,
     clientDistDir: path.resolve(values.CLIENT_DIST_DIR),
     authRateLimits: {
       loginPerIp: { max: values.RATE_LIMIT_LOGINS_PER_IP, windowMs: 15 * 60_000 },
-      loginFailuresPerUsername: { max: values.RATE_LIMIT_FAILED_LOGINS_PER_USERNAME, windowMs: 15 * 60_000 },
+      loginFailuresPerUsernameAndIp: { max: values.RATE_LIMIT_FAILED_LOGINS_PER_USERNAME_AND_IP, windowMs: DEFAULT_AUTH_RATE_LIMITS.loginFailuresPerUsernameAndIp.windowMs },
+      loginFailuresPerUsername: { max: values.RATE_LIMIT_FAILED_LOGINS_PER_USERNAME, windowMs: DEFAULT_AUTH_RATE_LIMITS.loginFailuresPerUsername.windowMs },
       registrationsPerIp: { max: values.RATE_LIMIT_REGISTRATIONS_PER_IP, windowMs: 60 * 60_000 },
+      takenAnswersPerIp: { max: values.RATE_LIMIT_TAKEN_ANSWERS_PER_IP, windowMs: DEFAULT_AUTH_RATE_LIMITS.takenAnswersPerIp.windowMs },
     },
     encryptionKey: values.ENCRYPTION_KEY,
     platforms: platformSettingsFromEnv(env),
+    outboundAllowHosts,
   };
 }

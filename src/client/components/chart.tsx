@@ -3,6 +3,7 @@ import type { ApexOptions } from 'apexcharts';
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { formatCompactNumber } from '../lib/format.ts';
+import { withEscapedText } from './chart-text.ts';
 
 export type ChartType = 'line' | 'area' | 'bar' | 'donut' | 'pie' | 'scatter';
 
@@ -157,7 +158,8 @@ export function Chart({ type, series, options, height = 300, ariaLabel, classNam
   const seriesKey = JSON.stringify(series);
   const config = useMemo(() => {
     if (!colours) return null;
-    return mergeOptions(defaultOptions(type, height, colours, locale, noDataText) as PlainObject, options as PlainObject | undefined) as ApexOptions;
+    // Names of stores, products and campaigns reach the legend and tooltips, which ApexCharts writes as HTML.
+    return withEscapedText(mergeOptions(defaultOptions(type, height, colours, locale, noDataText) as PlainObject, options as PlainObject | undefined) as ApexOptions);
   }, [type, height, colours, locale, noDataText, options]);
   /** The options the drawing was made with: new series alone update it, new options draw it afresh. */
   const drawnConfig = useRef<ApexOptions | null>(null);

@@ -1,10 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { FakeServer } from '../../../test/fakes/fake-server.ts';
+import { connectToLoopbackOnly } from '../../../test/loopback-only.ts';
 import { ConnectorAuthError, ConnectorRequestError, MalformedResponseError } from './connector.ts';
-import { PlatformHttp, retryAfterMs, sleepFor } from './http.ts';
+import { OutboundRefusedError } from '../outbound/outbound-http.ts';
+import { errorSummary, PlatformHttp, retryAfterMs, sleepFor } from './http.ts';
 
+// Addresses named below are refused before connecting; should that ever break, nothing leaves loopback.
+connectToLoopbackOnly();
 const fake = new FakeServer();
+const LEAK = 'sk9-leaked-3141';
 let calls = 0;
 
 beforeAll(async () => {
@@ -18,6 +23,14 @@ beforeAll(async () => {
     return { body: { items: [1, 2, 3], token: request.headers['x-token'] ?? null } };
   });
   fake.route('GET', '/graphql-throttled', () => ({ body: { errors: [{ extensions: { code: 'THROTTLED' } }] } }));
+  // An address that led somewhere it should not: its error bodies carry what must never reach a user.
+  fake.route('GET', '/leaky', (request) => {
+    calls++;
+    if (request.query.get('as') === 'text') return { status: 400, body: `db_password=${LEAK}` };
+    if (request.query.get('as') === 'html') return { status: 200, body: `<html>${LEAK}</html>` };
+    return { status: 418, body: { code: 'teapot_refused', message: `internal token ${LEAK}`, error: LEAK } };
+  });
+  fake.route('GET', '/elsewhere', () => ({ status: 302, headers: { location: 'http://169.254.169.254/latest/meta-data/' } }));
   await fake.start();
 });
 afterAll(() => fake.close());
@@ -97,6 +110,30 @@ describe('PlatformHttp', () => {
     await expect(http.request(`${fake.url}/items`)).rejects.toThrow('sync cancelled');
     expect(sleeps).toEqual(['interrupted the 7000 ms wait']);
     fake.clearFaults();
+  });
+
+  it("never repeats an error answer's text: its status and documented code only", async () => {
+    const coded = (await client([]).request(`${fake.url}/leaky`).catch((caught: unknown) => caught)) as ConnectorRequestError;
+    expect(coded).toBeInstanceOf(ConnectorRequestError);
+    expect(coded.detail).toBe('The platform answered HTTP 418 (teapot_refused)');
+    const text = (await client([]).request(`${fake.url}/leaky?as=text`).catch((caught: unknown) => caught)) as ConnectorRequestError;
+    expect(text.detail).toBe('The platform answered HTTP 400');
+    const html = (await client([]).json(`${fake.url}/leaky?as=html`, itemsSchema).catch((caught: unknown) => caught)) as MalformedResponseError;
+    expect(html).toBeInstanceOf(MalformedResponseError);
+    for (const error of [coded, text, html]) expect(error.message).not.toContain(LEAK);
+    // A code with digits may be a token: it is left out.
+    expect(errorSummary({ status: 401, text: JSON.stringify({ code: 'AKIA1234EXAMPLE' }) })).toBe('HTTP 401');
+    expect(errorSummary({ status: 400, text: JSON.stringify({ error: { code: 190, message: 'x' } }) })).toBe('HTTP 400 (190)');
+  });
+
+  it('a refused address fails at once, without retrying, and the refusal stays readable', async () => {
+    const error = (await client([]).request(`${fake.url}/elsewhere`).catch((caught: unknown) => caught)) as ConnectorRequestError;
+    expect(error).toBeInstanceOf(ConnectorRequestError);
+    expect(error.cause).toBeInstanceOf(OutboundRefusedError);
+    expect(error.detail).toBe('169.254.169.254 is a link-local address (169.254.0.0/16 or fe80::/10, where cloud metadata services answer); StorePulse only connects to public internet addresses.');
+    // One request to the redirecting address: a refusal is not retried (maxAttempts is 4).
+    expect(fake.requests.filter((request) => request.path === '/elsewhere')).toHaveLength(1);
+    await expect(client([]).request('http://10.1.2.3/items')).rejects.toThrow('10.1.2.3 is a private network address');
   });
 
   it('reads Retry-After as seconds or as a date', () => {

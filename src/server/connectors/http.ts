@@ -1,10 +1,16 @@
 import type { z } from 'zod';
+import { DEFAULT_MAX_BODY_BYTES, OutboundBodyTooLargeError, outboundFetch, OutboundRefusedError, type OutboundInit } from '../outbound/outbound-http.ts';
 import { ConnectorAuthError, ConnectorRequestError, MalformedResponseError } from './connector.ts';
 
 // The one HTTP client of every connector: timeouts, retries with exponential backoff and jitter,
 // Retry-After, cancellation, and each platform's own way of saying "slow down" (a `classify` hook:
 // Shopify's THROTTLED GraphQL answer with status 200, Meta's error codes 4/17/613, Google's
-// RESOURCE_EXHAUSTED with a retryDelay...).
+// RESOURCE_EXHAUSTED with a retryDelay...). Requests go out through the outbound module
+// (src/server/outbound/outbound-http.ts): only public addresses, checked on every redirect, with a
+// time limit and a cap on the body. A refusal there is not retried.
+
+/** How PlatformHttp sends one request (outboundFetch; tests may hand in their own). */
+export type PlatformFetch = (input: URL, init: OutboundInit & { signal: AbortSignal }) => Promise<Response>;
 
 export interface PlatformResponse {
   status: number;
@@ -32,9 +38,11 @@ export interface PlatformHttpOptions {
   baseDelayMs?: number;
   maxDelayMs?: number;
   timeoutMs?: number;
+  /** The largest answer read (bytes); a larger one fails the request. */
+  maxBodyBytes?: number;
   /** Cancels waiting and the request in flight (a user cancelling a sync, shutdown). */
   signal?: AbortSignal;
-  fetch?: typeof globalThis.fetch;
+  fetch?: PlatformFetch;
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** The clock the sleeps above move (default Date.now). */
   now?: () => number;
@@ -84,7 +92,35 @@ export function defaultVerdict(response: PlatformResponse): Verdict {
   if (status === 403) return { kind: 'auth', reason: 'The platform denied access (403): the app may have been uninstalled or lost a permission.' };
   if (status === 429) return { kind: 'retry', reason: 'rate limited (429)', afterMs: retryAfterMs(response.headers) ?? undefined };
   if (status === 408 || status >= 500) return { kind: 'retry', reason: `server error (${status})`, afterMs: retryAfterMs(response.headers) ?? undefined };
-  return { kind: 'fail', reason: `unexpected status ${status}: ${response.text.slice(0, 200)}` };
+  return { kind: 'fail', reason: `The platform answered ${errorSummary(response)}` };
+}
+
+/** A code as platforms document them ("woocommerce_rest_cannot_view", "invalid_grant", "RESOURCE_EXHAUSTED", 190). */
+function codeLike(value: unknown): string | null {
+  if (typeof value === 'number' && Number.isInteger(value) && Math.abs(value) < 1_000_000) return String(value);
+  // Letters, underscores, dots and hyphens only: a token, key or other secret almost always has digits.
+  return typeof value === 'string' && /^[A-Za-z][A-Za-z_.-]{1,63}$/.test(value) ? value : null;
+}
+
+/**
+ * An answer in a few words for messages users read: "HTTP 404" and, when the body is JSON with a
+ * code-like `code`, `error`, `error_code` or `errors[0].code`, that code ("HTTP 404
+ * (rest_no_route)"). The body's text itself is never repeated: it may come from wherever the address
+ * led, and may hold anything.
+ */
+export function errorSummary(response: Pick<PlatformResponse, 'status' | 'text'>): string {
+  let code: string | null = null;
+  try {
+    const body = JSON.parse(response.text) as Record<string, unknown> | null;
+    if (body && typeof body === 'object') {
+      const first = Array.isArray(body.errors) ? (body.errors[0] as Record<string, unknown> | undefined) : undefined;
+      const nested = body.error && typeof body.error === 'object' ? (body.error as Record<string, unknown>) : undefined;
+      code = [body.code, body.error, body.error_code, nested?.code, nested?.status, first?.code].map(codeLike).find((value) => value !== null) ?? null;
+    }
+  } catch {
+    code = null;
+  }
+  return `HTTP ${response.status}${code ? ` (${code})` : ''}`;
 }
 
 /** An answer as connectors read it (also how tests hand a classifier a made-up answer). */
@@ -99,7 +135,9 @@ export function platformResponse(platform: string, status: number, headers: Head
       try {
         return JSON.parse(text) as unknown;
       } catch {
-        throw new MalformedResponseError(platform, `not JSON (status ${status}): ${text.slice(0, 120)}`);
+        // Only its length and type: the text may come from wherever the address led.
+        const type = /^[\w.+-]+\/[\w.+-]+/.exec(headers.get('content-type') ?? '')?.[0] ?? 'no content type';
+        throw new MalformedResponseError(platform, `not JSON (status ${status}, ${type}, ${bytes.length} bytes)`);
       }
     },
   };
@@ -107,7 +145,7 @@ export function platformResponse(platform: string, status: number, headers: Head
 
 export class PlatformHttp {
   readonly platform: string;
-  private readonly options: Required<Omit<PlatformHttpOptions, 'classify' | 'signal' | 'onRetry'>> & Pick<PlatformHttpOptions, 'classify' | 'signal' | 'onRetry'>;
+  private readonly options: Required<Omit<PlatformHttpOptions, 'classify' | 'signal' | 'onRetry' | 'fetch'>> & Pick<PlatformHttpOptions, 'classify' | 'signal' | 'onRetry' | 'fetch'>;
 
   constructor(options: PlatformHttpOptions) {
     this.platform = options.platform;
@@ -116,7 +154,7 @@ export class PlatformHttp {
       baseDelayMs: 500,
       maxDelayMs: 120_000,
       timeoutMs: 60_000,
-      fetch: globalThis.fetch.bind(globalThis),
+      maxBodyBytes: DEFAULT_MAX_BODY_BYTES,
       sleep: sleepFor,
       now: Date.now,
       ...options,
@@ -163,12 +201,19 @@ export class PlatformHttp {
       let response: PlatformResponse | null = null;
       try {
         const signal = AbortSignal.any([AbortSignal.timeout(this.options.timeoutMs), ...(this.options.signal ? [this.options.signal] : [])]);
-        const answer = await this.options.fetch(target, { method: request.method ?? (body === undefined ? 'GET' : 'POST'), headers, body, signal });
+        const send: PlatformFetch = this.options.fetch ?? ((input, init) => outboundFetch(input, init, { timeoutMs: this.options.timeoutMs, maxBodyBytes: this.options.maxBodyBytes }));
+        const answer = await send(target, { method: request.method ?? (body === undefined ? 'GET' : 'POST'), headers, body, signal });
         response = platformResponse(this.platform, answer.status, answer.headers, Buffer.from(await answer.arrayBuffer()));
         verdict = this.options.classify?.(response) ?? defaultVerdict(response);
       } catch (error) {
         if (this.options.signal?.aborted) throw this.options.signal.reason;
         if (error instanceof MalformedResponseError) throw error;
+        // Where the request was going, or what came back, will not change by asking again.
+        if (error instanceof OutboundRefusedError || error instanceof OutboundBodyTooLargeError) {
+          const failure = new ConnectorRequestError(this.platform, 0, error.message);
+          failure.cause = error;
+          throw failure;
+        }
         verdict = { kind: 'retry', reason: `network error: ${(error as Error).message}` };
       }
 

@@ -28,11 +28,25 @@ export async function createDatabaseIfMissing(maintenanceUrl: string, name: stri
   }
 }
 
-/** Applies pending migrations, the plan catalogue and the FX seed: what every start needs before serving. */
+/**
+ * Applies pending migrations, the plan catalogue and the FX seed: what every start needs before serving.
+ * Several app processes may start at once on one database: they take turns through a session-level
+ * advisory lock (held on a connection of its own, released with it if the process dies), so one
+ * applies the migrations and the others find them applied. Without it the second process failed
+ * with `type "mikro_orm_migrations" already exists`.
+ */
 export async function prepareSchema(orm: MikroORM): Promise<void> {
-  await orm.migrator.up();
-  await seedPlans(orm.em.fork());
-  await seedFxRates(orm.em.fork());
+  const pool = (await orm.em.getConnection().getNativeClient()) as pg.Pool;
+  const lockHolder = await pool.connect();
+  try {
+    await lockHolder.query(`select pg_advisory_lock(hashtext('storepulse.prepare-schema'))`);
+    await orm.migrator.up();
+    await seedPlans(orm.em.fork());
+    await seedFxRates(orm.em.fork());
+  } finally {
+    await lockHolder.query(`select pg_advisory_unlock(hashtext('storepulse.prepare-schema'))`).catch(() => {});
+    lockHolder.release();
+  }
 }
 
 /**

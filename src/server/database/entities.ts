@@ -1,4 +1,5 @@
 import { AuditLogEntry } from '../modules/admin/audit-log.entity.ts';
+import { AttemptLimitCounter } from '../modules/auth/attempt-limit.entity.ts';
 import { PasswordResetToken } from '../modules/auth/password-reset-token.entity.ts';
 import { AdMetricDaily } from '../modules/commerce/ad-metric.entity.ts';
 import { StoreCostSettings } from '../modules/commerce/cost-settings.entity.ts';
@@ -18,6 +19,8 @@ import { OutboundEmail } from '../modules/email/outbound-email.entity.ts';
 import { FeatureRequest, FeatureRequestVote } from '../modules/feature-requests/feature-request.entity.ts';
 import { GuestInvitation, StoreGuest } from '../modules/guests/guest-invitation.entity.ts';
 import { SavedReport } from '../modules/reports/saved-report.entity.ts';
+import { AppSetting } from '../modules/settings/app-setting.entity.ts';
+import { EmailChangeRequest } from '../modules/settings/email-change-request.entity.ts';
 import { Session } from '../modules/sessions/session.entity.ts';
 import { StoreTimezoneChange } from '../modules/stores/store-timezone-change.entity.ts';
 import { Store } from '../modules/stores/store.entity.ts';
@@ -62,4 +65,7 @@ export const entities = [
   ReconciliationResult,
   ConnectionAccount,
   StoreTimezoneChange,
+  AttemptLimitCounter,
+  AppSetting,
+  EmailChangeRequest,
 ];

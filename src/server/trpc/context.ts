@@ -1,9 +1,11 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { createAuthLimiters, type AuthLimiters } from '../modules/auth/attempt-limiter.ts';
+import { secretHash } from '../modules/auth/link-token.ts';
 import { httpSession, type SessionControl } from '../modules/sessions/session-control.ts';
-import { paymentProviderFor, type PaymentProvider } from '../modules/subscriptions/payment-provider.ts';
+import { testPaymentProvider, type PaymentProvider } from '../modules/subscriptions/payment-provider.ts';
 import { User, type UserEntity } from '../modules/users/user.entity.ts';
+import { publicOriginResolver, type PublicOriginSettings } from '../public-origin.ts';
 
 /** Long-lived collaborators, built once per app and shared by every request. */
 export interface AppServices {
@@ -13,7 +15,7 @@ export interface AppServices {
 
 export function createServices(overrides: Partial<AppServices> = {}): AppServices {
   return {
-    paymentProvider: overrides.paymentProvider ?? paymentProviderFor('test'),
+    paymentProvider: overrides.paymentProvider ?? testPaymentProvider,
     authLimiters: overrides.authLimiters ?? createAuthLimiters(),
   };
 }
@@ -29,8 +31,10 @@ export interface Context {
   /** The admin CLI: acts as an administrator without an account. */
   systemActor: boolean;
   clientIp: string | null;
-  /** Scheme and host the caller used (e.g. https://app.example.com), for links in e-mails; null off HTTP. */
+  /** The app's public origin (e.g. https://app.example.com) for absolute links (public-origin.ts); null off HTTP. */
   origin: string | null;
+  /** SHA-256 of the caller's session id: binds an OAuth flow to the browser session that started it; null off HTTP. */
+  sessionKey: string | null;
   services: AppServices;
 }
 
@@ -40,6 +44,7 @@ export async function createContextInner(options: {
   services: AppServices;
   clientIp?: string | null;
   origin?: string | null;
+  sessionKey?: string | null;
   systemActor?: boolean;
 }): Promise<Context> {
   const { em, session } = options;
@@ -62,21 +67,21 @@ export async function createContextInner(options: {
     systemActor: options.systemActor ?? false,
     clientIp: options.clientIp ?? null,
     origin: options.origin ?? null,
+    sessionKey: options.sessionKey ?? null,
     services: options.services,
   };
 }
 
-/**
- * PUBLIC_URL when configured: a link built from the request's Host header could be pointed at another
- * site by whoever sends the request (reset-link poisoning).
- */
-export function contextFactory(fork: () => EntityManager, services: AppServices, publicUrl?: string) {
-  return ({ req, res }: { req: FastifyRequest; res: FastifyReply }) =>
+/** HTTP requests: links use the app's public origin, never the request's Host header (public-origin.ts). */
+export function contextFactory(fork: () => EntityManager, services: AppServices, originSettings: PublicOriginSettings) {
+  const publicOrigin = publicOriginResolver(originSettings, fork);
+  return async ({ req, res }: { req: FastifyRequest; res: FastifyReply }) =>
     createContextInner({
       em: fork(),
       session: httpSession(req, res),
       services,
       clientIp: req.ip,
-      origin: publicUrl ?? `${req.protocol}://${req.host}`,
+      origin: await publicOrigin(req),
+      sessionKey: req.session?.sessionId ? secretHash(req.session.sessionId) : null,
     });
 }

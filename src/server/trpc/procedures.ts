@@ -11,9 +11,29 @@ export const TOOLS_NOT_IN_PLAN_MESSAGE = 'AI tools are not included in your plan
 export const ADMIN_REQUIRED_MESSAGE = 'Administrator access required';
 export const NO_ACTIVE_STORE_MESSAGE = 'No active store selected';
 export const VIEW_ONLY_STORE_MESSAGE = 'You have view-only access to this store';
+export const NUL_CHARACTER_MESSAGE = 'Text must not contain NUL characters';
 
-/** Every procedure starts here: guest mode lets an admin look, never change. */
-export const publicProcedure = t.procedure.use(({ ctx, type, meta, next }) => {
+/** The path ("name", "lines.2.title") of the first string or key holding U+0000, or null when there is none. */
+export function pathOfNulCharacter(value: unknown, path: string[] = [], depth = 0): string[] | null {
+  if (typeof value === 'string') return value.includes('\u0000') ? path : null;
+  if (typeof value !== 'object' || value === null || depth > 32) return null;
+  for (const [key, item] of Object.entries(value)) {
+    if (key.includes('\u0000')) return [...path, key];
+    const found = pathOfNulCharacter(item, [...path, key], depth + 1);
+    if (found) return found;
+  }
+  return null;
+}
+
+/**
+ * Every procedure starts here. Text with U+0000 is refused for every input (PostgreSQL cannot store
+ * it in text, so it would otherwise end as a 500), and guest mode lets an admin look, never change.
+ */
+export const publicProcedure = t.procedure.use(async ({ ctx, type, meta, next, getRawInput }) => {
+  const nulAt = pathOfNulCharacter(await getRawInput());
+  if (nulAt) {
+    throw new AppError('BAD_REQUEST', NUL_CHARACTER_MESSAGE, { fieldErrors: [{ field: nulAt.join('.'), message: NUL_CHARACTER_MESSAGE }] });
+  }
   if (ctx.guestMode && type === 'mutation' && !meta?.allowedInGuestMode) {
     throw new AppError('FORBIDDEN', GUEST_MODE_READ_ONLY_MESSAGE);
   }

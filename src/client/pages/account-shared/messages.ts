@@ -27,6 +27,10 @@ const KNOWN_SERVER_MESSAGES: Record<string, string> = {
   'You have already used your free trial.': 'serverMessages.trialUsed',
   'You already have an active subscription.': 'serverMessages.alreadySubscribed',
   'Plan not found': 'serverMessages.planNotFound',
+  'To change your email address, confirm it with your password': 'serverMessages.emailChangeNeedsConfirmation',
+  'That is already your email address': 'serverMessages.emailUnchanged',
+  'This confirmation link is invalid or has expired.': 'confirmEmail.invalidBody',
+  'Text must not contain NUL characters': 'serverMessages.nulCharacter',
 };
 
 /** A server text in the reader's language when it is one we know. `t` must be bound to the account namespace. */
@@ -39,6 +43,13 @@ export function localizeServerText(t: TFunction<'account'>, message: string): st
 export function errorText(t: TFunction<'account'>, error: unknown): string {
   const message = serverMessage(error);
   return message ? localizeServerText(t, message) : t('errors.unreachable');
+}
+
+/** A local zod check's issues as field errors (the first per field), localized like the server's. */
+export function localizeIssues(t: TFunction<'account'>, issues: readonly { path: readonly PropertyKey[]; message: string }[]): Record<string, string> {
+  const found: Record<string, string> = {};
+  for (const issue of issues) found[String(issue.path[0])] ??= localizeServerText(t, issue.message);
+  return found;
 }
 
 /** Field errors from the server, localized. */

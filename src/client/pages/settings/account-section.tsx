@@ -5,24 +5,25 @@ import { updateAccountInput, type AccountSettings } from '../../../shared/settin
 import { toast } from '../../components/toast.tsx';
 import { fieldErrorsOf } from '../../lib/session.ts';
 import { trpc } from '../../lib/trpc.ts';
-import { localizeFieldErrors, localizeServerText } from '../account-shared/messages.ts';
+import { localizeFieldErrors, localizeIssues } from '../account-shared/messages.ts';
 import { TextField } from '../../components/form-fields.tsx';
 import { useFieldErrors } from '../../components/form-state.tsx';
 import { SettingsCard } from './settings-card.tsx';
 
-/** Username and email, with the registration rules; the server's field errors appear under the fields. */
+/**
+ * The username, with the registration rules; the server's field errors appear under the field. The
+ * e-mail address has its own section: it changes only through a link sent to the new address.
+ */
 export function AccountSection({ settings }: { settings: AccountSettings }) {
   const { t } = useTranslation('account');
   const utils = trpc.useUtils();
   const [username, setUsername] = useState(settings.username);
-  const [email, setEmail] = useState(settings.email);
   const errors = useFieldErrors();
 
   const update = trpc.settings.updateAccount.useMutation({
     onSuccess: (saved) => {
       utils.settings.get.setData(undefined, saved);
       setUsername(saved.username);
-      setEmail(saved.email);
       toast({ title: t('settings.saved.title'), description: t('settings.saved.description'), variant: 'success' });
       void utils.auth.me.invalidate();
     },
@@ -34,18 +35,16 @@ export function AccountSection({ settings }: { settings: AccountSettings }) {
 
   function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
-    const parsed = updateAccountInput.safeParse({ username, email });
+    const parsed = updateAccountInput.safeParse({ username });
     if (!parsed.success) {
-      const found: Record<string, string> = {};
-      for (const issue of parsed.error.issues) found[String(issue.path[0])] ??= localizeServerText(t, issue.message);
-      errors.setFieldErrors(found);
+      errors.setFieldErrors(localizeIssues(t, parsed.error.issues));
       return;
     }
     errors.setFieldErrors({});
     update.mutate(parsed.data);
   }
 
-  const unchanged = username.trim() === settings.username && email.trim() === settings.email;
+  const unchanged = username.trim() === settings.username;
 
   return (
     <SettingsCard id="account" icon={<UserIcon />} title={t('settings.account.title')} description={t('settings.account.description')}>
@@ -59,15 +58,6 @@ export function AccountSection({ settings }: { settings: AccountSettings }) {
           value={username}
           {...errors.bind('username', setUsername)}
           hint={t('settings.account.usernameHint')}
-        />
-        <TextField
-          id="settings-email"
-          type="email"
-          label={t('settings.account.email')}
-          autoComplete="email"
-          inputMode="email"
-          value={email}
-          {...errors.bind('email', setEmail)}
         />
         <div className="flex justify-end sm:col-span-2">
           <button type="submit" className="btn btn-primary" disabled={update.isPending || unchanged} aria-busy={update.isPending}>

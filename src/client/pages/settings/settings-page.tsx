@@ -3,12 +3,13 @@ import { trpc } from '../../lib/trpc.ts';
 import { errorText } from '../account-shared/messages.ts';
 import { InlineLoading, PageHeader } from '../account-shared/page-header.tsx';
 import { AccountSection } from './account-section.tsx';
+import { EmailSection } from './email-section.tsx';
 import { PasswordSection } from './password-section.tsx';
 import { PreferencesSection } from './preferences-section.tsx';
 
-const SECTIONS = ['account', 'preferences', 'password'] as const;
+const SECTIONS = ['account', 'email', 'preferences', 'password'] as const;
 
-/** /settings: account (username, email), preferences (marketing e-mails, theme), change password. */
+/** /settings: account (username), e-mail address (changed by confirmation), preferences (marketing e-mails, theme), change password. */
 export function SettingsPage() {
   const { t } = useTranslation('account');
   const settings = trpc.settings.get.useQuery();
@@ -39,7 +40,8 @@ export function SettingsPage() {
           {settings.data && (
             <>
               {/* Keyed on the saved values so the form starts again from them after a save elsewhere. */}
-              <AccountSection key={`${settings.data.username}|${settings.data.email}`} settings={settings.data} />
+              <AccountSection key={settings.data.username} settings={settings.data} />
+              <EmailSection settings={settings.data} />
               <PreferencesSection settings={settings.data} />
             </>
           )}

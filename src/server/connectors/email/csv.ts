@@ -1,5 +1,5 @@
 import type { IngestEmailMetric } from '../../modules/commerce/ingest.ts';
-import { decimalToMinor } from '../money.ts';
+import { decimalToMinor, minorDigits } from '../money.ts';
 
 // The CSV a user uploads for an e-mail platform we do not integrate: one line per campaign and day.
 //
@@ -98,6 +98,27 @@ function* csvRecords(text: string, delimiter: string, fail: (line: number, messa
   }
 }
 
+/** A value as an error quotes it: at most 20 characters (a 400-digit amount is not repeated whole). */
+function shortened(value: string): string {
+  return value.length > 20 ? `${value.slice(0, 20)}…` : value;
+}
+
+/** decimalToMinor, null when the amount does not fit in a safe integer of minor units. */
+function decimalToMinorOrNull(text: string, currency: string): number | null {
+  try {
+    return decimalToMinor(text, currency, EMAIL_CSV_PLATFORM);
+  } catch {
+    return null;
+  }
+}
+
+/** The largest amount of `currency` kept exactly: 2^53 - 1 minor units ("90071992547409.91" USD). */
+function maxAmount(currency: string): string {
+  const digits = minorDigits(currency);
+  const text = String(Number.MAX_SAFE_INTEGER);
+  return digits === 0 ? text : `${text.slice(0, -digits)}.${text.slice(-digits)}`;
+}
+
 function normalizeHeader(name: string): string {
   return name.trim().toLowerCase().replace(/[\s-]+/g, '_');
 }
@@ -168,16 +189,24 @@ export function parseEmailCsv(text: string, options: { defaultCurrency: string }
       const text = value(column);
       if (text === '') counts[column] = 0;
       else if (/^\d+$/.test(text) && Number.isSafeInteger(Number(text))) counts[column] = Number(text);
-      else fail(line, /^-\d/.test(text) ? `${column} "${text}" must not be negative` : `${column} "${text}" is not a whole number`);
+      else if (/^\d+$/.test(text)) fail(line, `${column} "${shortened(text)}" is too large`);
+      else fail(line, /^-\d/.test(text) ? `${column} "${shortened(text)}" must not be negative` : `${column} "${shortened(text)}" is not a whole number`);
     }
     const amount = (column: 'revenue' | 'cost') => {
       const text = value(column);
       if (text === '') return 0;
       if (!/^\d+(\.\d+)?$/.test(text)) {
-        fail(line, /^-\d/.test(text) ? `${column} "${text}" must not be negative` : `${column} "${text}" is not a number (use a dot for decimals, no thousands separators)`);
+        fail(line, /^-\d/.test(text) ? `${column} "${shortened(text)}" must not be negative` : `${column} "${shortened(text)}" is not a number (use a dot for decimals, no thousands separators)`);
         return 0;
       }
-      return /^[A-Z]{3}$/.test(currency) ? decimalToMinor(text, currency, EMAIL_CSV_PLATFORM) : 0;
+      if (!/^[A-Z]{3}$/.test(currency)) return 0;
+      // Minor units are kept as exact integers: an amount beyond 2^53 - 1 of them cannot be stored exactly.
+      const minor = decimalToMinorOrNull(text, currency);
+      if (minor === null) {
+        fail(line, `${column} "${shortened(text)}" is too large (at most ${maxAmount(currency)} ${currency})`);
+        return 0;
+      }
+      return minor;
     };
     const revenueMinor = amount('revenue');
     const costMinor = amount('cost');

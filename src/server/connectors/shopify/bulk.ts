@@ -1,6 +1,6 @@
 import { createInterface } from 'node:readline';
-import { Readable } from 'node:stream';
-import { MalformedResponseError } from '../connector.ts';
+import { openOutboundStream, OutboundRefusedError } from '../../outbound/outbound-http.ts';
+import { ConnectorRequestError, MalformedResponseError } from '../connector.ts';
 import { SHOPIFY, shopifyOrderNode, type ShopifyOrderNode } from './client.ts';
 
 // Reading a bulk operation's JSONL file (https://shopify.dev/docs/api/usage/bulk-operations/queries,
@@ -53,10 +53,21 @@ function closeIdleStreams(now: number): void {
 type Json = Record<string, unknown>;
 
 async function open(position: BulkStreamPosition): Promise<OpenStream> {
-  const response = await fetch(position.url, { signal: AbortSignal.timeout(120_000) });
-  if (response.status === 403 || response.status === 404 || response.status === 410) throw new BulkFileGoneError(`bulk file answered ${response.status}`);
-  if (!response.ok || !response.body) throw new MalformedResponseError(SHOPIFY, `the bulk file could not be downloaded (${response.status})`);
-  const input = Readable.fromWeb(response.body as import('node:stream/web').ReadableStream<Uint8Array>);
+  // The URL comes from Shopify's answer: it is fetched like every platform address (only public
+  // addresses, redirects checked, 2 minutes for the answer to start).
+  const response = await openOutboundStream(position.url, {}, { timeoutMs: 120_000 }).catch((error: unknown) => {
+    if (error instanceof OutboundRefusedError) throw Object.assign(new ConnectorRequestError(SHOPIFY, 0, `the bulk file's address was refused: ${error.message}`), { cause: error });
+    throw error;
+  });
+  if (response.status === 403 || response.status === 404 || response.status === 410) {
+    response.body.destroy();
+    throw new BulkFileGoneError(`bulk file answered ${response.status}`);
+  }
+  if (response.status < 200 || response.status > 299) {
+    response.body.destroy();
+    throw new MalformedResponseError(SHOPIFY, `the bulk file could not be downloaded (${response.status})`);
+  }
+  const input = response.body;
   const stream: OpenStream = {
     url: position.url,
     lines: createInterface({ input, crlfDelay: Infinity })[Symbol.asyncIterator](),

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ConnectorAuthError, ConnectorRequestError, MalformedResponseError, type ConnectorContext } from '../connector.ts';
-import { type PlatformHttp, type PlatformResponse, type Verdict } from '../http.ts';
+import { errorSummary, type PlatformHttp, type PlatformResponse, type Verdict } from '../http.ts';
 
 // WooCommerce's REST API v3 wire format (docs/platform-notes.md "WooCommerce"): consumer key/secret
 // over HTTPS, bare JSON arrays with X-WP-Total / X-WP-TotalPages, WordPress-style error bodies; the
@@ -118,10 +118,10 @@ export type RevenueStats = z.infer<typeof revenueStats>;
 // ---------------------------------------------------------------------------------------------
 // Errors
 
-function errorBody(response: PlatformResponse): { code?: string; message?: string } {
+function errorBody(response: PlatformResponse): { code?: string } {
   try {
-    const body = JSON.parse(response.text) as { code?: unknown; message?: unknown };
-    return { code: typeof body.code === 'string' ? body.code : undefined, message: typeof body.message === 'string' ? body.message : undefined };
+    const body = JSON.parse(response.text) as { code?: unknown };
+    return { code: typeof body.code === 'string' ? body.code : undefined };
   } catch {
     return {};
   }
@@ -129,11 +129,12 @@ function errorBody(response: PlatformResponse): { code?: string; message?: strin
 
 /** WooCommerce answers `{"code","message","data":{"status"}}`; the code says whether the key is at fault. */
 export function classifyWooCommerce(response: PlatformResponse): Verdict | undefined {
-  const { code, message } = response.status >= 400 ? errorBody(response) : {};
+  const { code } = response.status >= 400 ? errorBody(response) : {};
   if (response.status === 401) {
+    // The code, never the message: the text of an answer is not repeated to the user (http.ts errorSummary).
     return {
       kind: 'auth',
-      reason: `WooCommerce refused the API key${message ? ` ("${message}")` : ''}: it was deleted or revoked, or the secret is wrong. Create a new read key in WooCommerce > Settings > Advanced > REST API and reconnect.`,
+      reason: `WooCommerce refused the API key (${errorSummary(response)}): it was deleted or revoked, or the secret is wrong. Create a new read key in WooCommerce > Settings > Advanced > REST API and reconnect.`,
     };
   }
   if (response.status === 403 && code?.startsWith('woocommerce_rest_cannot')) {

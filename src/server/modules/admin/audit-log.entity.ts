@@ -9,6 +9,8 @@ export const AUDIT_ACTIONS = [
   'guest.invited',
   'guest.removed',
   'email_template.updated',
+  'email.change_requested',
+  'email.changed',
 ] as const;
 
 export const AuditLogEntry = defineEntity({

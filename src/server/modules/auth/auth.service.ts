@@ -58,9 +58,17 @@ export async function register(
   deps: { session: SessionControl; limiters: AuthLimiters; clientIp: string | null },
 ): Promise<UserEntity> {
   const ipKey = deps.clientIp ?? 'unknown';
-  deps.limiters.registrationsPerIp.assertAllowed(ipKey);
-  deps.limiters.registrationsPerIp.record(ipKey);
-  const user = await createAccount(em, input);
+  // The answers keep the spec's texts ("already taken", "already exists"), which tell who has an
+  // account: an address that got a few of them is refused for a while, whatever it tries next.
+  await deps.limiters.takenAnswersPerIp.assertAllowed(em, ipKey);
+  await deps.limiters.registrationsPerIp.consume(em, ipKey);
+  let user: UserEntity;
+  try {
+    user = await createAccount(em, input);
+  } catch (error) {
+    if (error instanceof AppError && error.code === 'CONFLICT') await deps.limiters.takenAnswersPerIp.record(em, ipKey);
+    throw error;
+  }
   await deps.session.signIn(user.id);
   return user;
 }
@@ -72,9 +80,15 @@ export async function login(
 ): Promise<UserEntity> {
   const ipKey = deps.clientIp ?? 'unknown';
   const usernameKey = input.username.toLowerCase();
-  deps.limiters.loginPerIp.assertAllowed(ipKey);
-  deps.limiters.loginFailuresPerUsername.assertAllowed(usernameKey);
-  deps.limiters.loginPerIp.record(ipKey);
+  // Failures count per (username, client address): a guesser elsewhere cannot lock the owner out.
+  // The per-username backstop counts failures from every address, and stops guessing spread over
+  // many addresses (it then refuses the owner too, until its window has passed).
+  const pairKey = `${usernameKey} ${ipKey}`;
+  await deps.limiters.loginPerIp.consume(em, ipKey);
+  await deps.limiters.loginFailuresPerUsername.assertAllowed(em, usernameKey);
+  // Counted before the password is checked, so that concurrent guesses cannot all get through
+  // before the first failure is written; a successful sign-in clears it below.
+  await deps.limiters.loginFailuresPerUsernameAndIp.consume(em, pairKey);
 
   const user = await em.findOne(
     User,
@@ -83,10 +97,10 @@ export async function login(
   );
   const valid = await verifyPassword(user?.passwordHash ?? null, input.password);
   if (!user || !valid) {
-    deps.limiters.loginFailuresPerUsername.record(usernameKey);
+    await deps.limiters.loginFailuresPerUsername.record(em, usernameKey);
     throw new AppError('UNAUTHORIZED', INVALID_CREDENTIALS_MESSAGE);
   }
-  deps.limiters.loginFailuresPerUsername.reset(usernameKey);
+  await deps.limiters.loginFailuresPerUsernameAndIp.reset(em, pairKey);
   await deps.session.signIn(user.id);
   return user;
 }

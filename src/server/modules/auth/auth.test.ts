@@ -201,11 +201,13 @@ describe('sessions', () => {
 });
 
 describe('rate limits', () => {
-  it('answers 429 with Retry-After after too many failed sign-ins for one username', async () => {
+  it('answers 429 with Retry-After after too many failed sign-ins for one username from one address', async () => {
     const limited = await createTestApp(testApp.orm, testServices({
       loginPerIp: { max: 100, windowMs: 60_000 },
-      loginFailuresPerUsername: { max: 3, windowMs: 60_000 },
+      loginFailuresPerUsernameAndIp: { max: 3, windowMs: 60_000 },
+      loginFailuresPerUsername: { max: 100, windowMs: 60_000 },
       registrationsPerIp: { max: 100, windowMs: 60_000 },
+      takenAnswersPerIp: { max: 100, windowMs: 60_000 },
     }));
     try {
       const { credentials } = await signedInClient(limited, 'throttle');
@@ -220,11 +222,47 @@ describe('rate limits', () => {
     }
   });
 
+  it('keeps the "already exists" answers of registration, but an address that got a few of them is refused for a while', async () => {
+    const limited = await createTestApp(testApp.orm, testServices({
+      loginPerIp: { max: 100, windowMs: 60_000 },
+      loginFailuresPerUsernameAndIp: { max: 100, windowMs: 60_000 },
+      loginFailuresPerUsername: { max: 100, windowMs: 60_000 },
+      registrationsPerIp: { max: 100, windowMs: 60_000 },
+      takenAnswersPerIp: { max: 2, windowMs: 60_000 },
+    }));
+    try {
+      // Addresses of this test's own: the counters live in this file's database, shared by its apps.
+      const prober = (ip: string) => new ApiClient(limited, { remoteAddress: ip });
+      const existing = uniqueUser('existing');
+      expect((await prober('10.1.1.9').post('/api/register', existing)).status).toBe(201);
+      const probe = (ip: string, email: string) => prober(ip).post('/api/register', { ...uniqueUser('probe'), email });
+
+      // The spec's texts stay: two probes learn that the address has an account...
+      for (let i = 0; i < 2; i += 1) {
+        const answer = await probe('10.1.1.1', existing.email);
+        expect(answer.status).toBe(409);
+        expect(answer.body.message).toBe('An account with that email already exists');
+      }
+      // ...a third is refused before any look-up, even for an address nobody has.
+      const blocked = await probe('10.1.1.1', uniqueUser('nobody').email);
+      expect(blocked.status).toBe(429);
+      expect(blocked.body.message).toMatch(/^Too many attempts with names or addresses already in use\. Please try again in \d+ minutes?\.$/);
+      expect(Number(blocked.headers['retry-after'])).toBeGreaterThan(0);
+      // Registrations that succeed do not count; other addresses are not affected.
+      expect((await prober('10.1.1.2').post('/api/register', uniqueUser('fresh'))).status).toBe(201);
+      expect((await probe('10.1.1.3', existing.email)).status).toBe(409);
+    } finally {
+      await limited.close();
+    }
+  });
+
   it('answers 429 after too many sign-ins from one address, whatever the username', async () => {
     const limited = await createTestApp(testApp.orm, testServices({
       loginPerIp: { max: 2, windowMs: 60_000 },
+      loginFailuresPerUsernameAndIp: { max: 100, windowMs: 60_000 },
       loginFailuresPerUsername: { max: 100, windowMs: 60_000 },
       registrationsPerIp: { max: 100, windowMs: 60_000 },
+      takenAnswersPerIp: { max: 100, windowMs: 60_000 },
     }));
     try {
       const from = (ip: string, n: number) => new ApiClient(limited, { remoteAddress: ip }).post('/api/login', { username: `someone${n}`, password: 'wrong-password' });

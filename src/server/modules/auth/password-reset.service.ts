@@ -1,5 +1,4 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { createHash, randomBytes } from 'node:crypto';
 import {
   PASSWORD_RESET_REQUESTED_MESSAGE,
   PASSWORD_RESET_VALID_MINUTES,
@@ -9,9 +8,11 @@ import {
 import { AppError } from '../../errors.ts';
 import { AuditLogEntry } from '../admin/audit-log.entity.ts';
 import { sendEmail } from '../email/email.service.ts';
+import { cancelEmailChanges } from '../settings/email-change.service.ts';
 import { User } from '../users/user.entity.ts';
 import { AttemptLimiter, type AttemptLimit } from './attempt-limiter.ts';
 import { findUserByEmail } from './auth.service.ts';
+import { newLinkToken, secretHash } from './link-token.ts';
 import { PasswordResetToken } from './password-reset-token.entity.ts';
 import { hashPassword } from './passwords.ts';
 import { deleteSessionsOfUser } from './user-sessions.ts';
@@ -24,13 +25,9 @@ export const PASSWORD_RESET_LIMITS: { perIp: AttemptLimit; perEmail: AttemptLimi
 const tooManyRequests = (minutes: number) =>
   `Too many password reset requests. Please try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`;
 
-// One pair per process, like the sign-in limiters: enough to stop a script mailing someone a hundred links.
-const requestsPerIp = new AttemptLimiter(PASSWORD_RESET_LIMITS.perIp, tooManyRequests);
-const requestsPerEmail = new AttemptLimiter(PASSWORD_RESET_LIMITS.perEmail, tooManyRequests);
-
-export function hashResetToken(token: string): string {
-  return createHash('sha256').update(token, 'utf8').digest('hex');
-}
+// Counted in the database, like the sign-in limits: enough to stop a script mailing someone a hundred links.
+const requestsPerIp = new AttemptLimiter('password-reset-ip', PASSWORD_RESET_LIMITS.perIp, tooManyRequests);
+const requestsPerEmail = new AttemptLimiter('password-reset-email', PASSWORD_RESET_LIMITS.perEmail, tooManyRequests);
 
 /**
  * E-mails a single-use link to set a new password. The answer is the same whether or not an account
@@ -43,18 +40,18 @@ export async function requestPasswordReset(
 ): Promise<{ message: string }> {
   const ipKey = deps.clientIp ?? 'unknown';
   const emailKey = email.toLowerCase();
-  requestsPerIp.assertAllowed(ipKey);
-  requestsPerEmail.assertAllowed(emailKey);
-  requestsPerIp.record(ipKey);
-  requestsPerEmail.record(emailKey);
+  await requestsPerIp.assertAllowed(em, ipKey);
+  await requestsPerEmail.assertAllowed(em, emailKey);
+  await requestsPerIp.record(em, ipKey);
+  await requestsPerEmail.record(em, emailKey);
 
   const user = await findUserByEmail(em, email);
   if (user) {
     const now = deps.now ?? new Date();
-    const token = randomBytes(32).toString('base64url');
+    const token = newLinkToken();
     em.create(PasswordResetToken, {
       user,
-      tokenHash: hashResetToken(token),
+      tokenHash: secretHash(token),
       expiresAt: new Date(now.getTime() + PASSWORD_RESET_VALID_MINUTES * 60_000),
       usedAt: null,
     });
@@ -73,7 +70,10 @@ export async function requestPasswordReset(
   return { message: PASSWORD_RESET_REQUESTED_MESSAGE };
 }
 
-/** Sets the new password from a valid link, spends every open link of the account and signs it out everywhere. */
+/**
+ * Sets the new password from a valid link, spends every open link of the account (reset and e-mail
+ * change) and signs it out everywhere.
+ */
 export async function resetPassword(
   em: EntityManager,
   input: ResetPasswordInput,
@@ -85,7 +85,7 @@ export async function resetPassword(
   const newHash = await hashPassword(input.newPassword);
 
   await em.transactional(async (tx) => {
-    const token = await tx.findOne(PasswordResetToken, { tokenHash: hashResetToken(input.token) });
+    const token = await tx.findOne(PasswordResetToken, { tokenHash: secretHash(input.token) });
     if (!token || token.usedAt !== null || token.expiresAt.getTime() <= now.getTime()) throw invalid();
     // Claiming the token with a conditional update: of two requests racing with one link, only one wins.
     const claimed = await tx.nativeUpdate(PasswordResetToken, { id: token.id, usedAt: null }, { usedAt: now });
@@ -102,6 +102,8 @@ export async function resetPassword(
     });
     await tx.flush();
     await deleteSessionsOfUser(tx, ownerId);
+    // Someone who had the session may have asked for a new address: the owner taking the account back ends it.
+    await cancelEmailChanges(tx, ownerId, now);
   });
   return { success: true };
 }

@@ -19,6 +19,22 @@ export const DEFAULT_EMAIL_TEMPLATES = {
       'If you did not ask for this, ignore this e-mail: your password stays as it is.\n\nThe StorePulse team',
     variables: ['username', 'resetUrl', 'validMinutes'],
   },
+  email_change_confirmation: {
+    subject: 'Confirm your new StorePulse e-mail address',
+    textBody:
+      'Hello {{username}},\n\nSomeone (hopefully you) asked to use {{newEmail}} as the e-mail address of the StorePulse account {{username}}.\n' +
+      'Open this link within {{validHours}} hours to confirm it:\n\n{{confirmUrl}}\n\n' +
+      'Until then the account keeps its current address. If you did not ask for this, ignore this e-mail.\n\nThe StorePulse team',
+    variables: ['username', 'newEmail', 'confirmUrl', 'validHours'],
+  },
+  email_change_notice: {
+    subject: 'Your StorePulse e-mail address is about to change',
+    textBody:
+      'Hello {{username}},\n\nSomeone signed in to your StorePulse account asked to change its e-mail address to {{newEmail}}.\n' +
+      'The address changes only if the link sent to {{newEmail}} is opened within {{validHours}} hours.\n\n' +
+      'If this was not you, change your password now: that cancels the change and signs out every other device.\n\nThe StorePulse team',
+    variables: ['username', 'newEmail', 'validHours'],
+  },
   guest_invitation: {
     subject: '{{inviterName}} invited you to view {{storeName}} on StorePulse',
     textBody:
@@ -56,6 +72,19 @@ export function fillPlaceholders(text: string, variables: Record<string, string 
   );
 }
 
+const SECRET_QUERY_VALUE = /([?&#](?:token|code|auth_code|state)=)[^&#\s]+/gi;
+const SECRET_PATH_SEGMENT = /(\/api\/invitations\/)[^/?#\s]+/g;
+export const REDACTED = '[redacted]';
+
+/**
+ * The text with the secrets of links blanked out: `token=`, `code=`, `auth_code=` and `state=` values
+ * (reset, invitation and e-mail change links, OAuth callbacks) and invitation tokens in API paths.
+ * Whoever holds such a link takes over what it grants, so it is never logged or shown to admins.
+ */
+export function redactSecrets(text: string): string {
+  return text.replace(SECRET_QUERY_VALUE, `$1${REDACTED}`).replace(SECRET_PATH_SEGMENT, `$1${REDACTED}`);
+}
+
 /** The template in force for a key: the admin's saved version, else the shipped default. */
 export async function templateFor(em: EntityManager, key: EmailTemplateKey): Promise<{ subject: string; textBody: string }> {
   const saved = await em.findOne(EmailTemplate, { key });
@@ -64,7 +93,8 @@ export async function templateFor(em: EntityManager, key: EmailTemplateKey): Pro
 
 /**
  * Renders and records an e-mail in the outbox. Until an SMTP transport is configured the e-mail is
- * written to the server log and kept with status `logged`, where admins can read it.
+ * written to the server log and kept with status `logged`. The stored e-mail keeps its links (it is
+ * what will be delivered); the log and the admins' outbox show them with their tokens blanked out.
  */
 export async function sendEmail(
   em: EntityManager,
@@ -83,6 +113,6 @@ export async function sendEmail(
     sentAt: null,
   });
   await em.flush();
-  log(`[email] to ${email.toAddress}: ${email.subject}\n${email.textBody}`);
+  log(redactSecrets(`[email] to ${email.toAddress}: ${email.subject}\n${email.textBody}`));
   return email;
 }

@@ -1,6 +1,5 @@
 import { sql } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { createHash, randomBytes } from 'node:crypto';
 import {
   ALREADY_GUEST_MESSAGE,
   CANNOT_INVITE_SELF_MESSAGE,
@@ -17,6 +16,7 @@ import {
 import { AppError } from '../../errors.ts';
 import { AuditLogEntry } from '../admin/audit-log.entity.ts';
 import { findUserByEmail } from '../auth/auth.service.ts';
+import { newLinkToken, secretHash } from '../auth/link-token.ts';
 import { sendEmail } from '../email/email.service.ts';
 import { Store } from '../stores/store.entity.ts';
 import { activeStoreOf, ownedStore } from '../stores/stores.service.ts';
@@ -30,10 +30,6 @@ interface Actor {
   /** The signed-in account that acts (the owner). */
   userId: number;
   ip: string | null;
-}
-
-export function hashInvitationToken(token: string): string {
-  return createHash('sha256').update(token).digest('hex');
 }
 
 function sameEmail(a: string, b: string): boolean {
@@ -74,12 +70,12 @@ export async function inviteGuest(
     { store: store.id, [sql.lower('email')]: email, acceptedAt: null, revokedAt: null },
     { revokedAt: now },
   );
-  const token = randomBytes(32).toString('base64url');
+  const token = newLinkToken();
   const invitation = em.create(GuestInvitation, {
     store,
     invitedBy: owner,
     email,
-    tokenHash: hashInvitationToken(token),
+    tokenHash: secretHash(token),
     expiresAt: new Date(now.getTime() + GUEST_INVITATION_VALID_DAYS * DAY_MS),
     acceptedAt: null,
     acceptedUserId: null,
@@ -176,7 +172,7 @@ export async function removeGuest(
 async function invitationByToken(em: EntityManager, token: string): Promise<GuestInvitationEntity> {
   const invitation = await em.findOne(
     GuestInvitation,
-    { tokenHash: hashInvitationToken(token) },
+    { tokenHash: secretHash(token) },
     { populate: ['store', 'invitedBy'] },
   );
   if (!invitation) throw new AppError('NOT_FOUND', INVITATION_NOT_FOUND_MESSAGE);

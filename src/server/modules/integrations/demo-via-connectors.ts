@@ -6,6 +6,7 @@ import { startMetaAdsFake } from '../../../../test/fakes/metaads.ts';
 import { startShopifyFake } from '../../../../test/fakes/shopify.ts';
 import { PLATFORM_NAMES, type PlatformKey } from '../../../shared/platforms.ts';
 import { loadConfig } from '../../config.ts';
+import { allowOutboundHosts } from '../../outbound/outbound-http.ts';
 import { openDatabase } from '../../database/database.ts';
 import { PlatformConnection } from '../connections/platform-connection.entity.ts';
 import { createStore } from '../stores/stores.service.ts';
@@ -57,6 +58,8 @@ async function targetStore(em: EntityManager, options: ViaConnectorsOptions, log
 
 /** Follows a fake consent page's "Allow" link: the query the platform sends back to our callback. */
 export async function allowOnConsentPage(authorizeUrl: string): Promise<Record<string, string>> {
+  // Plain fetch, not the outbound module: this plays the user's browser on a fake the demo (or a test)
+  // started itself; no server-side request to a user-influenced address.
   const html = await (await fetch(authorizeUrl)).text();
   const href = /id="allow"[^>]*href="([^"]+)"/.exec(html)?.[1];
   if (!href) throw new Error(`No Allow button on the consent page ${authorizeUrl}`);
@@ -74,6 +77,9 @@ export async function loadDemoViaConnectors(em: EntityManager, options: ViaConne
   const klaviyo = await startKlaviyoFake({ seed: options.seed ?? 42, campaigns: 80, start: new Date(now - 360 * DAY_MS).toISOString().slice(0, 10), days: 360 });
   try {
     const config = loadConfig();
+    // The fakes listen on loopback ports (their API, Shopify's bulk files): reachable by this command's
+    // connectors only (production refuses unless OUTBOUND_ALLOW_HOSTS names 127.0.0.1).
+    allowOutboundHosts('127.0.0.1');
     const settings: IntegrationsSettings = integrationsSettingsFrom({
       ...config,
       platforms: {
@@ -87,8 +93,10 @@ export async function loadDemoViaConnectors(em: EntityManager, options: ViaConne
     const origin = config.publicUrl ?? `http://localhost:${config.port}`;
 
     for (const platform of ['shopify', 'metaads'] as const) {
-      const authorizeUrl = await startOAuth(em, { store, user, origin, platform, shop: platform === 'shopify' ? shopify.shop : undefined }, settings);
-      await completeOAuth(em, platform, await allowOnConsentPage(authorizeUrl), { sessionUserId: userId, settings });
+      // The flow starts and ends in this process: one made-up session stands for the browser's.
+      const sessionKey = randomBytes(32).toString('hex');
+      const authorizeUrl = await startOAuth(em, { store, user, origin, platform, shop: platform === 'shopify' ? shopify.shop : undefined, sessionKey }, settings);
+      await completeOAuth(em, platform, await allowOnConsentPage(authorizeUrl), { sessionUserId: userId, sessionKey, settings });
       // The Meta login reaches two ad accounts (USD and EUR): the demo syncs both, as an owner choosing them would.
       const waiting = await em.findOne(PlatformConnection, { store: store.id, platform, status: 'choose_accounts' });
       if (waiting) {

@@ -52,6 +52,8 @@ export const OAuthState = defineEntity({
     /** Shopify: the shop the user typed. */
     shop: p.string().length(255).nullable(),
     redirectUri: p.text(),
+    /** SHA-256 of the session id of the browser that started the flow: only that session may finish it. */
+    sessionKey: p.string().length(64).nullable(),
     expiresAt: p.datetime(),
     usedAt: p.datetime().nullable(),
   },

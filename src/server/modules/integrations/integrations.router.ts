@@ -69,7 +69,7 @@ export const integrationsRouter = router({
     .output(startOAuthOutput)
     .mutation(async ({ ctx, input }) => {
       const store = await targetStore(ctx, input.storeId, true);
-      const authorizeUrl = await startOAuth(ctx.em, { store, user: ctx.user, origin: ctx.origin ?? '', platform: input.platform, shop: input.shop });
+      const authorizeUrl = await startOAuth(ctx.em, { store, user: ctx.user, origin: ctx.origin ?? '', platform: input.platform, shop: input.shop, sessionKey: ctx.sessionKey });
       return { authorizeUrl };
     }),
 

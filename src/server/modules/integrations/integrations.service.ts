@@ -6,6 +6,7 @@ import { ConnectorAuthError, ConnectorRequestError, MalformedResponseError, type
 import { CONNECTORS, connectorFor, registeredPlatforms } from '../../connectors/registry.ts';
 import { changeStoreTimezone } from '../stores/store-timezone.service.ts';
 import { AppError } from '../../errors.ts';
+import { literalRefusal, OutboundRefusedError } from '../../outbound/outbound-http.ts';
 import { sqlRunner } from '../commerce/raw-sql.ts';
 import { PlatformConnection, type PlatformConnectionEntity } from '../connections/platform-connection.entity.ts';
 import { Store, type StoreEntity } from '../stores/store.entity.ts';
@@ -134,6 +135,11 @@ async function connectionOrNew(em: EntityManager, store: StoreEntity, platform: 
 
 /** The platform's answer to a failed verify(), as the message the user reads. */
 function verifyFailure(platform: PlatformKey, error: unknown): AppError {
+  // The outbound module refused the address (it resolves to a private one, a redirect led there...).
+  if (error instanceof ConnectorRequestError && error.cause instanceof OutboundRefusedError) {
+    if (platform === 'woocommerce') return storeAddressRefused(error.cause.message);
+    return new AppError('BAD_REQUEST', `${PLATFORM_NAMES[platform]} cannot be reached: ${error.cause.message}`);
+  }
   if (error instanceof ConnectorAuthError) return new AppError('BAD_REQUEST', refusalMessage(platform, error.reason, 'Check the credentials and try again.'));
   if (error instanceof ConnectorRequestError || error instanceof MalformedResponseError) {
     return new AppError('BAD_REQUEST', unreachableMessage(platform, error, 'while checking the credentials', 'Try again in a moment.'));
@@ -195,6 +201,11 @@ function requireAuthKind(connector: Connector, wanted: Connector['authKind']): v
   throw new AppError('BAD_REQUEST', `${PLATFORM_NAMES[connector.platform]} is connected by ${how}.`);
 }
 
+function storeAddressRefused(reason: string): AppError {
+  const message = `The store address cannot be used: ${reason}`;
+  return new AppError('BAD_REQUEST', message, { fieldErrors: [{ field: 'storeUrl', message }] });
+}
+
 /** The credentials a form sent, checked before anything is asked of the platform. */
 function credentialsFromForm(connector: Connector, input: Record<string, string>): ConnectorCredentials {
   const credentials: ConnectorCredentials = {};
@@ -214,6 +225,10 @@ function credentialsFromForm(connector: Connector, input: Record<string, string>
       const message = 'The store address must be an https:// address (WooCommerce only accepts API keys over HTTPS).';
       throw new AppError('BAD_REQUEST', message, { fieldErrors: [{ field: 'storeUrl', message }] });
     }
+    // A loopback, private or link-local address (or localhost) is refused before anything is sent; a
+    // name that resolves to one is refused by the outbound module when verify() connects (verifyFailure).
+    const refused = literalRefusal(url);
+    if (refused) throw storeAddressRefused(refused);
     credentials.storeUrl = url.toString().replace(/\/+$/, '');
   }
   return credentials;
@@ -223,7 +238,8 @@ export async function connectWithCredentials(em: EntityManager, store: StoreEnti
   const connector = connectorFor(platform);
   requireAuthKind(connector, 'credentials');
   const credentials = credentialsFromForm(connector, input);
-  const account = await connector.verify(connectorContext(settings, platform, credentials, store)).catch((error: unknown) => {
+  // Inside the chain: building the context may refuse the credentials too (a Mailchimp key without its data centre).
+  const account = await Promise.resolve().then(() => connector.verify(connectorContext(settings, platform, credentials, store))).catch((error: unknown) => {
     throw verifyFailure(platform, error);
   });
   const connection = await connectionOrNew(em, store, platform);
@@ -248,7 +264,7 @@ export async function uploadEmailCsv(em: EntityManager, store: StoreEntity, file
 
 export async function startOAuth(
   em: EntityManager,
-  options: { store: StoreEntity; user: UserEntity; origin: string; platform: PlatformKey; shop?: string },
+  options: { store: StoreEntity; user: UserEntity; origin: string; platform: PlatformKey; shop?: string; sessionKey: string | null },
   settings: IntegrationsSettings = integrationsSettings(),
 ): Promise<string> {
   const connector = connectorFor(options.platform);
@@ -272,6 +288,7 @@ export async function startOAuth(
     platform: options.platform,
     shop: options.shop ?? null,
     redirectUri,
+    sessionKey: options.sessionKey,
     expiresAt: new Date(Date.now() + OAUTH_STATE_LIFETIME_MS),
   });
   await em.flush();
@@ -281,7 +298,8 @@ export async function startOAuth(
 export class OAuthCallbackError extends Error {}
 
 /**
- * The platform sent the browser back: checks the state (ours, unused, fresh, for this platform; the
+ * The platform sent the browser back: checks the state (ours, unused, fresh, for this platform, and
+ * started by this browser session, so a consent page link sent to someone else connects nothing; the
  * signed-in user when there is one), trades the code for tokens, verifies them, seals them, and queues
  * the backfill. Errors are OAuthCallbackError with the text the integrations screen shows.
  */
@@ -289,7 +307,7 @@ export async function completeOAuth(
   em: EntityManager,
   platform: PlatformKey,
   query: Record<string, string>,
-  options: { sessionUserId: number | null; settings?: IntegrationsSettings },
+  options: { sessionUserId: number | null; sessionKey: string | null; settings?: IntegrationsSettings },
 ): Promise<void> {
   const settings = options.settings ?? integrationsSettings();
   const name = PLATFORM_NAMES[platform];
@@ -299,6 +317,9 @@ export async function completeOAuth(
   const state = /^[0-9a-f]{64}$/.test(stateValue) ? await em.findOne(OAuthState, { state: stateValue }) : null;
   if (!state || state.platform !== platform) throw new OAuthCallbackError(`This ${name} sign-in was not started here. Start connecting again.`);
   if (options.sessionUserId !== null && state.user.id !== options.sessionUserId) throw new OAuthCallbackError(`This ${name} sign-in was started by another account.`);
+  if (state.sessionKey === null || state.sessionKey !== options.sessionKey) {
+    throw new OAuthCallbackError(`This ${name} sign-in was started in another browser session. Sign in to StorePulse and start connecting again.`);
+  }
   // Single use: only the first callback with this state gets past this update.
   const claimed = await em.nativeUpdate(OAuthState, { state: stateValue, usedAt: null, expiresAt: { $gt: new Date() } }, { usedAt: new Date() });
   if (claimed !== 1) throw new OAuthCallbackError(`This ${name} sign-in has expired or was already used. Start connecting again.`);

@@ -24,6 +24,7 @@ import { runSync, openCredentials, sealCredentials } from './sync-runner.ts';
 import { reconcileAfterSync } from './reconciliation.ts';
 import { connectorContext } from './sync-runner.ts';
 import { connectorFor } from '../../connectors/registry.ts';
+import type { Connector } from '../../connectors/connector.ts';
 
 const testApp = useTestApp();
 const DAY_MS = 86_400_000;
@@ -343,6 +344,38 @@ describe('Shopify OAuth', () => {
   });
 });
 
+describe('OAuth and the browser that started it', () => {
+  it('a consent link finished in another browser session connects nothing, signed in or not; the starting browser still can', async () => {
+    const owner = await ownerWithStore(testApp.app, testApp.orm, 'Bound shop');
+    const started = await call(owner.client, 'startOAuth', { platform: 'metaads' });
+    const callback = `/api/integrations/oauth/metaads/callback?${new URLSearchParams(await allowOnConsentPage(started.body.result.data.authorizeUrl))}`;
+    const refusal = '/integrations?error=This Meta Ads sign-in was started in another browser session. Sign in to StorePulse and start connecting again.';
+
+    // The consent link was sent to someone else, who allowed it with their own ad account, signed out of StorePulse.
+    const signedOut = await new ApiClient(testApp.app).get(callback);
+    expect(signedOut.status).toBe(302);
+    expect(decodeURIComponent(String(signedOut.headers.location))).toBe(refusal);
+    // The same account signed in in another browser: another session, refused too.
+    const otherBrowser = new ApiClient(testApp.app, { remoteAddress: '10.7.7.7' });
+    expect((await otherBrowser.post('/api/login', { username: owner.credentials.username, password: owner.credentials.password })).status).toBe(200);
+    expect(decodeURIComponent(String((await otherBrowser.get(callback)).headers.location))).toBe(refusal);
+    expect(await connectionOf(owner.store.id, 'metaads')).toBeNull();
+
+    // The refusals did not use the state up: the browser that started the flow finishes it.
+    const home = await owner.client.get(callback);
+    expect(home.headers.location).toBe('/integrations?connected=metaads');
+    expect((await connectionOf(owner.store.id, 'metaads'))?.status).toBe('choose_accounts');
+  });
+
+  it("the redirect URI is the installation's origin, not the Host header of the request that started the flow", async () => {
+    const owner = await ownerWithStore(testApp.app, testApp.orm, 'Redirect shop');
+    const started = await owner.client.request('POST', '/trpc/integrations.startOAuth', { platform: 'metaads' }, { host: 'evil.test' });
+    expect(started.status, JSON.stringify(started.body)).toBe(200);
+    // This file's first request came to the test server's default host, localhost:80.
+    expect(new URL(started.body.result.data.authorizeUrl).searchParams.get('redirect_uri')).toBe('http://localhost/api/integrations/oauth/metaads/callback');
+  });
+});
+
 describe('OAuth through each consent page', () => {
   it.each(['shopify', 'googleads', 'bingads', 'tiktokads'] as const)('%s: Allow on the consent page connects and queues the backfill', async (platform) => {
     const owner = await ownerWithStore(testApp.app, testApp.orm, `${platform} shop`);
@@ -467,19 +500,25 @@ describe('token refresh, failures, health checks and the schedule', () => {
     const run = await em.findOneOrFail(SyncRun, { connection: connection.id }, { orderBy: { id: 'desc' } });
     const refreshGrants = () => google.requests.filter((request) => request.rawBody.includes('grant_type=refresh_token')).length;
     const grantsBefore = refreshGrants();
-    // Four months are four 31-day slices, each its own batch; the token expires after each of the first
-    // three. The runner reads the next batch while it writes one, so an expiry hits the read after next:
-    // at least two reads meet an expired token (the old runner refreshed once, then disconnected).
-    const status = await runSync(testApp.orm.em.fork(), run.id, {
-      settings,
-      http: noSleep,
-      ingestBatchRows: 1,
-      afterIngest: (batch) => {
-        if (batch <= 3) google.auth.expireAccessTokens();
+    // Four months are four 31-day slices, each its own batch. The token expires just before each slice
+    // after the first is read (once per slice: not again when the slice is read again with the fresh
+    // token), so three reads meet an expired token; the old runner refreshed once, then disconnected.
+    const base = connectorFor('googleads');
+    const slicesSeen = new Set<string | null>();
+    const expiring: Connector = {
+      ...base,
+      fetchBatch(ctx, window, cursor) {
+        if (!slicesSeen.has(cursor)) {
+          if (slicesSeen.size > 0) google.auth.expireAccessTokens();
+          slicesSeen.add(cursor);
+        }
+        return base.fetchBatch(ctx, window, cursor);
       },
-    });
+    };
+    const status = await runSync(testApp.orm.em.fork(), run.id, { settings, http: noSleep, ingestBatchRows: 1, connector: expiring });
     expect(status).toBe('succeeded');
-    expect(refreshGrants() - grantsBefore).toBeGreaterThanOrEqual(2);
+    expect(slicesSeen.size).toBe(4);
+    expect(refreshGrants() - grantsBefore).toBe(3);
     const finished = await testApp.orm.em.fork().findOneOrFail(SyncRun, { id: run.id });
     expect(finished.rowsDone).toBeGreaterThan(0);
     const stored = openCredentials(settings, (await connectionOf(owner.store.id, 'googleads'))!)!;

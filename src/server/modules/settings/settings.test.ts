@@ -21,7 +21,7 @@ describe('GET /api/settings', () => {
     const { client, credentials } = await signedInClient(testApp.app, 'settings');
     const answer = await client.get('/api/settings');
     expect(answer.status).toBe(200);
-    expect(answer.body).toEqual({ username: credentials.username, email: credentials.email, marketingEmails: false });
+    expect(answer.body).toEqual({ username: credentials.username, email: credentials.email, marketingEmails: false, pendingEmail: null });
   });
 
   it('answers 401 when signed out', async () => {
@@ -30,18 +30,30 @@ describe('GET /api/settings', () => {
 });
 
 describe('PATCH /api/settings/account', () => {
-  it('changes username and email; the new username signs in', async () => {
+  it('changes the username; the new username signs in', async () => {
     const { client, credentials, user } = await signedInClient(testApp.app, 'rename');
     const fresh = uniqueUser('renamed');
-    const answer = await client.patch('/api/settings/account', { username: `  ${fresh.username} `, email: fresh.email });
+    const answer = await client.patch('/api/settings/account', { username: `  ${fresh.username} `, email: credentials.email });
     expect(answer.status).toBe(200);
-    expect(answer.body).toEqual({ username: fresh.username, email: fresh.email, marketingEmails: false });
+    expect(answer.body).toEqual({ username: fresh.username, email: credentials.email, marketingEmails: false, pendingEmail: null });
+    expect((await client.patch('/api/settings/account', { username: fresh.username })).status).toBe(200);
 
     const me = await client.get('/api/user');
-    expect(me.body).toMatchObject({ id: user.id, username: fresh.username, email: fresh.email });
+    expect(me.body).toMatchObject({ id: user.id, username: fresh.username, email: credentials.email });
     const login = await new ApiClient(testApp.app).post('/api/login', { username: fresh.username, password: credentials.password });
     expect(login.status).toBe(200);
     expect((await new ApiClient(testApp.app).post('/api/login', { username: credentials.username, password: credentials.password })).status).toBe(401);
+  });
+
+  it('refuses a new email address: a session alone cannot move the account (the address is changed by confirmation)', async () => {
+    const { client, credentials, user } = await signedInClient(testApp.app, 'hijackme');
+    const answer = await client.patch('/api/settings/account', { username: credentials.username, email: 'attacker@evil.test' });
+    expect(answer.status).toBe(400);
+    expect(answer.body).toEqual({
+      message: 'To change your email address, confirm it with your password',
+      errors: [{ field: 'email', message: 'To change your email address, confirm it with your password' }],
+    });
+    expect((await testApp.orm.em.fork().findOneOrFail(User, { id: user.id })).email).toBe(credentials.email);
   });
 
   it('keeps its own username and email in another case', async () => {
@@ -52,9 +64,10 @@ describe('PATCH /api/settings/account', () => {
     });
     expect(answer.status).toBe(200);
     expect(answer.body.username).toBe(credentials.username.toUpperCase());
+    expect(answer.body.email).toBe(credentials.email.toUpperCase());
   });
 
-  it("refuses another account's username or email (any case) with 409 and the registration texts", async () => {
+  it("refuses another account's username (any case) with 409 and the registration text", async () => {
     const { credentials: taken } = await signedInClient(testApp.app, 'owner');
     const { client, credentials } = await signedInClient(testApp.app, 'taker');
 
@@ -64,14 +77,6 @@ describe('PATCH /api/settings/account', () => {
       message: 'That username is already taken',
       errors: [{ field: 'username', message: 'That username is already taken' }],
     });
-
-    const sameEmail = await client.patch('/api/settings/account', { username: credentials.username, email: taken.email.toUpperCase() });
-    expect(sameEmail.status).toBe(409);
-    expect(sameEmail.body).toEqual({
-      message: 'An account with that email already exists',
-      errors: [{ field: 'email', message: 'An account with that email already exists' }],
-    });
-
     expect((await client.get('/api/settings')).body).toMatchObject({ username: credentials.username, email: credentials.email });
   });
 
@@ -217,6 +222,7 @@ describe('guest mode', () => {
     const attempts = [
       await admin.client.patch('/api/settings/account', { username: 'hijacked_name', email: 'hijack@example.com' }),
       await admin.client.patch('/api/settings/preferences', { marketingEmails: true }),
+      await admin.client.post('/api/settings/email', { newEmail: 'hijack@example.com', currentPassword: viewed.credentials.password }),
       await admin.client.post('/api/settings/password', {
         currentPassword: viewed.credentials.password,
         newPassword: NEW_PASSWORD,
@@ -231,6 +237,7 @@ describe('guest mode', () => {
       username: viewed.credentials.username,
       email: viewed.credentials.email,
       marketingEmails: false,
+      pendingEmail: null,
     });
   });
 });

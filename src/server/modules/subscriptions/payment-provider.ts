@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import type { AppConfig } from '../../config.ts';
+import { AppError } from '../../errors.ts';
 import type { PlanEntity } from './plan.entity.ts';
 
 export type CheckoutOutcome =
@@ -23,9 +25,25 @@ export const testPaymentProvider: PaymentProvider = {
   },
 };
 
-export function paymentProviderFor(id: 'test'): PaymentProvider {
-  switch (id) {
+export const PAYMENTS_NOT_SET_UP_MESSAGE =
+  'Plans cannot be bought on this server yet: no payment provider is set up. Please contact the administrator.';
+
+/** Refuses every checkout: a production server whose only provider is the test one, which would give plans away. */
+export const unavailablePaymentProvider: PaymentProvider = {
+  id: 'unavailable',
+  testMode: false,
+  async startCheckout() {
+    throw new AppError('FORBIDDEN', PAYMENTS_NOT_SET_UP_MESSAGE);
+  },
+};
+
+/**
+ * The provider of PAYMENT_PROVIDER. The test provider activates any plan for free, so in production
+ * it is used only when ALLOW_TEST_PAYMENTS says so (a self-hosted server where everything is free).
+ */
+export function paymentProviderFor(config: Pick<AppConfig, 'env' | 'paymentProvider' | 'allowTestPayments'>): PaymentProvider {
+  switch (config.paymentProvider) {
     case 'test':
-      return testPaymentProvider;
+      return config.env === 'production' && !config.allowTestPayments ? unavailablePaymentProvider : testPaymentProvider;
   }
 }

@@ -1,5 +1,8 @@
+import type { FastifyInstance } from 'fastify';
 import { describe, expect, it } from 'vitest';
-import { ApiClient, grantTestPlan, signedInClient, useTestApp } from '../../../../test/harness.ts';
+import { ApiClient, grantTestPlan, signedInClient, uniqueUser, useTestApp } from '../../../../test/harness.ts';
+import { buildApp } from '../../app.ts';
+import { loadConfig } from '../../config.ts';
 import { User } from '../users/user.entity.ts';
 import { Subscription } from './subscription.entity.ts';
 import { addOneMonth } from './subscriptions.service.ts';
@@ -107,6 +110,49 @@ describe('checkout through the test payment provider', () => {
     await em.nativeUpdate(Subscription, { user: user.id }, { status: 'canceled' });
     expect((await client.get('/api/subscription/current')).body).toMatchObject({ hasActiveSubscription: false, subscription: { status: 'canceled' } });
     expect((await client.get('/api/stores/dashboard-limits')).body.maxDashboards).toBe(1);
+  });
+});
+
+describe('the test payment provider in production', () => {
+  /** An app as main.ts builds it (services and rate limits from the configuration), on this file's database. */
+  async function productionApp(env: Record<string, string> = {}): Promise<FastifyInstance> {
+    const config = { ...loadConfig({ NODE_ENV: 'production', PUBLIC_URL: 'https://app.example.test', LOG_LEVEL: 'silent', ...env }), sessionSecret: 's'.repeat(40) };
+    return buildApp({ config, orm: testApp.orm, logger: false });
+  }
+
+  /** A new account signed in from an address of its own (the default registration limit counts per address, in the database). */
+  async function buyer(app: FastifyInstance, address: string) {
+    const client = new ApiClient(app, { remoteAddress: address });
+    const registered = await client.post('/api/register', uniqueUser('buyer'));
+    expect(registered.status).toBe(201);
+    return { client, user: registered.body as { id: number } };
+  }
+
+  it('refuses to give plans away without ALLOW_TEST_PAYMENTS: 403 with the reason, no subscription', async () => {
+    const app = await productionApp();
+    try {
+      const { client, user } = await buyer(app, '10.2.2.1');
+      const answer = await client.post('/api/subscription/checkout', { planId: await planId(client, 'Enterprise') });
+      expect(answer.status).toBe(403);
+      expect(answer.body).toEqual({ message: 'Plans cannot be bought on this server yet: no payment provider is set up. Please contact the administrator.' });
+      expect(await testApp.orm.em.fork().count(Subscription, { user: user.id })).toBe(0);
+      expect((await client.get('/api/subscription/current')).body).toMatchObject({ hasActiveSubscription: false, subscription: null });
+      expect((await client.get('/trpc/subscription.provider')).body.result.data).toEqual({ id: 'unavailable', testMode: false });
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('activates plans for free when ALLOW_TEST_PAYMENTS=true (a self-hosted server where everything is free)', async () => {
+    const app = await productionApp({ ALLOW_TEST_PAYMENTS: 'true' });
+    try {
+      const { client } = await buyer(app, '10.2.2.2');
+      const answer = await client.post('/api/subscription/checkout', { planId: await planId(client, 'Enterprise') });
+      expect(answer.status).toBe(200);
+      expect(answer.body).toMatchObject({ status: 'completed', testMode: true, current: { subscription: { status: 'active', provider: 'test', plan: { name: 'Enterprise' } } } });
+    } finally {
+      await app.close();
+    }
   });
 });
 

@@ -13,8 +13,9 @@ import { ContactMessage, type ContactMessageEntity } from './contact-message.ent
 /** Messages one network may send through the contact form. */
 export const CONTACT_RATE_LIMIT: AttemptLimit = { max: 5, windowMs: 60 * 60_000 };
 
-/** Per client IP, in this process's memory (like the sign-in limits). */
+/** Per client IP, counted in the database (like the sign-in limits). */
 export const contactLimiter = new AttemptLimiter(
+  'contact-ip',
   CONTACT_RATE_LIMIT,
   (minutes) => `Too many messages from this network. Please try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
 );
@@ -40,9 +41,7 @@ export async function submitContactMessage(
   input: ContactInput,
   sender: { userId: number | null; clientIp: string | null },
 ): Promise<ContactMessageEntity> {
-  const limiterKey = sender.clientIp ?? 'unknown';
-  contactLimiter.assertAllowed(limiterKey);
-  contactLimiter.record(limiterKey);
+  await contactLimiter.consume(em, sender.clientIp ?? 'unknown');
   return em.transactional(async (tx) => {
     const message = tx.create(ContactMessage, {
       userId: sender.userId,

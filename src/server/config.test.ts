@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from './config.ts';
+
+describe('loadConfig', () => {
+  it('refuses to start in production without PUBLIC_URL, saying what to set', () => {
+    expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(
+      'Invalid environment: PUBLIC_URL is required when NODE_ENV=production. Set it to the address users reach the app at (e.g. https://app.example.com)',
+    );
+    expect(loadConfig({ NODE_ENV: 'production', PUBLIC_URL: 'https://app.example.com/' }).publicUrl).toBe('https://app.example.com');
+    // Development and tests keep working without it (links then use the first origin seen).
+    expect(loadConfig({ NODE_ENV: 'development' }).publicUrl).toBeUndefined();
+  });
+
+  it('accepts only an http or https PUBLIC_URL', () => {
+    expect(() => loadConfig({ PUBLIC_URL: 'javascript:alert(1)' })).toThrow('PUBLIC_URL must be an http or https address');
+    expect(() => loadConfig({ PUBLIC_URL: 'ftp://files.example.com' })).toThrow('PUBLIC_URL must be an http or https address');
+  });
+
+  it('reads ALLOWED_HOSTS as lower-case host names with optional ports, and refuses anything else', () => {
+    expect(loadConfig({}).allowedHosts).toBeUndefined();
+    expect(loadConfig({ ALLOWED_HOSTS: ' App.Example.com , 192.168.1.20:3000,[::1]:3000' }).allowedHosts).toEqual(['app.example.com', '192.168.1.20:3000', '[::1]:3000']);
+    expect(() => loadConfig({ ALLOWED_HOSTS: 'app.example.com/path' })).toThrow('ALLOWED_HOSTS entry "app.example.com/path" is not a host name');
+    expect(() => loadConfig({ ALLOWED_HOSTS: 'user@app.example.com' })).toThrow('is not a host name');
+  });
+
+  it('ALLOW_TEST_PAYMENTS is off unless said so', () => {
+    expect(loadConfig({}).allowTestPayments).toBe(false);
+    expect(loadConfig({ ALLOW_TEST_PAYMENTS: 'true' }).allowTestPayments).toBe(true);
+    expect(() => loadConfig({ ALLOW_TEST_PAYMENTS: 'maybe' })).toThrow('ALLOW_TEST_PAYMENTS');
+  });
+});
