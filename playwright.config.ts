@@ -2,9 +2,9 @@ import { defineConfig, devices } from '@playwright/test';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { INTEGRATION_FAKES_ENV } from './e2e/integration-fakes-env.ts';
+import { E2E_PORT, INTEGRATION_FAKES_ENV } from './e2e/integration-fakes-env.ts';
 
-const port = Number(process.env.E2E_PORT ?? 4310);
+const port = E2E_PORT;
 const baseURL = `http://localhost:${port}`;
 
 // One fresh database per run. The config is loaded again in every worker; they inherit the
@@ -30,6 +30,17 @@ const chromiumLaunchOptions = {
   ],
 };
 
+/**
+ * Hang guards, not speed requirements. Every wait in e2e/ ends on the application's state (a text, a
+ * data attribute such as data-chart-status="ready", the answer to a known request, page.clock for
+ * timers), so on a healthy run these never run out, however slow the machine: they only bound how long
+ * a broken test takes to say so. Sized for a 2-core machine at load ~10 (`npm run test:busy`), where a
+ * step takes up to ~10 times as long as on a quiet one and the longest journey (~35 s quiet) a few
+ * minutes. No test sets a budget of its own.
+ */
+const STEP_GUARD_MS = 90_000;
+const TEST_GUARD_MS = 15 * 60_000;
+
 // Runs against the built client (`npm run test:e2e` builds it first); this file never builds.
 export default defineConfig({
   testDir: './e2e',
@@ -39,9 +50,11 @@ export default defineConfig({
   workers: process.env.CI ? 1 : undefined,
   // The JSON report feeds the one-line summary that `npm test` prints at the end.
   reporter: [['list'], ['json', { outputFile: process.env.PLAYWRIGHT_JSON_OUTPUT_NAME ?? '.cache/test-results/playwright.json' }]],
-  timeout: 30_000,
-  expect: { timeout: 10_000 },
+  timeout: TEST_GUARD_MS,
+  expect: { timeout: STEP_GUARD_MS },
   use: {
+    actionTimeout: STEP_GUARD_MS,
+    navigationTimeout: STEP_GUARD_MS,
     baseURL,
     locale: 'en-GB',
     trace: 'retain-on-failure',
@@ -72,11 +85,12 @@ export default defineConfig({
       // Lets parallel work build into its own folder: CLIENT_DIST_DIR=/tmp/x npx vite build --outDir /tmp/x
       ...(process.env.CLIENT_DIST_DIR ? { CLIENT_DIST_DIR: process.env.CLIENT_DIST_DIR } : {}),
     },
-    timeout: 120_000,
+    // A first start creates the PostgreSQL cluster and migrates it: ~10 s quiet, minutes on a loaded machine.
+    timeout: 10 * 60_000,
     reuseExistingServer: false,
     stdout: 'ignore',
     stderr: 'pipe',
     // SIGTERM lets the server stop its embedded PostgreSQL before the data directory is removed.
-    gracefulShutdown: { signal: 'SIGTERM', timeout: 20_000 },
+    gracefulShutdown: { signal: 'SIGTERM', timeout: 2 * 60_000 },
   },
 });

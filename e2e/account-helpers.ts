@@ -83,9 +83,12 @@ export function toast(page: Page) {
 
 /**
  * Checks the visible toast shows every text, then closes it (it covers the bottom-right corner,
- * where row buttons sit, for 5 s).
+ * where row buttons sit, for 5 s). The pointer rests on it first, which pauses its countdown: on a
+ * loaded machine the checks may take longer than the toast's 5 s.
  */
 export async function expectToast(page: Page, ...texts: string[]): Promise<void> {
+  await toast(page).hover();
+  await expect(toast(page)).not.toHaveAttribute('data-closes-at');
   for (const text of texts) await expect(toast(page)).toContainText(text);
   await toast(page).getByRole('button', { name: 'Close notification' }).click();
   await expect(toast(page)).toHaveCount(0);

@@ -2,6 +2,7 @@ import { expect, type Page } from '@playwright/test';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { createStore, latestResetPath, outsideRequest, planId, register, startTrial, test } from './account-helpers.ts';
+import { screenSettled } from './waits.ts';
 
 // Screenshots of the account screens for a person to look at; only when asked for:
 //   SCREENSHOTS_DIR=/tmp/screens-b playwright test e2e/account-screenshots.spec.ts
@@ -12,16 +13,13 @@ const VIEWPORTS = { desktop: { width: 1280, height: 860 }, mobile: { width: 390,
 const THEMES = ['light', 'dark'] as const;
 
 async function shoot(page: Page, name: string, label: string): Promise<void> {
-  // Let fonts, queries and transitions settle.
-  await page.waitForLoadState('networkidle');
-  await page.waitForTimeout(300);
+  await screenSettled(page);
   await page.screenshot({ path: path.join(directory!, `${name}-${label}.png`), fullPage: true });
 }
 
 for (const theme of THEMES) {
   for (const [size, viewport] of Object.entries(VIEWPORTS)) {
     test(`account screens, ${theme}, ${size}`, async ({ page, baseURL }) => {
-      test.setTimeout(120_000);
       mkdirSync(directory!, { recursive: true });
       const label = `${size}-${theme}`;
       await page.setViewportSize(viewport);

@@ -1,6 +1,7 @@
 import AxeBuilder from '@axe-core/playwright';
 import { expect, type Page } from '@playwright/test';
 import { adminCli, createStore, expectToast, latestResetPath, outsideRequest, planId, register, signIn, startTrial, test, uniqueName } from './account-helpers.ts';
+import { animationsFinished } from './waits.ts';
 
 function storeList(page: Page) {
   return page.getByRole('region', { name: 'Your stores' });
@@ -361,9 +362,9 @@ test.describe('forgot and reset password', () => {
   });
 });
 
-/** Serious or critical axe findings in the page (or in one part of it), as readable lines. */
+/** Serious or critical axe findings in the page (or in one part of it), as readable lines; the caller waits for the content first. */
 async function seriousViolations(page: Page, label: string, within?: string): Promise<string[]> {
-  await page.waitForLoadState('networkidle');
+  await animationsFinished(page);
   let builder = new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice']);
   if (within) builder = builder.include(within);
   const results = await builder.analyze();
@@ -374,15 +375,17 @@ async function seriousViolations(page: Page, label: string, within?: string): Pr
 
 for (const theme of ['light', 'dark'] as const) {
   test(`the account screens have no serious accessibility violations (${theme})`, async ({ page }) => {
-    test.setTimeout(90_000);
     await page.addInitScript((value) => localStorage.setItem('theme', value), theme);
     const found: string[] = [];
 
     await page.goto('/forgot-password');
+    await expect(page.getByRole('button', { name: 'Send reset link' })).toBeVisible();
     found.push(...(await seriousViolations(page, 'forgot-password')));
     await page.goto('/reset-password?token=some-token');
+    await expect(page.getByRole('button', { name: 'Set new password' })).toBeVisible();
     found.push(...(await seriousViolations(page, 'reset-password')));
     await page.goto('/reset-password');
+    await expect(page.getByTestId('reset-invalid')).toBeVisible();
     found.push(...(await seriousViolations(page, 'reset-password invalid')));
     await page.goto('/confirm-email?token=some-token');
     await expect(page.getByRole('button', { name: 'Confirm new address' })).toBeVisible();
@@ -391,6 +394,7 @@ for (const theme of ['light', 'dark'] as const) {
     await expect(page.getByTestId('confirm-email-invalid')).toBeVisible();
     found.push(...(await seriousViolations(page, 'confirm-email invalid')));
     await page.goto('/auth');
+    await expect(page.getByRole('link', { name: 'Forgot password?' })).toBeVisible();
     found.push(...(await seriousViolations(page, 'forgot link on /auth', 'a[href="/forgot-password"]')));
 
     await register(page.request, `axe${theme}`);

@@ -4,6 +4,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
+import { animationsFinished, screenSettled } from './waits.ts';
 
 /** Shared by e2e/admin.spec.ts and e2e/guests.spec.ts. */
 
@@ -103,7 +104,7 @@ export async function screenshots(page: Page, name: string, ready: (page: Page) 
       await page.setViewportSize({ width, height: width === 390 ? 844 : 900 });
       await page.goto(url);
       await ready(page);
-      await page.waitForTimeout(150);
+      await screenSettled(page);
       await page.screenshot({ path: path.join(SCREENS_DIR, `${name}-${width}-${theme}.png`), fullPage: true });
     }
   }
@@ -112,6 +113,7 @@ export async function screenshots(page: Page, name: string, ready: (page: Page) 
 
 /** Serious or critical axe findings in the page (or in `scope`), as readable lines; [] when clean. */
 export async function seriousViolations(page: Page, scope?: string): Promise<string[]> {
+  await animationsFinished(page);
   const builder = new AxeBuilder({ page });
   const result = await (scope ? builder.include(scope) : builder).analyze();
   return result.violations

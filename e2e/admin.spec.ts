@@ -1,5 +1,6 @@
 import { expect, test } from '@playwright/test';
 import { createStore, distinctAddress, invitationPathFor, registered, screenshots, seriousViolations, signedInAdmin, startTrial, uniqueName } from './admin-helpers.ts';
+import { nothingLoading } from './waits.ts';
 
 test.beforeEach(async ({ page }) => page.context().setExtraHTTPHeaders(distinctAddress()));
 
@@ -145,7 +146,6 @@ test('the overview shows the key figures, recent sign-ups and recent activity', 
 
 test('screenshots of the admin console', async ({ page, playwright, baseURL }) => {
   test.skip(!process.env.SCREENSHOTS_DIR, 'Set SCREENSHOTS_DIR to take the admin screenshots');
-  test.setTimeout(120_000);
   await signedInAdmin(page);
   const userSide = await playwright.request.newContext({ baseURL, extraHTTPHeaders: distinctAddress() });
   const target = await registered(userSide, 'shot');
@@ -170,7 +170,6 @@ test('screenshots of the admin console', async ({ page, playwright, baseURL }) =
 });
 
 test('the admin console has no serious or critical accessibility violations, light and dark', async ({ page, playwright, baseURL }) => {
-  test.setTimeout(120_000);
   await signedInAdmin(page);
   const userSide = await playwright.request.newContext({ baseURL, extraHTTPHeaders: distinctAddress() });
   const target = await registered(userSide, 'axe');
@@ -189,6 +188,7 @@ test('the admin console has no serious or critical accessibility violations, lig
     for (const [path, heading] of pages) {
       await page.goto(path);
       await expect(page.getByRole('heading', { name: heading, exact: true })).toBeVisible();
+      await nothingLoading(page);
       // The layout around the page is checked by its own tests; this is the console's content.
       expect(await seriousViolations(page, 'main'), `${theme} ${path}`).toEqual([]);
     }

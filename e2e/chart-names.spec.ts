@@ -1,5 +1,6 @@
 import { expect, test } from '@playwright/test';
 import { actAsDistinctClient, createStore, registerInPage, startTrial } from './shell-helpers.ts';
+import { drawnChart, UNTIL_DONE } from './waits.ts';
 
 /**
  * Store, product and campaign names come from users and platforms. ApexCharts writes its legend and
@@ -10,17 +11,16 @@ const HOSTILE = '<img src=x onerror=window.__xss=1>';
 test.beforeEach(async ({ page }) => actAsDistinctClient(page));
 
 test('/dashboards shows a store named like markup as text, in the chart axis and tooltip; nothing runs', async ({ page }) => {
-  test.setTimeout(180_000);
   await registerInPage(page, 'xss');
   await startTrial(page.request, 'business');
   await createStore(page.request, HOSTILE);
   // A year of demo orders, so the store's bar has a length to hover.
-  const loaded = await page.request.post('/trpc/demo.load', { data: {}, timeout: 150_000 });
+  const loaded = await page.request.post('/trpc/demo.load', { data: {}, ...UNTIL_DONE });
   expect(loaded.status(), await loaded.text()).toBe(200);
 
   await page.goto('/dashboards');
-  const chart = page.getByTestId('stores-chart');
-  await expect(chart).toHaveAttribute('data-chart-status', 'ready');
+  const chart = drawnChart(page, 'stores-chart');
+  await expect(chart).toBeVisible();
   // The axis label (SVG text) shows the name as typed.
   await expect(chart.locator('.apexcharts-yaxis-label').filter({ hasText: HOSTILE })).toHaveCount(1);
 

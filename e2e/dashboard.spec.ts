@@ -1,6 +1,7 @@
 import { expect, test, type Page } from '@playwright/test';
 import { mkdirSync } from 'node:fs';
 import { actAsDistinctClient, createStore, registerInPage, startTrial, useTheme } from './shell-helpers.ts';
+import { drawnChart, loadDemoData, screenSettled, UNTIL_DONE } from './waits.ts';
 
 /**
  * The dashboard journey: an empty store offers demo data; once loaded, the dashboard shows its nine
@@ -18,8 +19,8 @@ test.beforeEach(async ({ page }) => actAsDistinctClient(page));
 async function loadDemoThroughTheButton(page: Page) {
   await page.goto('/dashboard');
   await expect(page.getByTestId('empty-state')).toBeVisible();
-  await page.getByRole('button', { name: 'Load demo data' }).click();
-  await expect(page.getByText('Demo data loaded')).toBeVisible({ timeout: 150_000 });
+  await loadDemoData(page);
+  await expect(page.getByText('Demo data loaded')).toBeVisible();
 }
 
 async function netSalesText(page: Page): Promise<string> {
@@ -27,7 +28,6 @@ async function netSalesText(page: Page): Promise<string> {
 }
 
 test('an empty store loads demo data; the dashboard shows its KPIs and charts, the range in the URL; /dashboards adds a total', async ({ page }) => {
-  test.setTimeout(240_000);
   await registerInPage(page, 'dash');
   await startTrial(page.request, 'business');
   const store = await createStore(page.request, 'Trail Supply Co');
@@ -44,7 +44,7 @@ test('an empty store loads demo data; the dashboard shows its KPIs and charts, t
   }
   await expect(card('Net sales').getByTestId('kpi-value')).toHaveText(/£/);
   await expect(page.getByTestId('today-card')).toBeVisible();
-  await expect(page.getByTestId('net-sales-trend').locator('.apexcharts-canvas, svg').first()).toBeVisible();
+  await expect(drawnChart(page, 'net-sales-trend')).toBeVisible();
   await expect(page.getByTestId('marketing-performance').getByTestId('channel-row').first()).toBeVisible();
 
   // A preset changes the URL and the figures; a reload keeps them.
@@ -71,7 +71,7 @@ test('an empty store loads demo data; the dashboard shows its KPIs and charts, t
   await expect(rows.first()).toContainText(store.name);
   await expect(page.getByTestId('total-row')).toContainText('Total');
   await expect(page.getByTestId('total-row')).toContainText('£');
-  await expect(page.getByTestId('stores-chart').locator('.apexcharts-canvas, svg').first()).toBeVisible();
+  await expect(drawnChart(page, 'stores-chart')).toBeVisible();
   await page.getByTestId('display-currency').selectOption('USD');
   await expect(page).toHaveURL(/currency=USD/);
   await expect(page.getByTestId('total-row')).toContainText('$');
@@ -81,7 +81,6 @@ test('an empty store loads demo data; the dashboard shows its KPIs and charts, t
 for (const theme of ['light', 'dark'] as const) {
   test(`dashboard screenshots (${theme})`, async ({ page }) => {
     test.skip(!SCREENSHOT_DIR, 'screenshots only with SCREENSHOTS_DIR');
-    test.setTimeout(400_000);
     mkdirSync(SCREENSHOT_DIR!, { recursive: true });
     await useTheme(page, theme);
     await registerInPage(page, `dashshot${theme}`);
@@ -90,19 +89,20 @@ for (const theme of ['light', 'dark'] as const) {
     await loadDemoThroughTheButton(page);
     const second = await createStore(page.request, 'Northwind Outfitters');
     expect((await page.request.post('/api/stores/active', { data: { storeId: second.id } })).status()).toBe(200);
-    expect((await page.request.post('/trpc/demo.load', { data: {} })).status()).toBe(200);
+    expect((await page.request.post('/trpc/demo.load', { data: {}, ...UNTIL_DONE })).status()).toBe(200);
 
     for (const viewport of VIEWPORTS) {
       await page.setViewportSize(viewport);
       await page.goto('/dashboard');
       await expect(page.getByTestId('kpi-card')).toHaveCount(9);
-      await expect(page.locator('[data-chart-status="ready"]').first()).toBeVisible();
-      await page.waitForTimeout(800);
+      await expect(drawnChart(page, 'net-sales-trend')).toBeVisible();
+      await screenSettled(page);
       await page.screenshot({ path: `${SCREENSHOT_DIR}/dashboard-${viewport.name}-${theme}.png`, fullPage: true });
 
       await page.goto('/dashboards');
       await expect(page.getByTestId('total-row')).toBeVisible();
-      await page.waitForTimeout(800);
+      await expect(drawnChart(page, 'stores-chart')).toBeVisible();
+      await screenSettled(page);
       await page.screenshot({ path: `${SCREENSHOT_DIR}/dashboards-${viewport.name}-${theme}.png`, fullPage: true });
     }
   });

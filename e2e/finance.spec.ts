@@ -2,6 +2,7 @@ import { expect, type Page } from '@playwright/test';
 import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { createStore, deleteAfterCancelling, register, startTrial, test } from './account-helpers.ts';
+import { drawnChart, loadDemoData, screenSettled } from './waits.ts';
 
 // The profit-and-loss journey on a demo store: the statement, a COGS edit applied to past orders
 // (gross and net profit fall by exactly units x the cost increase), a custom expense (net profit
@@ -13,8 +14,7 @@ async function demoStore(page: Page, prefix: string): Promise<void> {
   await startTrial(page.request, 'professional');
   await createStore(page.request, 'Finance Demo');
   await page.goto('/profit-and-loss');
-  await page.getByRole('button', { name: 'Load demo data' }).click();
-  await expect(page.getByTestId('empty-state')).toHaveCount(0, { timeout: 240_000 });
+  await loadDemoData(page);
   await expect(page.getByTestId('pnl-statement')).toBeVisible();
 }
 
@@ -32,7 +32,6 @@ function addMonths(month: string, count: number): string {
 }
 
 test('P&L: the statement of a demo store; a higher COGS and a new expense lower the profit by exactly their amounts; CSV export', async ({ page }) => {
-  test.setTimeout(360_000);
   await page.setViewportSize({ width: 1280, height: 900 });
   await demoStore(page, 'pnldemo');
 
@@ -41,11 +40,15 @@ test('P&L: the statement of a demo store; a higher COGS and a new expense lower 
   await page.getByTestId('pnl-from').selectOption(addMonths(lastMonth, -23));
   await expect(page).toHaveURL(new RegExp(`from=${addMonths(lastMonth, -23)}`));
   const statement = page.getByTestId('pnl-statement');
+  // The statement of these 24 months has arrived: a column per month between the line names and the
+  // totals, and no fetch under way (the previous range stays on screen meanwhile).
+  await expect(statement.locator('thead th')).toHaveCount(1 + 24 + 1);
+  await expect(page.locator('[aria-busy="false"]', { has: statement })).toBeVisible();
   for (const line of ['netSales', 'cogs', 'grossProfit', 'paymentFees', 'contributionMargin', 'netProfit', 'marginPercent']) {
     await expect(statement.locator(`tr[data-line="${line}"]`)).toBeVisible();
   }
   await expect.poll(() => total(page, 'netSales')).toBeGreaterThan(0);
-  await expect(page.locator('[data-testid="pnl-chart"][data-chart-status="ready"]')).toBeVisible();
+  await expect(drawnChart(page, 'pnl-chart')).toBeVisible();
   const grossBefore = await total(page, 'grossProfit');
   const netBefore = await total(page, 'netProfit');
 
@@ -108,7 +111,6 @@ const directory = process.env.SCREENSHOTS_DIR;
 
 test('P&L screenshots at 1280 and 390 px, light and dark', async ({ page }) => {
   test.skip(!directory, 'Set SCREENSHOTS_DIR to take the P&L screenshots');
-  test.setTimeout(420_000);
   mkdirSync(directory!, { recursive: true });
   await page.setViewportSize({ width: 1280, height: 900 });
   await demoStore(page, 'pnlshots');
@@ -117,16 +119,15 @@ test('P&L screenshots at 1280 and 390 px, light and dark', async ({ page }) => {
       await page.evaluate((value) => localStorage.setItem('theme', value), theme);
       await page.setViewportSize(viewport);
       await page.reload();
-      await expect(page.locator('[data-testid="pnl-chart"][data-chart-status="ready"]')).toBeVisible();
+      await expect(drawnChart(page, 'pnl-chart')).toBeVisible();
       await expect(page.getByTestId('product-row').first()).toBeVisible();
-      await page.waitForLoadState('networkidle');
-      await page.waitForTimeout(700);
+      await screenSettled(page);
       await page.screenshot({ path: path.join(directory!, `profit-and-loss-${size}-${theme}.png`), fullPage: true });
       await page.getByTestId('add-expense').click();
       const form = page.getByTestId('expense-form');
       await form.getByRole('button', { name: 'Save expense' }).click();
       await expect(form.getByText('Enter a name (up to 120 characters).')).toBeVisible();
-      await page.waitForTimeout(300);
+      await screenSettled(page);
       await page.screenshot({ path: path.join(directory!, `profit-and-loss-expense-form-${size}-${theme}.png`) });
       await page.keyboard.press('Escape');
       await expect(form).toBeHidden();

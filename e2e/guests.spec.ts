@@ -1,12 +1,12 @@
 import { expect, test, type Page } from '@playwright/test';
 import { createStore, distinctAddress, invitationPathFor, otherPerson, PASSWORD, registered, screenshots, seriousViolations, sql, startTrial, uniqueName } from './admin-helpers.ts';
+import { nothingLoading } from './waits.ts';
 
 test.beforeEach(async ({ page }) => page.context().setExtraHTTPHeaders(distinctAddress()));
 
 const toast = (page: Page) => page.getByTestId('toast');
 
 test('an owner invites a guest, who registers from the link, sees the store read-only, and loses access when removed', async ({ page, browser, baseURL }) => {
-  test.setTimeout(90_000);
   // The owner, on a Professional trial, with one store.
   const owner = await registered(page.request, 'owner');
   await startTrial(page.request, 'professional');
@@ -167,7 +167,6 @@ test('the accept page designs its unusable states: no token, unknown, revoked, e
 
 test('screenshots of the guest pages', async ({ page, browser, baseURL, playwright }) => {
   test.skip(!process.env.SCREENSHOTS_DIR, 'Set SCREENSHOTS_DIR to take the guest screenshots');
-  test.setTimeout(120_000);
   const owner = await registered(page.request, 'shotowner');
   await startTrial(page.request, 'professional');
   const first = await createStore(page.request, 'Northwind Outfitters');
@@ -200,7 +199,6 @@ test('screenshots of the guest pages', async ({ page, browser, baseURL, playwrig
 });
 
 test('the guest pages have no serious or critical accessibility violations, light and dark', async ({ page, browser, baseURL }) => {
-  test.setTimeout(90_000);
   await registered(page.request, 'axeowner');
   await startTrial(page.request, 'professional');
   const store = await createStore(page.request, 'Axe Owner Shop');
@@ -211,9 +209,14 @@ test('the guest pages have no serious or critical accessibility violations, ligh
   for (const theme of ['light', 'dark']) {
     await page.addInitScript((value) => window.localStorage.setItem('theme', value), theme);
     await visitor.page.addInitScript((value) => window.localStorage.setItem('theme', value), theme);
-    for (const [path, heading] of [['/guest-users', 'Pending invitations'], ['/manage-users', 'People with access']] as const) {
+    // Each once its list has loaded (the pending invitations' heading and the people table come with their data).
+    for (const [path, loaded] of [
+      ['/guest-users', page.getByRole('heading', { name: 'Pending invitations' })],
+      ['/manage-users', page.getByTestId('people-table')],
+    ] as const) {
       await page.goto(path);
-      await expect(page.getByRole('heading', { name: heading })).toBeVisible();
+      await expect(loaded).toBeVisible();
+      await nothingLoading(page);
       expect(await seriousViolations(page, 'main'), `${theme} ${path}`).toEqual([]);
     }
     await visitor.page.goto(link);

@@ -1,7 +1,8 @@
 import AxeBuilder from '@axe-core/playwright';
-import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
+import { expect, test, type APIRequestContext, type Locator, type Page } from '@playwright/test';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
+import { animationsFinished, screenSettled } from './waits.ts';
 
 const PASSWORD = 'correct horse battery';
 
@@ -207,8 +208,18 @@ test('the legal pages are translated', async ({ page }) => {
   await expect(page.getByText(/England und Wales/).first()).toBeVisible();
 });
 
+/** Each page once it shows its own content (the request list once it has loaded), so that axe and screenshots see it. */
+const LOADED: Record<string, (page: Page) => Locator> = {
+  '/help-center': (page) => page.getByRole('tab').nth(3),
+  '/help-center?guide=dashboard-kpis': (page) => page.getByRole('article').getByRole('heading', { level: 2 }).first(),
+  '/help-center?guide=numbers-differ': (page) => page.getByRole('article').getByRole('heading', { level: 2 }).first(),
+  '/help-center?q=zzqxv': (page) => page.getByRole('heading', { name: 'No guides match "zzqxv"' }),
+  '/request-feature': (page) => page.getByTestId('feature-request').first(),
+  '/privacy-policy': (page) => page.getByRole('heading', { level: 1, name: 'Privacy Policy' }),
+  '/terms-of-service': (page) => page.getByRole('heading', { level: 1 }),
+};
+
 test('no serious or critical accessibility violation on these pages, light and dark', async ({ browser }) => {
-  test.setTimeout(90_000);
   let username: string | null = null;
   for (const theme of ['light', 'dark'] as const) {
     const context = await browser.newContext();
@@ -230,8 +241,8 @@ test('no serious or critical accessibility violation on these pages, light and d
     ];
     for (const [path, scope] of pages) {
       await page.goto(path);
-      await expect(page.getByRole('heading', { level: 1 })).toBeVisible();
-      await page.waitForLoadState('networkidle');
+      await expect(LOADED[path]!(page)).toBeVisible();
+      await animationsFinished(page);
       const builder = new AxeBuilder({ page });
       if (scope) builder.include(scope);
       const { violations } = await builder.analyze();
@@ -248,7 +259,6 @@ test('no serious or critical accessibility violation on these pages, light and d
 test('screenshots of the help, feature-request and legal pages', async ({ browser }) => {
   const directory = process.env.SCREENSHOTS_DIR;
   test.skip(!directory, 'Set SCREENSHOTS_DIR to take them');
-  test.setTimeout(180_000);
   mkdirSync(directory!, { recursive: true });
   const setup = await browser.newContext();
   const { username } = await register(setup.request, 'shots');
@@ -275,8 +285,8 @@ test('screenshots of the help, feature-request and legal pages', async ({ browse
       ];
       for (const [name, path] of shots) {
         await page.goto(path);
-        await expect(page.getByRole('heading', { level: 1 })).toBeVisible();
-        await page.waitForLoadState('networkidle');
+        await expect(LOADED[path]!(page)).toBeVisible();
+        await screenSettled(page);
         if (width === 390) expect(await page.evaluate(() => document.documentElement.scrollWidth), `${name} overflows`).toBeLessThanOrEqual(390);
         await page.screenshot({ path: `${directory}/${name}-${width}-${theme}.png`, fullPage: true });
         await page.screenshot({ path: `${directory}/${name}-${width}-${theme}-top.png` });
@@ -295,8 +305,8 @@ test('screenshots of the help, feature-request and legal pages', async ({ browse
   await signIn(page.request, username);
   for (const [name, path] of [['help-center', '/help-center'], ['help-guide', '/help-center?guide=numbers-differ'], ['request-feature', '/request-feature'], ['terms-of-service', '/terms-of-service']]) {
     await page.goto(path!);
-    await expect(page.getByRole('heading', { level: 1 })).toBeVisible();
-    await page.waitForLoadState('networkidle');
+    await expect(LOADED[path!]!(page)).toBeVisible();
+    await screenSettled(page);
     expect(await page.evaluate(() => document.documentElement.scrollWidth), `${name} overflows`).toBeLessThanOrEqual(390);
     await page.screenshot({ path: `${directory}/${name}-390-de.png`, fullPage: true });
   }

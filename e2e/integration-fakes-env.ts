@@ -1,7 +1,15 @@
 // Where e2e/integrations.spec.ts starts its platform fakes, and the OAuth apps those fakes know. The
-// server reads these at start (playwright.config.ts passes them to it), so the ports are fixed.
+// server reads these at start (playwright.config.ts passes them to it), so the ports are fixed per run:
+// 1000, 2000 and 3000 above the server's own port, so that suites started side by side with
+// different E2E_PORTs (several people or jobs on one machine) never ask for the same port.
 
-export const INTEGRATION_FAKE_PORTS = { shopify: 4611, metaads: 4612, klaviyo: 4613 } as const;
+/** The port of the server the Playwright tests start (E2E_PORT, 4310 by default). */
+export const E2E_PORT = Number(process.env.E2E_PORT ?? 4310);
+if (!Number.isInteger(E2E_PORT) || E2E_PORT < 1024 || E2E_PORT + 3000 > 65_535) {
+  throw new Error(`E2E_PORT must be a port from 1024 to 62535 (the platform fakes listen 1000, 2000 and 3000 above it), got ${JSON.stringify(process.env.E2E_PORT)}`);
+}
+
+export const INTEGRATION_FAKE_PORTS = { shopify: E2E_PORT + 1000, metaads: E2E_PORT + 2000, klaviyo: E2E_PORT + 3000 } as const;
 
 export const FAKE_SHOPIFY_APP = { clientId: 'fake-shopify-client-id', clientSecret: 'fake-shopify-client-secret' } as const;
 /** The Meta fake's app id and secret (test/fakes/metaads.ts). */

@@ -7,6 +7,7 @@ import { MetaAdsFake } from '../test/fakes/metaads.ts';
 import { ShopifyFake } from '../test/fakes/shopify.ts';
 import { FAKE_SHOPIFY_APP, INTEGRATION_FAKE_PORTS } from './integration-fakes-env.ts';
 import { actAsDistinctClient, createStore, registerInPage, startTrial, useTheme } from './shell-helpers.ts';
+import { screenSettled, UNTIL_DONE } from './waits.ts';
 
 /**
  * The integrations journey against the platform fakes (test/fakes) on the fixed ports the server was
@@ -62,13 +63,12 @@ async function kpiValue(page: Page, label: string): Promise<string> {
 /** Waits until the platform's sync has finished: no progress bar, rows synced, status Connected. */
 async function expectSynced(page: Page, platform: string) {
   const entry = card(page, platform);
-  await expect(entry).toHaveAttribute('data-status', 'connected', { timeout: 120_000 });
+  await expect(entry).toHaveAttribute('data-status', 'connected', UNTIL_DONE);
   await expect(entry.getByTestId('sync-progress')).toHaveCount(0);
   await expect(entry.getByTestId('integration-rows')).not.toHaveText('0');
 }
 
 test('connect Shopify and Meta Ads through their consent pages, see the sync and the dashboard figures, connect Klaviyo by key, disconnect', async ({ page }) => {
-  test.setTimeout(300_000);
   await registerInPage(page, 'integ');
   await startTrial(page.request, 'business');
   await createStore(page.request, 'Harbour Goods');
@@ -109,7 +109,7 @@ test('connect Shopify and Meta Ads through their consent pages, see the sync and
 
   // The dashboard now shows the shop's orders.
   await page.goto('/dashboard');
-  await expect.poll(() => kpiValue(page, 'Total orders'), { timeout: 30_000 }).toMatch(/[1-9]/);
+  await expect.poll(() => kpiValue(page, 'Total orders')).toMatch(/[1-9]/);
   await expect.poll(() => kpiValue(page, 'Net sales')).toMatch(/£[\d,]*[1-9]/);
   const spendBefore = await kpiValue(page, 'Marketing spend');
 
@@ -142,7 +142,7 @@ test('connect Shopify and Meta Ads through their consent pages, see the sync and
   await shootElement(metaCard, 'integrations-meta-accounts');
 
   await page.goto('/dashboard');
-  await expect.poll(() => kpiValue(page, 'Marketing spend'), { timeout: 30_000 }).not.toBe(spendBefore);
+  await expect.poll(() => kpiValue(page, 'Marketing spend')).not.toBe(spendBefore);
   await expect.poll(() => kpiValue(page, 'Marketing spend')).toMatch(/£[\d,]*[1-9]/);
 
   // Klaviyo: an API key form; the platform's refusal shows in the form and the typed key stays.
@@ -218,11 +218,10 @@ test('connect Shopify and Meta Ads through their consent pages, see the sync and
   await expect(card(page, 'shopify').getByTestId('integration-status')).toHaveText('Not connected');
   await expect(card(page, 'shopify').getByRole('button', { name: 'Connect' })).toBeVisible();
   await page.goto('/dashboard');
-  await expect.poll(() => kpiValue(page, 'Total orders'), { timeout: 30_000 }).toMatch(/[1-9]/);
+  await expect.poll(() => kpiValue(page, 'Total orders')).toMatch(/[1-9]/);
 });
 
 test("a guest sees the store's integrations and their problems, without any button to change them", async ({ page, browser, baseURL }) => {
-  test.setTimeout(90_000);
   await registerInPage(page, 'integowner');
   await startTrial(page.request, 'professional');
   const store = await createStore(page.request, 'Shared Integrations Co');
@@ -259,7 +258,6 @@ test("a guest sees the store's integrations and their problems, without any butt
 });
 
 test('the comparison with the platform shows the difference in money, and the days and orders behind it', async ({ page }) => {
-  test.setTimeout(90_000);
   await registerInPage(page, 'integrecon');
   await startTrial(page.request, 'business');
   const store = await createStore(page.request, 'Reconciled Goods');
@@ -327,8 +325,7 @@ async function screenshots(page: Page) {
       await page.setViewportSize({ width: viewport.width, height: viewport.height });
       await page.goto('/integrations');
       await expect(page.getByTestId('integration-card')).toHaveCount(10);
-      await page.waitForLoadState('networkidle');
-      await page.waitForTimeout(300);
+      await screenSettled(page);
       await page.screenshot({ path: path.join(SCREENSHOT_DIR!, `integrations-${viewport.name}-${theme}.png`), fullPage: true });
     }
     // The reconciliation's details, opened, when the figures differ.

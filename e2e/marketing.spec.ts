@@ -2,6 +2,7 @@ import { expect, type Cookie, type Page } from '@playwright/test';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { createStore, register, startTrial, test } from './account-helpers.ts';
+import { drawnChart, loadDemoData, screenSettled } from './waits.ts';
 
 // The marketing and analytics screens on a demo store: ad platform campaigns, analytics trends and
 // the funnel's empty state, performance distribution. With SCREENSHOTS_DIR set, the last test also
@@ -12,7 +13,6 @@ import { createStore, register, startTrial, test } from './account-helpers.ts';
 let demoCookies: Cookie[] = [];
 
 test.beforeAll(async ({ browser }) => {
-  test.setTimeout(240_000);
   const context = await browser.newContext();
   const page = await context.newPage();
   await register(page.request, 'mktdemo');
@@ -21,8 +21,7 @@ test.beforeAll(async ({ browser }) => {
   // The store is empty: the screen offers the demo data, through its own button.
   await page.goto('/google-ads');
   await expect(page.getByRole('heading', { name: 'No data in this store yet' })).toBeVisible();
-  await page.getByRole('button', { name: 'Load demo data' }).click();
-  await expect(page.getByRole('heading', { name: 'No data in this store yet' })).toHaveCount(0, { timeout: 200_000 });
+  await loadDemoData(page);
   demoCookies = await context.cookies();
   await context.close();
 });
@@ -31,12 +30,7 @@ async function signInToDemo(page: Page): Promise<void> {
   await page.context().addCookies(demoCookies);
 }
 
-function chart(page: Page, testId: string) {
-  return page.locator(`[data-testid="${testId}"][data-chart-status="ready"]`);
-}
-
 test('each ad platform screen lists its campaigns with totals and draws its trend', async ({ page }) => {
-  test.setTimeout(120_000);
   await signInToDemo(page);
   await page.goto('/google-ads');
 
@@ -44,7 +38,7 @@ test('each ad platform screen lists its campaigns with totals and draws its tren
   await expect(page.getByTestId('campaign-row').first()).toBeVisible();
   expect(await page.getByTestId('campaign-row').count()).toBeGreaterThan(1);
   await expect(page.getByTestId('campaigns-totals')).toContainText('Total');
-  await expect(chart(page, 'ads-trend-chart')).toBeVisible();
+  await expect(drawnChart(page, 'ads-trend-chart')).toBeVisible();
   await expect(page.getByTestId('roas-platform')).toHaveText(/^\d+\.\d{2}x$/);
   await expect(page.getByTestId('roas-ours')).toHaveText(/^\d+\.\d{2}x$/);
   // The demo tags its orders with the campaign's name: our figures per campaign.
@@ -66,7 +60,7 @@ test('each ad platform screen lists its campaigns with totals and draws its tren
   // The ROAS view of the chart.
   await page.getByRole('button', { name: 'ROAS', exact: true }).click();
   await expect(page).toHaveURL(/chart=roas/);
-  await expect(chart(page, 'ads-trend-chart')).toBeVisible();
+  await expect(drawnChart(page, 'ads-trend-chart')).toBeVisible();
 
   for (const [route, name] of [
     ['/meta-ads', 'Meta Ads'],
@@ -75,19 +69,18 @@ test('each ad platform screen lists its campaigns with totals and draws its tren
     await page.goto(route);
     await expect(page.getByRole('heading', { level: 1, name })).toBeVisible();
     await expect(page.getByTestId('campaign-row').first()).toBeVisible();
-    await expect(chart(page, 'ads-trend-chart')).toBeVisible();
+    await expect(drawnChart(page, 'ads-trend-chart')).toBeVisible();
     await expect(page.getByTestId('campaign-row').first().locator('th')).not.toContainText(/Google/);
   }
 });
 
 test('analytics switches KPI and granularity, keeps them in the URL and shows the funnel empty state', async ({ page }) => {
-  test.setTimeout(120_000);
   await signInToDemo(page);
   await page.goto('/analytics');
 
   await expect(page.getByTestId('trend-card')).toHaveAttribute('data-kpi', 'netSales');
-  await expect(chart(page, 'trend-chart')).toBeVisible();
-  await expect(chart(page, 'breakdown-chart')).toBeVisible();
+  await expect(drawnChart(page, 'trend-chart')).toBeVisible();
+  await expect(drawnChart(page, 'breakdown-chart')).toBeVisible();
 
   await page.getByTestId('kpi-chips').getByRole('button', { name: 'Total orders' }).click();
   await expect(page).toHaveURL(/kpi=orders/);
@@ -97,7 +90,7 @@ test('analytics switches KPI and granularity, keeps them in the URL and shows th
   await page.getByTestId('granularity').getByRole('button', { name: 'Week' }).click();
   await expect(page).toHaveURL(/granularity=week/);
   await expect(page.getByTestId('trend-card')).toHaveAttribute('data-granularity', 'week');
-  await expect(chart(page, 'trend-chart')).toBeVisible();
+  await expect(drawnChart(page, 'trend-chart')).toBeVisible();
 
   // A reload keeps the choice.
   await page.reload();
@@ -106,7 +99,7 @@ test('analytics switches KPI and granularity, keeps them in the URL and shows th
 
   // A ratio does not split into channels.
   await page.getByTestId('kpi-chips').getByRole('button', { name: 'ROAS' }).click();
-  await expect(page.getByTestId('breakdown-not-applicable')).toBeVisible({ timeout: 30_000 });
+  await expect(page.getByTestId('breakdown-not-applicable')).toBeVisible();
 
   const funnel = page.getByTestId('funnel-empty-state');
   await expect(funnel).toContainText('Marketing funnel');
@@ -115,12 +108,11 @@ test('analytics switches KPI and granularity, keeps them in the URL and shows th
 });
 
 test('performance distribution shows the Pareto chart, the top 10 % and the ROAS histogram', async ({ page }) => {
-  test.setTimeout(120_000);
   await signInToDemo(page);
   await page.goto('/performance-distribution');
 
-  await expect(chart(page, 'pareto-chart')).toBeVisible();
-  await expect(chart(page, 'roas-histogram')).toBeVisible();
+  await expect(drawnChart(page, 'pareto-chart')).toBeVisible();
+  await expect(drawnChart(page, 'roas-histogram')).toBeVisible();
   await expect(page.getByTestId('top10-revenue')).toContainText(/\d+%/);
 
   await page.getByRole('button', { name: 'Spend', exact: true }).click();
@@ -129,7 +121,7 @@ test('performance distribution shows the Pareto chart, the top 10 % and the ROAS
 
   await page.getByRole('tab', { name: 'Products' }).click();
   await expect(page).toHaveURL(/view=products/);
-  await expect(chart(page, 'pareto-chart')).toBeVisible();
+  await expect(drawnChart(page, 'pareto-chart')).toBeVisible();
   await expect(page.getByTestId('top10-products')).toContainText(/\d+%/);
   await expect(page.getByTestId('top-products').getByRole('listitem')).toHaveCount(10);
 });
@@ -141,7 +133,6 @@ for (const theme of ['light', 'dark'] as const) {
   for (const [size, viewport] of Object.entries(VIEWPORTS)) {
     test(`marketing screenshots, ${theme}, ${size}`, async ({ page }) => {
       test.skip(!directory, 'Set SCREENSHOTS_DIR to take the marketing screenshots');
-      test.setTimeout(120_000);
       mkdirSync(directory!, { recursive: true });
       await page.setViewportSize(viewport);
       // Charts drawn at once, not caught mid-animation.
@@ -150,9 +141,8 @@ for (const theme of ['light', 'dark'] as const) {
       await signInToDemo(page);
 
       const shoot = async (name: string, ready: string[]) => {
-        for (const testId of ready) await expect(chart(page, testId)).toBeVisible();
-        await page.waitForLoadState('networkidle');
-        await page.waitForTimeout(700);
+        for (const testId of ready) await expect(drawnChart(page, testId)).toBeVisible();
+        await screenSettled(page);
         await page.screenshot({ path: path.join(directory!, `${name}-${size}-${theme}.png`), fullPage: true });
       };
       for (const route of ['/google-ads', '/meta-ads', '/bing-ads']) {

@@ -3,6 +3,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { createStore, register, startTrial, test } from './account-helpers.ts';
 import { seriousViolations } from './admin-helpers.ts';
+import { drawnChart, loadDemoData, screenSettled } from './waits.ts';
 
 // The orders and revenue screens on a demo store: filters, search, the detail drawer and the CSV of
 // the filtered set; the revenue charts. With SCREENSHOTS_DIR set, the last tests also save both
@@ -13,25 +14,13 @@ async function demoStore(page: Page, prefix: string, firstPath: string): Promise
   await startTrial(page.request, 'professional');
   await createStore(page.request, 'Orders Demo');
   await page.goto(firstPath);
-  await page.getByRole('button', { name: 'Load demo data' }).click();
-  // While it loads the button says "Loading demo data…"; the empty state goes once the data is in.
-  await expect(page.getByTestId('empty-state')).toHaveCount(0, { timeout: 150_000 });
+  await loadDemoData(page);
 }
 
-/**
- * A drawn chart. Its SVG rather than data-chart-status="ready": the Chart wrapper leaves the status at
- * "loading" when its options change while the first drawing is still under way (reported to the lead).
- */
-function chart(page: Page, testId: string) {
-  return page.locator(`[data-testid="${testId}"] .apexcharts-canvas`);
-}
-
-/** Charts load their library lazily: on a busy machine that takes longer than an assertion's default. */
-const CHART_TIMEOUT = { timeout: 60_000 };
-
+/** The number of orders matching the current filters, once the list has them. */
 async function shownTotal(page: Page): Promise<number> {
   const count = page.getByTestId('orders-count');
-  await expect(count).not.toHaveAttribute('data-total', '');
+  await expect(count).toHaveAttribute('data-state', 'ready');
   return Number(await count.getAttribute('data-total'));
 }
 
@@ -43,7 +32,6 @@ async function tick(page: Page, filter: string, option: string): Promise<void> {
 }
 
 test('orders: filters narrow the list, search finds an order, the drawer shows it, the CSV holds the filtered set; revenue draws its charts', async ({ page }) => {
-  test.setTimeout(240_000);
   await page.setViewportSize({ width: 1280, height: 900 });
   await demoStore(page, 'ordersdemo', '/orders');
 
@@ -125,8 +113,8 @@ test('orders: filters narrow the list, search finds an order, the drawer shows i
   await page.goto('/revenue');
   await expect(page.getByRole('heading', { level: 1, name: 'Revenue' })).toBeVisible();
   await expect(page.locator('[data-testid^="revenue-kpi-"]')).toHaveCount(4);
-  await expect(chart(page, 'revenue-components-chart')).toBeVisible(CHART_TIMEOUT);
-  await expect(chart(page, 'revenue-channels-chart')).toBeVisible(CHART_TIMEOUT);
+  await expect(drawnChart(page, 'revenue-components-chart')).toBeVisible();
+  await expect(drawnChart(page, 'revenue-channels-chart')).toBeVisible();
   expect(await page.getByTestId('revenue-channel-row').count()).toBeGreaterThan(1);
   expect(await page.getByTestId('revenue-product-row').count()).toBeGreaterThan(1);
   await expect(page.getByTestId('customers-new')).toBeVisible();
@@ -140,7 +128,6 @@ for (const theme of ['light', 'dark'] as const) {
   for (const [size, viewport] of Object.entries(VIEWPORTS)) {
     test(`orders and revenue screenshots, ${theme}, ${size}`, async ({ page }) => {
       test.skip(!directory, 'Set SCREENSHOTS_DIR to take the orders and revenue screenshots');
-      test.setTimeout(240_000);
       mkdirSync(directory!, { recursive: true });
       await page.setViewportSize(viewport);
       await page.addInitScript((value) => localStorage.setItem('theme', value), theme);
@@ -148,8 +135,7 @@ for (const theme of ['light', 'dark'] as const) {
       await page.reload(); // without the "Demo data loaded" toast
 
       const shoot = async (name: string, fullPage = true) => {
-        await page.waitForLoadState('networkidle');
-        await page.waitForTimeout(700);
+        await screenSettled(page);
         await page.screenshot({ path: path.join(directory!, `${name}-${size}-${theme}.png`), fullPage });
       };
       await expect(page.getByTestId(size === 'mobile' ? 'order-card' : 'order-row').first()).toBeVisible();
@@ -160,8 +146,8 @@ for (const theme of ['light', 'dark'] as const) {
       await page.keyboard.press('Escape');
 
       await page.goto('/revenue');
-      await expect(chart(page, 'revenue-components-chart')).toBeVisible(CHART_TIMEOUT);
-      await expect(chart(page, 'revenue-channels-chart')).toBeVisible(CHART_TIMEOUT);
+      await expect(drawnChart(page, 'revenue-components-chart')).toBeVisible();
+      await expect(drawnChart(page, 'revenue-channels-chart')).toBeVisible();
       await shoot('revenue');
     });
   }

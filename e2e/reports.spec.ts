@@ -2,6 +2,7 @@ import { expect, type Page } from '@playwright/test';
 import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { createStore, deleteAfterCancelling, register, startTrial, test } from './account-helpers.ts';
+import { drawnChart, loadDemoData, screenSettled } from './waits.ts';
 
 // The reports journey on a demo store: net sales and orders by channel, its CSV (same header and
 // rows as the table), saving it, finding it after a reload, scheduling it weekly. With SCREENSHOTS_DIR
@@ -12,8 +13,7 @@ async function demoStore(page: Page, prefix: string): Promise<void> {
   await startTrial(page.request, 'professional');
   await createStore(page.request, 'Reports Demo');
   await page.goto('/reports');
-  await page.getByRole('button', { name: 'Load demo data' }).click();
-  await expect(page.getByTestId('empty-state')).toHaveCount(0, { timeout: 240_000 });
+  await loadDemoData(page);
 }
 
 async function buildChannelReport(page: Page): Promise<void> {
@@ -27,7 +27,6 @@ async function buildChannelReport(page: Page): Promise<void> {
 }
 
 test('reports: net sales and orders by channel, CSV like the table, saved, still there after a reload, scheduled weekly', async ({ page }) => {
-  test.setTimeout(360_000);
   await page.setViewportSize({ width: 1280, height: 900 });
   await demoStore(page, 'repdemo');
   await buildChannelReport(page);
@@ -100,7 +99,6 @@ const directory = process.env.SCREENSHOTS_DIR;
 
 test('reports screenshots at 1280 and 390 px, light and dark', async ({ page }) => {
   test.skip(!directory, 'Set SCREENSHOTS_DIR to take the reports screenshots');
-  test.setTimeout(420_000);
   mkdirSync(directory!, { recursive: true });
   await page.setViewportSize({ width: 1280, height: 900 });
   await demoStore(page, 'repshots');
@@ -113,9 +111,8 @@ test('reports screenshots at 1280 and 390 px, light and dark', async ({ page }) 
       await page.evaluate((value) => localStorage.setItem('theme', value), theme);
       await page.setViewportSize(viewport);
       await page.reload();
-      await expect(page.locator('[data-testid="report-chart"][data-chart-status="ready"]')).toBeVisible();
-      await page.waitForLoadState('networkidle');
-      await page.waitForTimeout(700);
+      await expect(drawnChart(page, 'report-chart')).toBeVisible();
+      await screenSettled(page);
       await page.screenshot({ path: path.join(directory!, `reports-${size}-${theme}.png`), fullPage: true });
     }
   }

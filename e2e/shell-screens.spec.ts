@@ -12,6 +12,7 @@ import {
   startTrial,
   useTheme,
 } from './shell-helpers.ts';
+import { animationsFinished, screenSettled } from './waits.ts';
 
 /**
  * Looks at the shell: an axe scan of each main screen at 1280 and 390 px in light and dark that must
@@ -31,13 +32,13 @@ test.beforeAll(() => {
 test.beforeEach(async ({ page }) => actAsDistinctClient(page));
 
 async function shoot(page: Page, name: string, theme: string, viewport: string) {
-  // Let transitions settle (dialogs and menus fade in).
   if (!SCREENSHOT_DIR) return;
-  await page.waitForTimeout(350);
+  await screenSettled(page);
   await page.screenshot({ path: `${SCREENSHOT_DIR}/${name}-${viewport}-${theme}.png`, fullPage: false });
 }
 
 async function expectNoSeriousViolations(page: Page, label: string) {
+  await animationsFinished(page);
   const results = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice']).analyze();
   const serious = results.violations
     .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
@@ -53,7 +54,6 @@ for (const theme of THEMES) {
     test.beforeEach(async ({ page }) => useTheme(page, theme));
 
     test(`signed-in screens (${theme})`, async ({ page }) => {
-      test.setTimeout(180_000);
       const { username } = await registerInPage(page, `shots${theme}`);
       await startTrial(page.request, 'business');
       const store = await createStore(page.request, 'Acme Outdoors');
@@ -134,22 +134,23 @@ for (const theme of THEMES) {
         await page.setViewportSize(viewport);
         await page.goto('/dashboard');
         await expect(page.getByTestId('guest-banner')).toBeVisible();
+        // The viewed store has no data: the dashboard has loaded once it says so.
+        await expect(page.getByTestId('empty-state')).toBeVisible();
         await shoot(page, 'guest-banner', theme, viewport.name);
         if (viewport.name === '1280') await expectNoSeriousViolations(page, 'guest banner');
       }
     });
 
     test(`public screens (${theme})`, async ({ page }) => {
-      test.setTimeout(90_000);
       for (const viewport of VIEWPORTS) {
         await page.setViewportSize(viewport);
-        for (const [name, path] of [
-          ['auth', '/auth'],
-          ['pricing-public', '/pricing'],
-          ['not-found', '/no-such-page'],
+        for (const [name, path, loaded] of [
+          ['auth', '/auth', page.getByRole('button', { name: 'Sign in', exact: true })],
+          ['pricing-public', '/pricing', page.getByTestId('plan-card').nth(3)],
+          ['not-found', '/no-such-page', page.getByRole('heading', { name: 'Page not found' })],
         ] as const) {
           await page.goto(path);
-          await page.waitForLoadState('networkidle');
+          await expect(loaded).toBeVisible();
           await shoot(page, name, theme, viewport.name);
           if (viewport.name === '1280') await expectNoSeriousViolations(page, name);
         }

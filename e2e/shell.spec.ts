@@ -20,13 +20,17 @@ const toast = (page: import('@playwright/test').Page) => page.getByTestId('toast
 
 test.describe('redirects and guards', () => {
   test('/ shows the authentication check, then sends a signed-out visitor to /auth', async ({ page }) => {
-    // Hold the "who am I" answer back a moment so the check is visible.
+    // Hold the "who am I" answer back until the check has been seen.
+    let answer: () => void = () => {};
+    const seen = new Promise<void>((resolve) => (answer = resolve));
     await page.route('**/trpc/auth.me**', async (route) => {
-      await new Promise((resolve) => setTimeout(resolve, 800));
+      await seen;
       await route.continue();
     });
     await page.goto('/');
     await expect(page.getByText('Checking authentication status...')).toBeVisible();
+    await expect(page).toHaveURL(/\/$/);
+    answer();
     await expect(page).toHaveURL(/\/auth$/);
   });
 

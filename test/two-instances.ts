@@ -4,6 +4,7 @@ import { afterAll, beforeAll } from 'vitest';
 import { ormConfig } from '../mikro-orm.config.ts';
 import type { AuthRateLimits } from '../src/server/modules/auth/attempt-limiter.ts';
 import { createTestApp, testServices, useTestDatabase } from './harness.ts';
+import { HANG_GUARD_MS } from './server-process.ts';
 
 // Two app instances on one PostgreSQL, as a horizontal set-up runs them behind a load balancer.
 // - useTwoApps: two buildApp instances in this process, each with its own connection pool and its own
@@ -96,7 +97,7 @@ export class HttpClient {
 }
 
 /** Polls `check` until it returns a value other than undefined (state, not time: the deadline only bounds a failure). */
-export async function waitFor<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
+export async function waitFor<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = HANG_GUARD_MS): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();

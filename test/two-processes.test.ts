@@ -40,7 +40,7 @@ beforeAll(async () => {
     PLATFORM_BASE_URL_SHOPIFY: shopify.url,
   };
   [a, b] = await Promise.all([startServerProcess('A', database.url, env), startServerProcess('B', database.url, env)]);
-}, 120_000);
+});
 
 afterAll(async () => {
   await Promise.all([a?.stop(), b?.stop()]);
@@ -68,7 +68,7 @@ describe('two server processes on one database', () => {
     } finally {
       await Promise.all(started.map((result) => (result.status === 'fulfilled' ? result.value.stop() : undefined)));
     }
-  }, 120_000);
+  });
 
   it('a session created on A works on B, and a sign-out on B ends it on A', async () => {
     const client = new HttpClient();

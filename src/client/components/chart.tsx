@@ -148,7 +148,9 @@ export function Chart({ type, series, options, height = 300, ariaLabel, classNam
   const locale = i18n.resolvedLanguage ?? 'en';
   const container = useRef<HTMLDivElement>(null);
   const chart = useRef<ApexCharts | null>(null);
-  const [status, setStatus] = useState<'loading' | 'ready' | 'error'>('loading');
+  // data-chart-status: "loading" until the first drawing, "drawing" while a later one (new series,
+  // options, theme or language) is under way, "ready" once what is on screen matches the props.
+  const [status, setStatus] = useState<'loading' | 'drawing' | 'ready' | 'error'>('loading');
   const colours = useThemeColours();
   const noDataText = t('chart.noData');
 
@@ -166,6 +168,7 @@ export function Chart({ type, series, options, height = 300, ariaLabel, classNam
     if (!config) return;
     const seriesData = JSON.parse(seriesKey) as ApexOptions['series'];
     let cancelled = false;
+    setStatus((current) => (current === 'loading' ? 'loading' : 'drawing'));
     import('apexcharts')
       .then(async ({ default: ApexChartsClass }) => {
         if (cancelled || !container.current) return;

@@ -73,11 +73,17 @@ function ToastCard({ item }: { item: ToastItem }) {
   const { t } = useTranslation();
   const [offset, setOffset] = useState(0);
   const [paused, setPaused] = useState(false);
+  /** When the running auto-close timer fires (Date.now() time); null while paused. Shown as data-closes-at. */
+  const [closesAt, setClosesAt] = useState<number | null>(null);
   const dragStart = useRef<number | null>(null);
   const dragOffset = useRef(0);
 
   useEffect(() => {
-    if (!item.open || paused) return;
+    if (!item.open || paused) {
+      setClosesAt(null);
+      return;
+    }
+    setClosesAt(Date.now() + TOAST_DURATION_MS);
     const timer = setTimeout(() => dismissToast(item.id), TOAST_DURATION_MS);
     return () => clearTimeout(timer);
   }, [item.id, item.open, paused]);
@@ -109,6 +115,7 @@ function ToastCard({ item }: { item: ToastItem }) {
       aria-atomic="true"
       data-testid="toast"
       data-variant={item.variant ?? 'default'}
+      data-closes-at={closesAt ?? undefined}
       tabIndex={0}
       className={`pointer-events-auto flex w-full touch-pan-y select-none items-start gap-3 rounded-box border p-4 pr-10 shadow-lg transition-[transform,opacity] ${VARIANT_CLASS[item.variant ?? 'default']} relative`}
       style={{ transform: `translateX(${offset}px)`, opacity: offset > 0 ? Math.max(0.2, 1 - offset / 200) : 1 }}

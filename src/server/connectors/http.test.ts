@@ -4,7 +4,7 @@ import { FakeServer } from '../../../test/fakes/fake-server.ts';
 import { connectToLoopbackOnly } from '../../../test/loopback-only.ts';
 import { ConnectorAuthError, ConnectorRequestError, MalformedResponseError } from './connector.ts';
 import { OutboundRefusedError } from '../outbound/outbound-http.ts';
-import { errorSummary, PlatformHttp, retryAfterMs } from './http.ts';
+import { errorSummary, PlatformHttp, retryAfterMs, sleepFor } from './http.ts';
 
 // Addresses named below are refused before connecting; should that ever break, nothing leaves loopback.
 connectToLoopbackOnly();
@@ -91,10 +91,24 @@ describe('PlatformHttp', () => {
   it('stops waiting when the sync is cancelled', async () => {
     const controller = new AbortController();
     fake.injectFault('rate_limit');
-    const http = new PlatformHttp({ platform: 'testplatform', signal: controller.signal });
-    const pending = http.request(`${fake.url}/items`);
-    setTimeout(() => controller.abort(new Error('sync cancelled')), 50);
-    await expect(pending).rejects.toThrow('sync cancelled');
+    const sleeps: string[] = [];
+    const http = new PlatformHttp({
+      platform: 'testplatform',
+      signal: controller.signal,
+      // The real sleep, watched: did the 7 s wait end by itself or was it cut short?
+      sleep: (ms, signal) => sleepFor(ms, signal).then(
+        () => void sleeps.push(`slept ${ms} ms`),
+        (reason: unknown) => {
+          sleeps.push(`interrupted the ${ms} ms wait`);
+          throw reason;
+        },
+      ),
+      // The sync is cancelled once the client has started the wait Retry-After asks for (after this
+      // call, in the same turn: the wait's promise is already listening for the abort).
+      onRetry: () => queueMicrotask(() => controller.abort(new Error('sync cancelled'))),
+    });
+    await expect(http.request(`${fake.url}/items`)).rejects.toThrow('sync cancelled');
+    expect(sleeps).toEqual(['interrupted the 7000 ms wait']);
     fake.clearFaults();
   });
 

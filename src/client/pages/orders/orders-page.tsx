@@ -48,7 +48,14 @@ function OrdersContent() {
       <OrdersToolbar state={state} />
 
       <div className="flex flex-wrap items-center justify-between gap-2">
-        <p className="text-base-content/75 text-sm" aria-live="polite" data-testid="orders-count" data-total={data?.total ?? ''}>
+        {/* data-state: "ready" once the count is the current filters' (not the previous filters' while the new ones load). */}
+        <p
+          className="text-base-content/75 text-sm"
+          aria-live="polite"
+          data-testid="orders-count"
+          data-total={data?.total ?? ''}
+          data-state={data && !list.isPlaceholderData ? 'ready' : 'loading'}
+        >
           {data ? (data.rows.length ? t('summary.showing', { first: format.integer(first), last: format.integer(last), total: totalText, count: data.total }) : t('summary.none')) : t('summary.loading')}
         </p>
         <a className="btn btn-sm gap-2" href={exportUrlOf(filter)} download data-testid="export-csv">

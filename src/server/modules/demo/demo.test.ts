@@ -106,7 +106,7 @@ describe('demo.load', () => {
     const answer = await load(owner.client);
     expect(answer.status, JSON.stringify(answer.body)).toBe(200);
     loaded = answer.body.result.data;
-  }, 120_000);
+  });
 
   it('loads a year of orders, refunds, 200 products, 3 ad platforms and Klaviyo into the active store', async () => {
     expect(loaded.orders).toBeGreaterThan(9_500);
@@ -210,7 +210,7 @@ describe('demo.load', () => {
     const incremental = await readRollups(em, owner.store.id);
     await rebuildRollups(em, owner.store.id);
     expect(await readRollups(em, owner.store.id)).toEqual(incremental);
-  }, 60_000);
+  });
 
   it('refuses a store that already has orders', async () => {
     const again = await load(owner.client);

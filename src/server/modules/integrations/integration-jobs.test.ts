@@ -57,7 +57,7 @@ beforeAll(async () => {
   });
   realSender = (queue, data, options) => jobs.boss.send(queue, data, options);
   setIntegrationJobSender(realSender);
-}, 60_000);
+});
 afterAll(async () => {
   setIntegrationJobSender(null);
   await jobs?.stop();
@@ -77,13 +77,12 @@ describe('integrations.sync on pg-boss', () => {
     const connected = await owner.client.post('/trpc/integrations.connect', { platform: 'klaviyo', credentials: { apiKey: klaviyo.options.apiKey } });
     expect(connected.status, JSON.stringify(connected.body)).toBe(200);
     const runId = connected.body.result.data.currentRun.id as number;
-    const run = await waitFor('the backfill to end', async () => {
-      const current = await database.orm.em.fork().findOneOrFail(SyncRun, { id: runId });
-      return current.status === 'succeeded' || current.status === 'failed' ? current : undefined;
-    });
+    const readRun = () => database.orm.em.fork().findOneOrFail(SyncRun, { id: runId });
+    await expect.poll(async () => (await readRun()).status).toMatch(/^(succeeded|failed)$/);
+    const run = await readRun();
     expect({ status: run.status, error: run.error }).toEqual({ status: 'succeeded', error: null });
     expect(run.rowsDone).toBeGreaterThan(0);
-  }, 45_000);
+  });
 });
 
 describe('a run whose process died', () => {
@@ -194,9 +193,9 @@ describe('integrations.webhook on pg-boss', () => {
     return row!.count;
   }
 
-  it('150 deliveries posted at once are all applied within seconds (pg-boss alone: one every 2 s, 300 s)', async () => {
+  // Speed is bench:webhooks' measure (BENCHMARKS.md); here, that a burst is applied whole and once.
+  it('150 deliveries posted at once are all applied, each order once', async () => {
     const { storeId } = await shopifyStore('burst-jobs.myshopify.com');
-    const started = Date.now();
     const answers = await Promise.all(
       Array.from({ length: 150 }, (_, index) => {
         const delivery = shopify.webhookDelivery('orders/create', shopify.orderId(index));
@@ -205,11 +204,10 @@ describe('integrations.webhook on pg-boss', () => {
       }),
     );
     expect(answers.map((answer) => answer.statusCode)).toEqual(Array(150).fill(200));
-    await waitFor('150 deliveries applied', async () => ((await processed(storeId)) === 150 ? true : undefined), 20_000);
-    expect(Date.now() - started).toBeLessThan(20_000);
+    await waitFor('150 deliveries applied', async () => ((await processed(storeId)) === 150 ? true : undefined));
     const [orders] = await sqlRunner(database.orm.em.fork()).rows<{ count: number }>(`select count(*)::int as count from orders where store_id = $1`, [storeId]);
     expect(orders!.count).toBe(150);
-  }, 30_000);
+  });
 
   it('a delivery stored without a job (by an older version that crashed) gets one at start, and is applied', async () => {
     const { storeId, connectionId } = await shopifyStore('no-job.myshopify.com');
@@ -220,9 +218,9 @@ describe('integrations.webhook on pg-boss', () => {
     );
     // Every other stored delivery has its job (or was applied): only this one is queued.
     expect(await requeueDeliveriesWithoutJob(database.orm.em.fork())).toBe(1);
-    await waitFor('the delivery applied', async () => ((await processed(storeId)) === 1 ? true : undefined), 20_000);
+    await waitFor('the delivery applied', async () => ((await processed(storeId)) === 1 ? true : undefined));
     expect(await requeueDeliveriesWithoutJob(database.orm.em.fork())).toBe(0);
     const stored = await database.orm.em.fork().findOneOrFail(WebhookDelivery, { store: storeId, deliveryId: 'wh-no-job' });
     expect(await jobs.boss.findJobs(WEBHOOK_QUEUE, { data: { deliveryId: stored.id } })).toHaveLength(1);
-  }, 30_000);
+  });
 });
