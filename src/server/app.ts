@@ -14,6 +14,7 @@ import { reportsRoutes } from './modules/reports/reports.routes.ts';
 import { financeRoutes } from './modules/finance/finance.routes.ts';
 import { integrationsRoutes } from './modules/integrations/integrations.routes.ts';
 import { createAuthLimiters, deleteExpiredAttempts } from './modules/auth/attempt-limiter.ts';
+import { storedOrigin } from './public-origin.ts';
 import { contextFactory, createServices, type AppServices } from './trpc/context.ts';
 import { appRouter, type AppRouter } from './trpc/router.ts';
 
@@ -63,6 +64,17 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     app.log.warn(
       `${generated.join(' and ')} not set: this process uses values generated into ${config.dataDir}. Every other app process on this database must use the same ones (a session signed here is refused there, credentials sealed there cannot be opened here): set ${generated.join(' and ')} to the same values on all of them.`,
     );
+  }
+
+  if (!config.publicUrl && !config.allowedHosts) {
+    app.addHook('onReady', async () => {
+      const origin = await storedOrigin(orm.em.fork());
+      app.log.warn(
+        origin
+          ? `PUBLIC_URL is not set: links in e-mails and OAuth redirects use ${origin}, the address of the first sign-in. Set PUBLIC_URL to choose it.`
+          : 'PUBLIC_URL is not set: links in e-mails and OAuth redirects will use the address of the first registration or sign-in. Set PUBLIC_URL to choose it.',
+      );
+    });
   }
 
   app.setErrorHandler((error: { statusCode?: number; message?: string }, request, reply) => {

@@ -32,12 +32,25 @@ export function isAllowedHost(host: string, allowedHosts: readonly string[]): bo
   });
 }
 
-/** Stores the origin unless one is stored already, and answers the stored one (the first, whoever wrote it). */
-async function firstSeenOrigin(em: EntityManager, candidate: string | null): Promise<string | null> {
-  if (candidate !== null) {
-    await em.createQueryBuilder(AppSetting).insert({ key: FIRST_SEEN_ORIGIN_KEY, value: candidate, createdAt: new Date() }).onConflict('key').ignore().execute();
-  }
+/** Stores the origin unless one is stored already; true when this call stored it. */
+async function storeFirstOrigin(em: EntityManager, candidate: string): Promise<boolean> {
+  const inserted = await em.createQueryBuilder(AppSetting).insert({ key: FIRST_SEEN_ORIGIN_KEY, value: candidate, createdAt: new Date() }).onConflict('key').ignore().execute('run');
+  return (inserted.affectedRows ?? 0) > 0;
+}
+
+/** The first origin stored, or null while there is none. */
+export async function storedOrigin(em: EntityManager): Promise<string | null> {
   return (await em.findOne(AppSetting, { key: FIRST_SEEN_ORIGIN_KEY }))?.value ?? null;
+}
+
+export interface PublicOriginResolver {
+  /** The origin links use for this request (never written by it). */
+  resolve(request: RequestAddress): Promise<string | null>;
+  /**
+   * Called once someone has registered or signed in through `request`: without PUBLIC_URL and
+   * ALLOWED_HOSTS, the first such request's origin becomes the installation's (logged as a warning).
+   */
+  remember(request: RequestAddress & Pick<FastifyRequest, 'log'>): Promise<void>;
 }
 
 /**
@@ -47,15 +60,30 @@ async function firstSeenOrigin(em: EntityManager, candidate: string | null): Pro
  * chooses that header, and a reset link mailed to a victim would lead to the sender's site. So:
  * - PUBLIC_URL when set (required in production);
  * - else, with ALLOWED_HOSTS, the request's own origin: the security plugin has refused any other Host;
- * - else the first origin this installation was reached at, stored in the database on first sight and
- *   used from then on, whatever Host later requests carry (a development or test installation).
+ * - else the origin of the first successful registration or sign-in, stored in the database and used
+ *   from then on, whatever Host later requests carry (a development or test installation). Any other
+ *   request stores nothing: a stranger's first request (a scanner, a forged Host on /api/user) must
+ *   not choose where the owner's links lead. Before anyone has signed in there is no origin and links
+ *   are written relative.
  */
-export function publicOriginResolver(settings: PublicOriginSettings, fork: () => EntityManager): (request: RequestAddress) => Promise<string | null> {
+export function publicOriginResolver(settings: PublicOriginSettings, fork: () => EntityManager): PublicOriginResolver {
   let stored: string | null = null;
-  return async (request) => {
-    if (settings.publicUrl) return settings.publicUrl;
-    if (settings.allowedHosts) return requestOrigin(request);
-    stored ??= await firstSeenOrigin(fork(), requestOrigin(request));
-    return stored;
+  const configured = (request: RequestAddress) => (settings.publicUrl ? settings.publicUrl : settings.allowedHosts ? requestOrigin(request) : undefined);
+  return {
+    async resolve(request) {
+      const fixed = configured(request);
+      if (fixed !== undefined) return fixed;
+      stored ??= await storedOrigin(fork());
+      return stored;
+    },
+    async remember(request) {
+      if (configured(request) !== undefined || stored !== null) return;
+      const candidate = requestOrigin(request);
+      if (candidate === null) return;
+      if (await storeFirstOrigin(fork(), candidate)) {
+        request.log.warn(`PUBLIC_URL is not set: links in e-mails and OAuth redirects will use ${candidate}, the address of the first sign-in. Set PUBLIC_URL to choose it.`);
+      }
+      stored = await storedOrigin(fork());
+    },
   };
 }

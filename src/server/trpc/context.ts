@@ -33,6 +33,8 @@ export interface Context {
   clientIp: string | null;
   /** The app's public origin (e.g. https://app.example.com) for absolute links (public-origin.ts); null off HTTP. */
   origin: string | null;
+  /** After a successful registration or sign-in: lets the first one choose the origin when none is configured (public-origin.ts). */
+  rememberOrigin: () => Promise<void>;
   /** SHA-256 of the caller's session id: binds an OAuth flow to the browser session that started it; null off HTTP. */
   sessionKey: string | null;
   services: AppServices;
@@ -44,6 +46,7 @@ export async function createContextInner(options: {
   services: AppServices;
   clientIp?: string | null;
   origin?: string | null;
+  rememberOrigin?: () => Promise<void>;
   sessionKey?: string | null;
   systemActor?: boolean;
 }): Promise<Context> {
@@ -67,6 +70,7 @@ export async function createContextInner(options: {
     systemActor: options.systemActor ?? false,
     clientIp: options.clientIp ?? null,
     origin: options.origin ?? null,
+    rememberOrigin: options.rememberOrigin ?? (async () => {}),
     sessionKey: options.sessionKey ?? null,
     services: options.services,
   };
@@ -81,7 +85,8 @@ export function contextFactory(fork: () => EntityManager, services: AppServices,
       session: httpSession(req, res),
       services,
       clientIp: req.ip,
-      origin: await publicOrigin(req),
+      origin: await publicOrigin.resolve(req),
+      rememberOrigin: () => publicOrigin.remember(req),
       sessionKey: req.session?.sessionId ? secretHash(req.session.sessionId) : null,
     });
 }

@@ -12,17 +12,21 @@ export const authRouter = router({
     .meta({ openapi: { method: 'POST', path: '/register', tags: ['auth'], summary: 'Create an account and sign in' }, rest: { successStatus: 201 } })
     .input(registerInput)
     .output(userOutput)
-    .mutation(async ({ ctx, input }) =>
-      toPublicUser(await register(ctx.em, input, { session: ctx.session, limiters: ctx.services.authLimiters, clientIp: ctx.clientIp })),
-    ),
+    .mutation(async ({ ctx, input }) => {
+      const user = await register(ctx.em, input, { session: ctx.session, limiters: ctx.services.authLimiters, clientIp: ctx.clientIp });
+      await ctx.rememberOrigin();
+      return toPublicUser(user);
+    }),
 
   login: publicProcedure
     .meta({ openapi: { method: 'POST', path: '/login', tags: ['auth'], summary: 'Sign in with username or email' } })
     .input(loginInput)
     .output(userOutput)
-    .mutation(async ({ ctx, input }) =>
-      toPublicUser(await login(ctx.em, input, { session: ctx.session, limiters: ctx.services.authLimiters, clientIp: ctx.clientIp })),
-    ),
+    .mutation(async ({ ctx, input }) => {
+      const user = await login(ctx.em, input, { session: ctx.session, limiters: ctx.services.authLimiters, clientIp: ctx.clientIp });
+      await ctx.rememberOrigin();
+      return toPublicUser(user);
+    }),
 
   /** The signed-in account; in guest mode still the admin's own. */
   me: authedProcedure

@@ -44,9 +44,14 @@ describe('links in e-mails', () => {
     });
   });
 
-  it('without PUBLIC_URL use the first origin the installation saw, never a later Host header (reset and invitation links)', async () => {
+  it('without PUBLIC_URL use the origin of the first registration or sign-in, never a stranger\'s earlier request or a later Host header (reset and invitation links)', async () => {
     await withApp({}, async (app) => {
-      // The first request of this installation comes to localhost:3000: that origin is stored.
+      // Strangers reach the installation first with a forged Host: a scanner's GET, a failed sign-in.
+      // Neither is a registration or a sign-in, so neither chooses where links lead.
+      expect((await new ApiClient(app).request('GET', '/api/user', undefined, EVIL)).status).toBe(401);
+      expect((await new ApiClient(app).request('POST', '/api/login', { username: 'nobody-here', password: 'wrong password' }, EVIL)).status).toBe(401);
+
+      // The first registration comes to localhost:3000: that origin is stored.
       const first = new ApiClient(app);
       const credentials = uniqueUser('first');
       expect((await first.request('POST', '/api/register', credentials, { host: 'localhost:3000' })).status).toBe(201);
