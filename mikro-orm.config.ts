@@ -21,6 +21,9 @@ export function ormConfig(clientUrl: string, options: { debug?: boolean } = {}) 
       emit: 'ts',
       snapshot: true,
       snapshotName: '.snapshot-storepulse',
+      // Only `migration:create` writes the snapshot: a server or test applying migrations must not
+      // rewrite this tracked file from the database it migrated.
+      snapshotOnMigrate: false,
       transactional: true,
       allOrNothing: true,
       fileName: (timestamp: string, name?: string) => `Migration${timestamp}${name ? `_${name}` : ''}`,
