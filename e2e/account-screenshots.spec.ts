@@ -103,6 +103,12 @@ for (const theme of THEMES) {
       await page.getByRole('button', { name: 'Update password' }).click();
       await shoot(page, 'settings-errors', label);
 
+      await page.goto('/confirm-email?token=not-a-real-token');
+      await shoot(page, 'confirm-email', label);
+      await page.getByRole('button', { name: 'Confirm new address' }).click();
+      await expect(page.getByTestId('confirm-email-invalid')).toBeVisible();
+      await shoot(page, 'confirm-email-invalid', label);
+
       await page.goto('/profile');
       await expect(page.getByTestId('profile-plan')).toContainText('Professional');
       await shoot(page, 'profile', label);
