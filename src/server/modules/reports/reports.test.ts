@@ -59,8 +59,34 @@ describe('reports.run, hand-computed', () => {
       ['direct', { netSales: 3_400, orders: 1, roas: null }],
       ['klaviyo', { netSales: 3_000, orders: 1, roas: 6 }],
     ]);
-    // Per channel, ROAS is attributed: the marketing channels' 110.00 / their 45.00 spend.
-    expect(result.totals.values).toEqual({ netSales: 14_400, orders: 3, roas: 11_000 / 4_500 });
+    // Per channel row, ROAS is attributed (the channel's sales / its spend); the Total is the store's
+    // blended ROAS whatever the grouping: 144.00 net sales / 40.00 ad spend (Klaviyo's 5.00 is e-mail).
+    expect(result.totals.values).toEqual({ netSales: 14_400, orders: 3, roas: 3.6 });
+  });
+
+  it('the Total row does not depend on the grouping: day, week, channel, platform, campaign, product, customer type', async () => {
+    const metrics = ['netSales', 'orders', 'aov', 'units', 'refunds', 'newCustomers', 'spend'] as const;
+    const ratios = ['clicks', 'roas', 'mer', 'cac'] as const;
+    // Hand-computed over 1-14 June, each order and each spend once:
+    //   net sales = A 100.00 + B 34.00 + C 30.00 - refund 20.00 = 144.00; orders A, B, C = 3; AOV = 144.00 / 3 = 48.00
+    //   units = A 2 + C 1 = 3 (B has no lines); refunds 20.00; new customers: c1 (A) = 1 (a guest checkout is a new order, not a customer)
+    //   spend = Google 40.00 + Klaviyo 5.00 = 45.00; clicks 100 + 10 = 110
+    //   ROAS (blended) = 144.00 / ad spend 40.00 = 3.6; MER = (144.00 + shipping 5.00) / 45.00; CAC = 45.00 / 1 = 45.00
+    const expected = {
+      current: { netSales: 14_400, orders: 3, aov: 4_800, units: 3, refunds: 2_000, newCustomers: 1, spend: 4_500 },
+      ratios: { clicks: 110, roas: 3.6, mer: 14_900 / 4_500, cac: 4_500 },
+      // Previous period 18-31 May: D 10.00 only (a guest), no spend.
+      previous: { netSales: 1_000, orders: 1, aov: 1_000, units: 0, refunds: 0, newCustomers: 0, spend: 0 },
+      previousRatios: { clicks: 0, roas: null, mer: null, cac: null },
+    };
+    for (const dimension of ['day', 'week', 'month', 'channel', 'platform', 'campaign', 'product', 'customer_type']) {
+      for (const granularity of dimension === 'channel' ? ['total', 'week'] : ['total']) {
+        const first = await run({ metrics: [...metrics], dimension, granularity, range: FIXED, compare: 'previous_period' });
+        expect({ dimension, granularity, ...first.totals }).toEqual({ dimension, granularity, values: expected.current, previous: expected.previous });
+        const second = await run({ metrics: [...ratios], dimension, granularity, range: FIXED, compare: 'previous_period' });
+        expect({ dimension, granularity, ...second.totals }).toEqual({ dimension, granularity, values: expected.ratios, previous: expected.previousRatios });
+      }
+    }
   });
 
   it('by week with the previous period beside each row; blended ROAS and MER from metrics.ts', async () => {
