@@ -174,6 +174,12 @@ describe('saved reports', () => {
     expect(tooMany.body.error.message).toBe('A report can be sent to at most 10 recipients');
     const scheduled = await trpcMutation(owner.client, 'reports.update', { id, schedule: 'weekly', recipients: ['Boss@Example.com'] });
     expect(scheduled.body.result.data).toMatchObject({ schedule: 'weekly', recipients: ['boss@example.com'] });
+    const everyDay = await trpcMutation(owner.client, 'reports.update', { id, schedule: 'daily' });
+    expect(everyDay.body.result.data).toMatchObject({ schedule: 'daily', recipients: ['boss@example.com'] });
+    const unknown = await trpcMutation(owner.client, 'reports.update', { id, schedule: 'hourly' });
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.error.message).toBe('Schedule must be none, daily, weekly or monthly');
+    await trpcMutation(owner.client, 'reports.update', { id, schedule: 'weekly' });
     expect((await trpcQuery(owner.client, 'reports.list')).body.result.data.map((r: { name: string }) => r.name)).toEqual(['Channel mix']);
     const emptyName = await trpcMutation(owner.client, 'reports.save', { name: '  ', definition });
     expect(emptyName.body.error.message).toBe('Report name is required');
@@ -201,6 +207,16 @@ describe('scheduled delivery', () => {
     // Monday 8 June 06:30 UTC is 07:30 in London: still the week before.
     expect(latestOccurrence('weekly', 'Europe/London', new Date('2026-06-08T06:30:00Z')).toISOString()).toBe('2026-06-01T07:00:00.000Z');
     expect(latestOccurrence('monthly', 'Europe/London', wednesday).toISOString()).toBe('2026-06-01T07:00:00.000Z');
+    // Daily: 08:00 store time today once it has passed, else yesterday's.
+    expect(latestOccurrence('daily', 'Europe/London', wednesday).toISOString()).toBe('2026-06-10T07:00:00.000Z');
+    expect(latestOccurrence('daily', 'Europe/London', new Date('2026-06-10T06:30:00Z')).toISOString()).toBe('2026-06-09T07:00:00.000Z');
+    // 11:00 UTC is 07:00 in New York (EDT, UTC-4): today's 08:00 there (12:00 UTC) has not come yet.
+    expect(latestOccurrence('daily', 'America/New_York', new Date('2026-06-10T11:00:00Z')).toISOString()).toBe('2026-06-09T12:00:00.000Z');
+    // 23:30 UTC on 9 June is 09:30 on 10 June in Sydney (AEST, UTC+10): 10 June 08:00 there = 9 June 22:00 UTC.
+    expect(latestOccurrence('daily', 'Australia/Sydney', new Date('2026-06-09T23:30:00Z')).toISOString()).toBe('2026-06-09T22:00:00.000Z');
+    const daily = { schedule: 'daily' as const, recipients: ['a@example.com'], createdAt: new Date('2026-05-01T00:00:00Z') };
+    expect(isDue({ ...daily, lastSentAt: new Date('2026-06-09T07:00:03Z') }, 'Europe/London', wednesday)).toBe(true); // yesterday's sent, today's owed
+    expect(isDue({ ...daily, lastSentAt: new Date('2026-06-10T07:00:03Z') }, 'Europe/London', wednesday)).toBe(false);
     expect(latestOccurrence('monthly', 'Australia/Sydney', new Date('2026-06-01T00:00:00Z')).toISOString()).toBe('2026-05-31T22:00:00.000Z');
     const base = { schedule: 'weekly' as const, recipients: ['a@example.com'], createdAt: new Date('2026-05-01T00:00:00Z') };
     expect(isDue({ ...base, lastSentAt: null }, 'Europe/London', wednesday)).toBe(true);
