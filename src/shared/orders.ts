@@ -11,7 +11,7 @@ export const ORDER_PLATFORMS = ['shopify', 'woocommerce'] as const;
 export const CUSTOMER_TYPES = ['new', 'returning'] as const;
 export type CustomerType = (typeof CUSTOMER_TYPES)[number];
 
-export const ORDER_SORTS = ['placedAt', 'netSales', 'gross', 'orderNumber'] as const;
+export const ORDER_SORTS = ['placedAt', 'netSales', 'gross', 'total', 'orderNumber'] as const;
 export type OrderSort = (typeof ORDER_SORTS)[number];
 
 export const SORT_DIRECTIONS = ['asc', 'desc'] as const;

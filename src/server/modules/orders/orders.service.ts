@@ -29,6 +29,7 @@ const SORT_EXPRESSIONS: Record<OrderSort, string> = {
   placedAt: 'o.placed_at',
   netSales: 'o.net_sales_minor',
   gross: 'o.gross_minor',
+  total: '(o.gross_minor - o.discounts_minor + o.shipping_minor + o.taxes_minor)',
   orderNumber: `coalesce(o.order_number, '')`,
 };
 
@@ -77,7 +78,7 @@ export async function searchPlanOf(em: EntityManager, storeId: number, search: s
 
 /**
  * The orders a search text matches, every branch on an index of its own (migration 20261126020100):
- * - the order number, exactly or as a prefix, with or without its "#" (orders (store_id, order_number text_pattern_ops));
+ * - the order number, with or without its "#": exactly, or as a prefix when no number is the search itself (orders (store_id, order_number text_pattern_ops));
  * - the platform's order id exactly (the (store_id, platform, external_id) key);
  * - the customer's platform id, exactly or as a prefix (customers (store_id, external_id text_pattern_ops), then orders by customer);
  * - a product title or SKU of a line, anywhere in it, case-insensitively (trigram GIN index on
@@ -86,8 +87,13 @@ export async function searchPlanOf(em: EntityManager, storeId: number, search: s
 function searchConditionSql(search: string, plan: SearchPlan, parameter: (value: unknown) => string): string {
   const withoutHash = search.replace(/^#/, '');
   const prefixes = withoutHash.length >= PREFIX_SEARCH_MIN_LENGTH;
-  const numberPatterns = [...new Set([search, withoutHash, `#${withoutHash}`])].map((text) => (prefixes ? `${escapeLike(text)}%` : escapeLike(text)));
-  const numberMatch = numberPatterns.map((pattern) => `x.order_number like ${parameter(pattern)}::text`).join(' or ');
+  const numbers = [...new Set([search, withoutHash, `#${withoutHash}`])];
+  const exactNumbers = `${parameter(numbers)}::text[]`;
+  // An order whose number is the search wins alone ("#1234" is not also #12340-#12349); otherwise every number it begins.
+  const numberPrefix = () => numbers.map((text) => `x.order_number like ${parameter(`${escapeLike(text)}%`)}::text`).join(' or ');
+  const numberMatch = prefixes
+    ? `x.order_number = any(${exactNumbers}) or ((${numberPrefix()}) and not exists (select 1 from orders y where y.store_id = $1 and y.order_number = any(${exactNumbers})))`
+    : `x.order_number = any(${exactNumbers})`;
   const customerPattern = parameter(prefixes ? `${escapeLike(search)}%` : escapeLike(search));
   const lineMatch = LINE_MATCH(parameter(containsPattern(search)));
   const identifiers = `select x.id from orders x where x.store_id = $1 and (${numberMatch})

@@ -195,6 +195,9 @@ describe('orders.list: filters, search, sort', () => {
     expect(walked.rows.map((row) => row.orderNumber)).toEqual(blankets.rows.map((row) => row.orderNumber));
     expect(walked).toMatchObject({ total: 1_000, totalIsExact: false });
     expect((await page({ search: 'lantern' })).rows.map((row) => row.orderNumber)).toEqual(['W7']);
+    // An order whose number is the search comes alone: W105, not W1050 too; W10x's prefix "W10" is an order too.
+    expect((await page({ search: 'W105' })).rows.map((row) => row.orderNumber)).toEqual(['W105']);
+    expect((await page({ search: 'W10' })).rows.map((row) => row.orderNumber)).toEqual(['W10']);
     expect((await listOrdersWithPlan(store, 'walk', { search: 'lantern' })).rows.map((row) => row.orderNumber)).toEqual(['W7']);
   });
 
@@ -202,6 +205,8 @@ describe('orders.list: filters, search, sort', () => {
     // Net sales in the order's own currency: D 10000 (USD), E 7000, A 7000 (ties: the later id first), B, C, F, G.
     expect(await numbers({ sort: 'netSales', direction: 'desc' })).toEqual(['#1004', '#1005', '#1001', '#1002', '#1003', '#1006', '=2+3']);
     expect(await numbers({ sort: 'gross', direction: 'asc' })).toEqual(['=2+3', '#1006', '#1003', '#1002', '#1005', '#1001', '#1004']);
+    // Total paid (own currency): A 100.00 - 10.00 + 5.00 + 18.00 = 113.00, D 100.00, E 70.00, B 50.00, C 30.00, F 20.00, G 12.34.
+    expect(await numbers({ sort: 'total', direction: 'desc' })).toEqual(['#1001', '#1004', '#1005', '#1002', '#1003', '#1006', '=2+3']);
     expect(await numbers({ sort: 'orderNumber', direction: 'asc' })).toEqual(['#1001', '#1002', '#1003', '#1004', '#1005', '#1006', '=2+3']);
     expect(await numbers({ sort: 'placedAt', direction: 'asc' })).toEqual(['#1001', '#1002', '#1003', '#1004', '#1005', '#1006', '=2+3']);
   });
