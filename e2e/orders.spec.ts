@@ -191,6 +191,10 @@ for (const theme of ['light', 'dark'] as const) {
       await shoot('orders-drawer', false);
       await page.keyboard.press('Escape');
 
+      await page.goto('/orders?page=9999');
+      await expect(page.getByTestId('orders-too-deep')).toBeVisible();
+      await shoot('orders-too-deep', false);
+
       await page.goto('/revenue');
       await expect(drawnChart(page, 'revenue-components-chart')).toBeVisible();
       await expect(drawnChart(page, 'revenue-channels-chart')).toBeVisible();

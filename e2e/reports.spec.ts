@@ -173,7 +173,12 @@ test('reports screenshots at 1280 and 390 px, light and dark', async ({ page }) 
   mkdirSync(directory!, { recursive: true });
   await page.setViewportSize({ width: 1280, height: 900 });
   await demoStore(page, 'repshots');
+  // Eight metrics with the previous period: the widest table (Δ % beneath each figure).
   await buildChannelReport(page);
+  for (const metric of ['aov', 'spend', 'clicks', 'roas', 'mer', 'cac']) await page.getByTestId('report-metrics').locator(`input[data-metric="${metric}"]`).check();
+  await page.getByTestId('range-compare').selectOption('previous_period');
+  await page.getByTestId('report-run').click();
+  await expect(page.getByTestId('report-change').first()).toBeVisible();
   await page.getByTestId('report-name').fill('Channel mix');
   await page.getByTestId('report-save').click();
   await expect(page.getByTestId('saved-report')).toHaveCount(1);

@@ -397,45 +397,52 @@ function ResultTable({ result }: { result: ReportResult }) {
     setSort((current) =>
       current?.column === column ? { column, direction: current.direction === 'asc' ? 'desc' : 'asc' } : { column, direction: column === 'label' || column === 'period' ? 'asc' : 'desc' },
     );
+  const captionId = useId();
   return (
-    <TableScroll testId="report-table-scroll">
-      <table className="table-sm table tabular-nums" data-testid="report-table">
-        {comparing && <caption className="text-base-content/70 caption-bottom pt-2 text-left text-xs">{t('result.changeCaption')}</caption>}
-        <thead>
-          <tr>
-            <SortHeader label={t(`dimensions.${result.dimension}`)} column="label" sort={activeSort} onSort={onSort} align="left" />
-            {result.hasPeriod && <SortHeader label={t('result.period')} column="period" sort={activeSort} onSort={onSort} align="left" />}
-            {result.metrics.map((metric) => (
-              <SortHeader key={metric} label={t(`metrics.${metric}`)} column={metric} sort={activeSort} onSort={onSort} align="right" />
-            ))}
-          </tr>
-        </thead>
-        <tbody>
-          {rows.map((row) => (
-            <tr key={`${row.period ?? ''}|${row.key}`} data-testid="report-row">
-              <th scope="row" className="max-w-56 truncate font-normal" title={format.label(result, row.label)}>
-                {format.label(result, row.label)}
-              </th>
-              {result.hasPeriod && <td className="whitespace-nowrap">{row.period}</td>}
+    <>
+      <TableScroll testId="report-table-scroll">
+        <table className="table-sm table tabular-nums" data-testid="report-table" aria-describedby={comparing ? captionId : undefined}>
+          <thead>
+            <tr>
+              <SortHeader label={t(`dimensions.${result.dimension}`)} column="label" sort={activeSort} onSort={onSort} align="left" />
+              {result.hasPeriod && <SortHeader label={t('result.period')} column="period" sort={activeSort} onSort={onSort} align="left" />}
               {result.metrics.map((metric) => (
-                <ValueCell key={metric} metric={metric} value={row.values[metric] ?? null} previous={row.previous?.[metric] ?? null} comparing={comparing} format={format} percent={percent} />
+                <SortHeader key={metric} label={t(`metrics.${metric}`)} column={metric} sort={activeSort} onSort={onSort} align="right" />
               ))}
             </tr>
-          ))}
-        </tbody>
-        <tfoot>
-          <tr className="bg-base-200/60 text-base-content" data-testid="report-total">
-            <th scope="row" className="font-semibold" title={t('result.totalHint')}>
-              {t('result.total')}
-            </th>
-            {result.hasPeriod && <td />}
-            {result.metrics.map((metric) => (
-              <ValueCell key={metric} metric={metric} value={result.totals.values[metric] ?? null} previous={result.totals.previous?.[metric] ?? null} comparing={comparing} format={format} percent={percent} emphasis />
+          </thead>
+          <tbody>
+            {rows.map((row) => (
+              <tr key={`${row.period ?? ''}|${row.key}`} data-testid="report-row">
+                <th scope="row" className="max-w-56 truncate font-normal" title={format.label(result, row.label)}>
+                  {format.label(result, row.label)}
+                </th>
+                {result.hasPeriod && <td className="whitespace-nowrap">{row.period}</td>}
+                {result.metrics.map((metric) => (
+                  <ValueCell key={metric} metric={metric} value={row.values[metric] ?? null} previous={row.previous?.[metric] ?? null} comparing={comparing} format={format} percent={percent} />
+                ))}
+              </tr>
             ))}
-          </tr>
-        </tfoot>
-      </table>
-    </TableScroll>
+          </tbody>
+          <tfoot>
+            <tr className="bg-base-200/60 text-base-content" data-testid="report-total">
+              <th scope="row" className="font-semibold" title={t('result.totalHint')}>
+                {t('result.total')}
+              </th>
+              {result.hasPeriod && <td />}
+              {result.metrics.map((metric) => (
+                <ValueCell key={metric} metric={metric} value={result.totals.values[metric] ?? null} previous={result.totals.previous?.[metric] ?? null} comparing={comparing} format={format} percent={percent} emphasis />
+              ))}
+            </tr>
+          </tfoot>
+        </table>
+      </TableScroll>
+      {comparing && (
+        <p id={captionId} className="text-base-content/70 pt-2 text-xs">
+          {t('result.changeCaption')}
+        </p>
+      )}
+    </>
   );
 }
 
