@@ -2,38 +2,18 @@
 // (1,000,000 orders), over real HTTP (orders.list, as the /orders screen calls it). Starts the real
 // server (buildApp) on BENCH_PORT (default 4402), signs in as the bench user, makes 2 warm-up
 // requests and then REQUESTS (default 10) timed requests per case; prints median and p95 and how many
-// orders matched. `npm run bench:orders-search` (see BENCHMARKS.md). DATABASE_URL or DATA_DIR as for
+// orders matched. `bash scripts/bench.sh orders-search` (see BENCHMARKS.md). DATABASE_URL or DATA_DIR as for
 // bench/demo.ts. The target: every search settles under 300 ms.
 import os from 'node:os';
-import { buildApp } from '../src/server/app.ts';
-import { loadConfig } from '../src/server/config.ts';
-import { openDatabase } from '../src/server/database/database.ts';
 import { addDays, dayInZone } from '../src/shared/date-ranges.ts';
+import { percentile, startBenchServer } from './http-bench.ts';
 
-if (!process.env.DATABASE_URL) process.env.DATA_DIR ??= '/tmp/engine-bench/data';
-const port = Number(process.env.BENCH_PORT ?? 4402);
 const requests = Number(process.env.REQUESTS ?? 10);
-const username = process.env.BENCH_USER ?? 'bench';
-const password = process.env.BENCH_PASSWORD ?? 'bench-password-123';
-
-const config = { ...loadConfig(), port, logLevel: 'warn' as const };
-const database = await openDatabase(config);
-const app = await buildApp({ config, orm: database.orm, logger: false });
-await app.listen({ port, host: '127.0.0.1' });
-const base = `http://127.0.0.1:${port}`;
-
-function percentile(sorted: number[], share: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.ceil(share * sorted.length) - 1)]!;
-}
+const server = await startBenchServer(4402);
+const { base } = server;
 
 try {
-  const login = await fetch(`${base}/api/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', origin: base },
-    body: JSON.stringify({ username, password }),
-  });
-  if (login.status !== 200) throw new Error(`Sign-in as ${username} failed: ${login.status} ${await login.text()}`);
-  const cookie = login.headers.getSetCookie().map((value) => value.split(';')[0]).join('; ');
+  const cookie = await server.signIn();
   const get = async (input: unknown) => {
     const response = await fetch(`${base}/trpc/orders.list?input=${encodeURIComponent(JSON.stringify(input))}`, { headers: { cookie } });
     return { status: response.status, body: JSON.parse(await response.text()) };
@@ -80,6 +60,5 @@ try {
     console.log(`${name.padEnd(78)} median ${percentile(timings, 0.5).toFixed(1).padStart(7)} ms   p95 ${percentile(timings, 0.95).toFixed(1).padStart(7)} ms   ${matched}`);
   }
 } finally {
-  await app.close();
-  await database.close();
+  await server.close();
 }
