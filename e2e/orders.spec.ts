@@ -131,11 +131,19 @@ test('orders: customer and total columns; page 9,999 says at once to narrow the 
   const customers = await page.getByTestId('order-customer').allTextContents();
   expect(customers).toHaveLength(25);
   expect(customers.every((text) => /^(demo-customer-\d+.*\d+ orders?|Guest.*)/.test(text)), customers.join(' | ')).toBe(true);
-  // Sorting by total, highest first: the first row's total is the largest on the page.
+  // Sorting by total, highest first (in each order's own currency, as the other amount columns sort):
+  // the totals of the orders in the store's currency come down the page.
   await page.getByTestId('sort-total').click();
   await expect(page).toHaveURL(/sort=total/);
   await expect(page.getByTestId('orders-count')).toHaveAttribute('data-state', 'ready');
-  const totals = await page.getByTestId('order-row').evaluateAll((rows) => rows.map((row) => Number(row.querySelectorAll('td')[6]!.querySelector('span')!.firstChild!.textContent!.replace(/[^0-9.]/g, ''))));
+  await expect(page.getByTestId('sort-total').locator('..')).toHaveAttribute('aria-sort', 'descending');
+  const totals = await page.getByTestId('order-row').evaluateAll((rows) =>
+    rows
+      .map((row) => row.querySelectorAll('td')[6]!.querySelector('span')!)
+      .filter((amount) => amount.querySelector('span') === null) // no own-currency line: in the store's currency
+      .map((amount) => Number(amount.textContent!.replace(/[^0-9.]/g, ''))),
+  );
+  expect(totals.length).toBeGreaterThan(10);
   expect(totals).toEqual([...totals].sort((a, b) => b - a));
 
   // Every orders.list call this page makes, by its page and search.
@@ -158,6 +166,18 @@ test('orders: customer and total columns; page 9,999 says at once to narrow the 
   expect(calls.filter((call) => call.page === 9_999)).toEqual([]);
   await deep.getByRole('button', { name: 'Back to page 1' }).click();
   await expect(page.getByTestId('order-row')).toHaveCount(25);
+  // The same message in every language of the app.
+  for (const [language, text] of [
+    ['es', 'Acota los filtros o el intervalo de fechas para ver pedidos más antiguos.'],
+    ['fr', 'Affinez les filtres ou la période pour voir des commandes plus anciennes.'],
+    ['de', 'Grenzen Sie die Filter oder den Zeitraum ein, um ältere Bestellungen zu sehen.'],
+  ] as const) {
+    await page.evaluate((value) => localStorage.setItem('i18nextLng', value), language);
+    await page.goto('/orders?page=9999');
+    await expect(page.getByTestId('orders-too-deep')).toContainText(text);
+  }
+  await page.evaluate(() => localStorage.setItem('i18nextLng', 'en'));
+  expect(calls.filter((call) => call.page === 9_999)).toEqual([]);
 
   // A request the server refuses (a search over 200 characters): the error once, no retries.
   const tooLong = 'x'.repeat(201);
