@@ -144,6 +144,19 @@ describe('reports.run, hand-computed', () => {
     expect(answer.headers['content-disposition']).toBe('attachment; filename="report-2026-06-01-to-2026-06-14.csv"');
     expect(String(answer.body).split('\r\n')).toEqual(['Channel,Net sales (GBP),Orders', 'Google Ads,80.00,1', 'Direct,34.00,1', 'Klaviyo,30.00,1', 'Total,144.00,3', '']);
 
+    // With a comparison: each metric's change beside it, as on the page, not the previous period's raw figures.
+    // Previous period 18-31 May: D 10.00, direct. Direct 34.00 vs 10.00 = +240.0 %; Google and Klaviyo had nothing (no change);
+    // total 144.00 vs 10.00 = +1,340.0 %, orders 3 vs 1 = +200.0 %.
+    const compared = await owner.client.get(`/api/reports/export.csv?definition=${encodeURIComponent(JSON.stringify({ ...definition, compare: 'previous_period' }))}`);
+    expect(String(compared.body).split('\r\n')).toEqual([
+      'Channel,Net sales (GBP),Net sales Δ %,Orders,Orders Δ %',
+      'Google Ads,80.00,,1,',
+      'Direct,34.00,240.0,1,0.0',
+      'Klaviyo,30.00,,1,',
+      'Total,144.00,1340.0,3,200.0',
+      '',
+    ]);
+
     const saved = (await trpcMutation(owner.client, 'reports.save', { name: 'Channels =SUM(1)', definition })).body.result.data;
     const fromSaved = await owner.client.get(`/api/reports/export.csv?reportId=${saved.id}`);
     expect(fromSaved.body).toBe(answer.body);
