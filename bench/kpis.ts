@@ -7,22 +7,12 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { buildApp } from '../src/server/app.ts';
-import { loadConfig } from '../src/server/config.ts';
-import { openDatabase } from '../src/server/database/database.ts';
 import { addDays, dayInZone } from '../src/shared/date-ranges.ts';
+import { percentile, startBenchServer } from './http-bench.ts';
 
-if (!process.env.DATABASE_URL) process.env.DATA_DIR ??= '/tmp/engine-bench/data';
-const port = Number(process.env.BENCH_PORT ?? 4401);
 const requests = Number(process.env.REQUESTS ?? 50);
-const username = process.env.BENCH_USER ?? 'bench';
-const password = process.env.BENCH_PASSWORD ?? 'bench-password-123';
-
-const config = { ...loadConfig(), port, logLevel: 'warn' as const };
-const database = await openDatabase(config);
-const app = await buildApp({ config, orm: database.orm, logger: false });
-await app.listen({ port, host: '127.0.0.1' });
-const base = `http://127.0.0.1:${port}`;
+const server = await startBenchServer(4401);
+const { base } = server;
 
 /**
  * CPU milliseconds used so far by the embedded PostgreSQL's processes (Linux /proc; null with
@@ -52,18 +42,8 @@ function databaseCpuMs(): number | null {
   }
 }
 
-function percentile(sorted: number[], share: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.ceil(share * sorted.length) - 1)]!;
-}
-
 try {
-  const login = await fetch(`${base}/api/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', origin: base },
-    body: JSON.stringify({ username, password }),
-  });
-  if (login.status !== 200) throw new Error(`Sign-in as ${username} failed: ${login.status} ${await login.text()}`);
-  const cookie = login.headers.getSetCookie().map((value) => value.split(';')[0]).join('; ');
+  const cookie = await server.signIn();
   const get = async (path: string, input: unknown) => {
     const response = await fetch(`${base}/trpc/${path}?input=${encodeURIComponent(JSON.stringify(input))}`, { headers: { cookie } });
     const body = await response.text();
@@ -118,6 +98,5 @@ try {
     );
   }
 } finally {
-  await app.close();
-  await database.close();
+  await server.close();
 }

@@ -121,6 +121,72 @@ test('orders: filters narrow the list, search finds an order, the drawer shows i
   await expect(page.getByTestId('revenue-refunds')).toContainText('Refund rate');
 });
 
+test('orders: customer and total columns; page 9,999 says at once to narrow the filters; a refused request is not retried', async ({ page }) => {
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await demoStore(page, 'ordersdeep', '/orders');
+  const table = page.getByTestId('orders-table');
+  await expect(table.getByRole('columnheader', { name: 'Customer' })).toBeVisible();
+  await expect(table.getByRole('columnheader', { name: 'Total' })).toBeVisible();
+  // Each row names its buyer (the platform's customer id and their orders) or says "Guest".
+  const customers = await page.getByTestId('order-customer').allTextContents();
+  expect(customers).toHaveLength(25);
+  expect(customers.every((text) => /^(demo-customer-\d+.*\d+ orders?|Guest.*)/.test(text)), customers.join(' | ')).toBe(true);
+  // Sorting by total, highest first (in each order's own currency, as the other amount columns sort):
+  // the totals of the orders in the store's currency come down the page.
+  await page.getByTestId('sort-total').click();
+  await expect(page).toHaveURL(/sort=total/);
+  await expect(page.getByTestId('orders-count')).toHaveAttribute('data-state', 'ready');
+  await expect(page.getByTestId('sort-total').locator('..')).toHaveAttribute('aria-sort', 'descending');
+  const totals = await page.getByTestId('order-row').evaluateAll((rows) =>
+    rows
+      .map((row) => row.querySelectorAll('td')[6]!.querySelector('span')!)
+      .filter((amount) => amount.querySelector('span') === null) // no own-currency line: in the store's currency
+      .map((amount) => Number(amount.textContent!.replace(/[^0-9.]/g, ''))),
+  );
+  expect(totals.length).toBeGreaterThan(10);
+  expect(totals).toEqual([...totals].sort((a, b) => b - a));
+
+  // Every orders.list call this page makes, by its page and search.
+  const calls: { page: number; search?: string }[] = [];
+  page.on('request', (request) => {
+    const url = new URL(request.url());
+    if (!url.pathname.startsWith('/trpc/') || !url.pathname.includes('orders.list')) return;
+    const input = JSON.parse(url.searchParams.get('input') ?? '{}');
+    const list = input['0']?.json ?? input['0'] ?? input.json ?? input;
+    calls.push({ page: list.page, search: list.search });
+  });
+
+  // Page 9,999: the message at once, no request, no skeletons.
+  await page.goto('/orders?page=9999');
+  const deep = page.getByTestId('orders-too-deep');
+  await expect(deep).toBeVisible();
+  await expect(deep).toContainText('Page 9,999 is too far back');
+  await expect(deep).toContainText('Narrow the filters or the date range to see older orders.');
+  await expect(page.getByRole('status', { name: 'Loading orders…' })).toHaveCount(0);
+  expect(calls.filter((call) => call.page === 9_999)).toEqual([]);
+  await deep.getByRole('button', { name: 'Back to page 1' }).click();
+  await expect(page.getByTestId('order-row')).toHaveCount(25);
+  // The same message in every language of the app.
+  for (const [language, text] of [
+    ['es', 'Acota los filtros o el intervalo de fechas para ver pedidos más antiguos.'],
+    ['fr', 'Affinez les filtres ou la période pour voir des commandes plus anciennes.'],
+    ['de', 'Grenzen Sie die Filter oder den Zeitraum ein, um ältere Bestellungen zu sehen.'],
+  ] as const) {
+    await page.evaluate((value) => localStorage.setItem('i18nextLng', value), language);
+    await page.goto('/orders?page=9999');
+    await expect(page.getByTestId('orders-too-deep')).toContainText(text);
+  }
+  await page.evaluate(() => localStorage.setItem('i18nextLng', 'en'));
+  expect(calls.filter((call) => call.page === 9_999)).toEqual([]);
+
+  // A request the server refuses (a search over 200 characters): the error once, no retries.
+  const tooLong = 'x'.repeat(201);
+  await page.goto(`/orders?q=${tooLong}`);
+  await expect(page.getByTestId('data-error')).toContainText('Search text must be at most 200 characters');
+  await expect(page.getByTestId('data-error')).toBeVisible();
+  expect(calls.filter((call) => call.search === tooLong)).toHaveLength(1);
+});
+
 const directory = process.env.SCREENSHOTS_DIR;
 const VIEWPORTS = { desktop: { width: 1280, height: 860 }, mobile: { width: 390, height: 844 } } as const;
 
@@ -144,6 +210,10 @@ for (const theme of ['light', 'dark'] as const) {
       await expect(page.getByTestId('drawer-lines')).toBeVisible();
       await shoot('orders-drawer', false);
       await page.keyboard.press('Escape');
+
+      await page.goto('/orders?page=9999');
+      await expect(page.getByTestId('orders-too-deep')).toBeVisible();
+      await shoot('orders-too-deep', false);
 
       await page.goto('/revenue');
       await expect(drawnChart(page, 'revenue-components-chart')).toBeVisible();

@@ -95,6 +95,77 @@ test('reports: net sales and orders by channel, CSV like the table, saved, still
   await expect(page.getByTestId('saved-report')).toHaveCount(0);
 });
 
+/** A column's values (data-value) in the rows' order. */
+async function columnValues(page: Page, metric: string): Promise<number[]> {
+  const index = await page.getByTestId('report-table').locator('thead th').evaluateAll((ths, name) => ths.findIndex((th) => th.getAttribute('data-column') === name), metric);
+  return page.getByTestId('report-row').evaluateAll((trs, at) => trs.map((tr) => Number(tr.children[at]!.getAttribute('data-value'))), index);
+}
+
+/** The Total row's value of a metric. */
+async function totalOf(page: Page, metric: string): Promise<string> {
+  const index = await page.getByTestId('report-table').locator('thead th').evaluateAll((ths, name) => ths.findIndex((th) => th.getAttribute('data-column') === name), metric);
+  return (await page.getByTestId('report-total').evaluate((tr, at) => tr.children[at]!.getAttribute('data-value'), index))!;
+}
+
+test('reports: the same Total by day and by channel, eight metrics with Δ % fit 1280 px, sortable columns, a daily schedule', async ({ page }) => {
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await demoStore(page, 'repsort');
+  const metrics = ['netSales', 'orders', 'aov', 'spend', 'clicks', 'roas', 'mer', 'cac'];
+  for (const metric of metrics) await page.getByTestId('report-metrics').locator(`input[data-metric="${metric}"]`).check();
+  await page.getByTestId('range-preset').selectOption('last_30_days');
+  await page.getByTestId('range-compare').selectOption('previous_period');
+  const run = async (dimension: string) => {
+    await page.getByTestId('report-dimension').selectOption(dimension);
+    await page.getByTestId('report-run').click();
+    await expect(page.getByTestId('report-table').locator('thead th').first()).toHaveText(dimension === 'day' ? 'Day' : 'Channel');
+    await expect(page.getByTestId('report-row').first()).toBeVisible();
+  };
+
+  await run('day');
+  const byDay = Object.fromEntries(await Promise.all(metrics.map(async (metric) => [metric, await totalOf(page, metric)])));
+  expect(Number(byDay.roas)).toBeGreaterThan(0);
+  // Δ % beneath the figures, no "(previous)" columns: one header per metric besides the day.
+  await expect(page.getByTestId('report-table').locator('thead th')).toHaveCount(1 + metrics.length);
+  await expect(page.getByTestId('report-table')).not.toContainText('(previous)');
+  expect(await page.getByTestId('report-change').count()).toBeGreaterThan(metrics.length);
+  await expect(page.getByTestId('report-total').getByTestId('report-change').first()).toHaveText(/^[+−-]?\d|^—$/);
+  // Eight metrics fit at 1280 px: neither the table nor the page scrolls sideways.
+  expect(await page.getByTestId('report-table-scroll').evaluate((box) => box.firstElementChild!.scrollWidth - box.firstElementChild!.clientWidth)).toBeLessThanOrEqual(1);
+  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(1280);
+
+  await run('channel');
+  const byChannel = Object.fromEntries(await Promise.all(metrics.map(async (metric) => [metric, await totalOf(page, metric)])));
+  expect(byChannel).toEqual(byDay);
+
+  // Sorting: net sales highest first, then lowest first; aria-sort says which.
+  const header = page.getByTestId('report-table').locator('th[data-column="netSales"]');
+  await expect(header).toHaveAttribute('aria-sort', 'none');
+  await page.getByTestId('report-sort-netSales').click();
+  await expect(header).toHaveAttribute('aria-sort', 'descending');
+  const descending = await columnValues(page, 'netSales');
+  expect(descending.length).toBeGreaterThan(1);
+  expect(descending).toEqual([...descending].sort((a, b) => b - a));
+  await page.getByTestId('report-sort-netSales').click();
+  await expect(header).toHaveAttribute('aria-sort', 'ascending');
+  expect(await columnValues(page, 'netSales')).toEqual([...descending].sort((a, b) => a - b));
+  await page.getByTestId('report-sort-label').click();
+  await expect(page.getByTestId('report-table').locator('th[data-column="label"]')).toHaveAttribute('aria-sort', 'ascending');
+  await expect(header).toHaveAttribute('aria-sort', 'none');
+
+  // A daily schedule.
+  await page.getByTestId('report-name').fill('Daily channels');
+  await page.getByTestId('report-save').click();
+  const saved = page.getByTestId('saved-report').filter({ hasText: 'Daily channels' });
+  await expect(saved).toBeVisible();
+  await saved.getByTestId('saved-report-edit').click();
+  const form = page.getByTestId('report-settings-form');
+  await expect(form.getByTestId('report-schedule').locator('option')).toHaveText(['Not scheduled', 'Daily (every day, 08:00)', 'Weekly (Mondays, 08:00)', 'Monthly (the 1st, 08:00)']);
+  await form.getByTestId('report-schedule').selectOption('daily');
+  await form.getByTestId('report-recipients').fill('owner@example.com');
+  await form.getByRole('button', { name: 'Save' }).click();
+  await expect(saved.getByTestId('saved-report-schedule')).toHaveText('Daily to owner@example.com');
+});
+
 const directory = process.env.SCREENSHOTS_DIR;
 
 test('reports screenshots at 1280 and 390 px, light and dark', async ({ page }) => {
@@ -102,7 +173,12 @@ test('reports screenshots at 1280 and 390 px, light and dark', async ({ page }) 
   mkdirSync(directory!, { recursive: true });
   await page.setViewportSize({ width: 1280, height: 900 });
   await demoStore(page, 'repshots');
+  // Eight metrics with the previous period: the widest table (Δ % beneath each figure).
   await buildChannelReport(page);
+  for (const metric of ['aov', 'spend', 'clicks', 'roas', 'mer', 'cac']) await page.getByTestId('report-metrics').locator(`input[data-metric="${metric}"]`).check();
+  await page.getByTestId('range-compare').selectOption('previous_period');
+  await page.getByTestId('report-run').click();
+  await expect(page.getByTestId('report-change').first()).toBeVisible();
   await page.getByTestId('report-name').fill('Channel mix');
   await page.getByTestId('report-save').click();
   await expect(page.getByTestId('saved-report')).toHaveCount(1);

@@ -11,7 +11,7 @@ export const ORDER_PLATFORMS = ['shopify', 'woocommerce'] as const;
 export const CUSTOMER_TYPES = ['new', 'returning'] as const;
 export type CustomerType = (typeof CUSTOMER_TYPES)[number];
 
-export const ORDER_SORTS = ['placedAt', 'netSales', 'gross', 'orderNumber'] as const;
+export const ORDER_SORTS = ['placedAt', 'netSales', 'gross', 'total', 'orderNumber'] as const;
 export type OrderSort = (typeof ORDER_SORTS)[number];
 
 export const SORT_DIRECTIONS = ['asc', 'desc'] as const;
@@ -77,6 +77,8 @@ export const ordersListInput = ordersFilterFields
 export type OrdersListInput = z.input<typeof ordersListInput>;
 
 const moneyBreakdown = z.object({
+  /** What the customer paid: gross − discounts + shipping + taxes (before refunds). */
+  total: z.number(),
   gross: z.number(),
   discounts: z.number(),
   shipping: z.number(),
@@ -110,6 +112,8 @@ export const orderRowOutput = z.object({
   displayAmounts: moneyBreakdown,
   /** Units over all lines. */
   items: z.number(),
+  /** The buyer as the platform knows them (its customer id; names and e-mails are not kept), with their counting orders; null for a guest checkout. */
+  customer: z.object({ externalId: z.string(), ordersCount: z.number() }).nullable(),
 });
 
 export type OrderRow = z.infer<typeof orderRowOutput>;

@@ -57,7 +57,8 @@ export const REPORT_GRANULARITIES = ['total', 'day', 'week', 'month'] as const;
 export type ReportGranularity = (typeof REPORT_GRANULARITIES)[number];
 
 
-export const REPORT_SCHEDULES = ['none', 'weekly', 'monthly'] as const;
+/** E-mail schedules: daily (every day), weekly (Mondays), monthly (the 1st), at 08:00 in the store's time zone. */
+export const REPORT_SCHEDULES = ['none', 'daily', 'weekly', 'monthly'] as const;
 export type ReportSchedule = (typeof REPORT_SCHEDULES)[number];
 
 export const MAX_REPORT_METRICS = 8;
@@ -200,7 +201,7 @@ const reportName = z
 export const saveReportInput = z.object({
   name: reportName,
   definition: reportDefinition,
-  schedule: z.enum(REPORT_SCHEDULES, { error: 'Schedule must be none, weekly or monthly' }).default('none'),
+  schedule: z.enum(REPORT_SCHEDULES, { error: 'Schedule must be none, daily, weekly or monthly' }).default('none'),
   recipients: z.array(emailSchema).max(MAX_REPORT_RECIPIENTS, `A report can be sent to at most ${MAX_REPORT_RECIPIENTS} recipients`).default([]),
 }).refine((input) => input.schedule === 'none' || input.recipients.length > 0, {
   message: 'Add at least one recipient to schedule the report',
@@ -215,7 +216,7 @@ export const updateReportInput = z
     id: reportId,
     name: reportName.optional(),
     definition: reportDefinition.optional(),
-    schedule: z.enum(REPORT_SCHEDULES, { error: 'Schedule must be none, weekly or monthly' }).optional(),
+    schedule: z.enum(REPORT_SCHEDULES, { error: 'Schedule must be none, daily, weekly or monthly' }).optional(),
     recipients: z.array(emailSchema).max(MAX_REPORT_RECIPIENTS, `A report can be sent to at most ${MAX_REPORT_RECIPIENTS} recipients`).optional(),
   });
 

@@ -1,14 +1,27 @@
-import { DownloadIcon, SearchXIcon } from 'lucide-react';
+import { DownloadIcon, HistoryIcon, SearchXIcon } from 'lucide-react';
+import { MAX_ORDERS_OFFSET } from '../../../shared/orders.ts';
 import { useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
 import { DataError, DataPage, StoreDataGate } from '../../components/data-page.tsx';
 import { useDateRange } from '../../components/date-range-picker.tsx';
+import { DEFAULT_QUERY_RETRIES } from '../../lib/query-settings.ts';
 import { trpc } from '../../lib/trpc.ts';
 import { useFigureFormat } from '../../lib/figure-format.ts';
 import { OrderDrawer } from './order-drawer.tsx';
 import { OrdersPagination, OrdersTable } from './orders-table.tsx';
 import { OrdersToolbar } from './orders-toolbar.tsx';
 import { exportUrlOf, filterOfView, useOrdersView } from './orders-url-state.ts';
+
+/** A 4xx answer (a bad or refused request): asking again gives the same answer, so it is never retried. */
+function isClientError(error: unknown): boolean {
+  const status = (error as { data?: { httpStatus?: number } } | null)?.data?.httpStatus;
+  return status !== undefined && status >= 400 && status < 500;
+}
+
+/** Whether a page lies past the paging cap (the server refuses it): said at once, without a request. */
+export function isPastPagingCap(page: number, pageSize: number): boolean {
+  return (page - 1) * pageSize >= MAX_ORDERS_OFFSET;
+}
 
 export function OrdersPage() {
   const { t } = useTranslation('orders');
@@ -28,12 +41,20 @@ function OrdersContent() {
   const { view, update, hasFilters, clearFilters } = state;
   const range = useDateRange();
   const filter = filterOfView(view, range);
-  const list = trpc.orders.list.useQuery({ ...filter, page: view.page, pageSize: view.pageSize }, { placeholderData: (previous) => previous });
+  const tooDeep = isPastPagingCap(view.page, view.pageSize);
+  const list = trpc.orders.list.useQuery(
+    { ...filter, page: view.page, pageSize: view.pageSize },
+    {
+      placeholderData: (previous) => previous,
+      enabled: !tooDeep,
+      retry: (failures, error) => !isClientError(error) && failures < DEFAULT_QUERY_RETRIES,
+    },
+  );
 
   const toggleSort = (sort: typeof view.sort) =>
     update(view.sort === sort ? { direction: view.direction === 'desc' ? 'asc' : 'desc' } : { sort, direction: sort === 'orderNumber' ? 'asc' : 'desc' });
 
-  const data = list.data;
+  const data = tooDeep ? undefined : list.data;
   // A new date range or filter elsewhere (the shared picker) can leave the page past the end.
   const pastTheEnd = data !== undefined && !list.isPlaceholderData && data.rows.length === 0 && data.total > 0 && view.page > 1;
   useEffect(() => {
@@ -54,9 +75,9 @@ function OrdersContent() {
           aria-live="polite"
           data-testid="orders-count"
           data-total={data?.total ?? ''}
-          data-state={data && !list.isPlaceholderData ? 'ready' : 'loading'}
+          data-state={tooDeep || (data && !list.isPlaceholderData) ? 'ready' : 'loading'}
         >
-          {data ? (data.rows.length ? t('summary.showing', { first: format.integer(first), last: format.integer(last), total: totalText, count: data.total }) : t('summary.none')) : t('summary.loading')}
+          {tooDeep ? '' : data ? (data.rows.length ? t('summary.showing', { first: format.integer(first), last: format.integer(last), total: totalText, count: data.total }) : t('summary.none')) : t('summary.loading')}
         </p>
         <a className="btn btn-sm gap-2" href={exportUrlOf(filter)} download data-testid="export-csv">
           <DownloadIcon className="size-4" aria-hidden="true" />
@@ -64,7 +85,16 @@ function OrdersContent() {
         </a>
       </div>
 
-      {list.isError && !data ? (
+      {tooDeep ? (
+        <section className="bg-base-100 border-base-content/15 rounded-box border border-dashed px-5 py-12 text-center" role="status" data-testid="orders-too-deep">
+          <HistoryIcon className="text-base-content/50 mx-auto size-10" aria-hidden="true" />
+          <h2 className="mt-3 font-semibold">{t('deep.title', { page: format.integer(view.page) })}</h2>
+          <p className="text-base-content/70 mx-auto mt-1 max-w-prose text-sm">{t('deep.body', { max: format.integer(MAX_ORDERS_OFFSET) })}</p>
+          <button type="button" className="btn btn-sm btn-primary mt-4" onClick={() => update({ page: 1 })}>
+            {t('deep.first')}
+          </button>
+        </section>
+      ) : list.isError && !data ? (
         <DataError error={list.error} onRetry={() => void list.refetch()} />
       ) : !data ? (
         <div className="space-y-2" role="status" aria-label={t('summary.loading')}>

@@ -14,7 +14,7 @@ interface TableProps {
 }
 
 /** The display-currency amount, with the order's own beneath it when the order was in another currency. */
-function Amount({ row, field, currency }: { row: OrderRow; field: 'gross' | 'netSales'; currency: string }) {
+function Amount({ row, field, currency }: { row: OrderRow; field: 'total' | 'netSales'; currency: string }) {
   const money = useOrderMoney();
   return (
     <span className={`tabular-nums ${row.counts ? '' : 'text-base-content/70 line-through decoration-base-content/40'}`}>
@@ -44,6 +44,26 @@ function SortableHeader({ label, sort, view, onSort, align = 'left' }: { label: 
   );
 }
 
+/** The buyer: the platform's customer id (names and e-mails are not kept) and their orders, or "Guest"; new or returning beside it. */
+function CustomerCell({ row }: { row: OrderRow }) {
+  const { t } = useTranslation('orders');
+  return (
+    <div className="min-w-0" data-testid="order-customer">
+      {row.customer ? (
+        <span className="block max-w-40 truncate font-medium" title={row.customer.externalId}>
+          {row.customer.externalId}
+        </span>
+      ) : (
+        <span className="text-base-content/70 block">{t('table.guest')}</span>
+      )}
+      <span className="mt-0.5 flex flex-wrap items-center gap-1.5">
+        <CustomerTypeBadge isNew={row.isNewCustomer} counts={row.counts} />
+        {row.customer && <span className="text-base-content/70 text-xs whitespace-nowrap">{t('table.customerOrders', { count: row.customer.ordersCount })}</span>}
+      </span>
+    </div>
+  );
+}
+
 export function OrdersTable({ data, view, onSort, onOpen }: TableProps) {
   const { t } = useTranslation('orders');
   const format = useFigureFormat();
@@ -66,9 +86,17 @@ export function OrdersTable({ data, view, onSort, onOpen }: TableProps) {
                 <div className="min-w-0">
                   <p className="truncate font-semibold">{number(row)}</p>
                   <p className="text-base-content/70 text-xs">{dateTime(row.placedAt)}</p>
+                  <p className="text-base-content/80 truncate text-xs" data-testid="order-card-customer">
+                    {row.customer ? `${row.customer.externalId} · ${t('table.customerOrders', { count: row.customer.ordersCount })}` : t('table.guest')}
+                  </p>
                 </div>
-                <div className="text-right text-sm font-semibold">
-                  <Amount row={row} field="netSales" currency={data.currency} />
+                <div className="text-right text-sm">
+                  <p className="font-semibold">
+                    <Amount row={row} field="total" currency={data.currency} />
+                  </p>
+                  <p className="text-base-content/70 text-xs">
+                    {t('columns.netSales')} <Amount row={row} field="netSales" currency={data.currency} />
+                  </p>
                 </div>
               </div>
               <div className="mt-2 flex flex-wrap items-center gap-1.5">
@@ -95,7 +123,7 @@ export function OrdersTable({ data, view, onSort, onOpen }: TableProps) {
               <th scope="col" className="text-right">
                 {t('columns.items')}
               </th>
-              <SortableHeader label={t('columns.gross')} sort="gross" view={view} onSort={onSort} align="right" />
+              <SortableHeader label={t('columns.total')} sort="total" view={view} onSort={onSort} align="right" />
               <SortableHeader label={t('columns.netSales')} sort="netSales" view={view} onSort={onSort} align="right" />
             </tr>
           </thead>
@@ -112,7 +140,7 @@ export function OrdersTable({ data, view, onSort, onOpen }: TableProps) {
                 </td>
                 <td className="whitespace-nowrap">{dateTime(row.placedAt)}</td>
                 <td>
-                  <CustomerTypeBadge isNew={row.isNewCustomer} counts={row.counts} />
+                  <CustomerCell row={row} />
                 </td>
                 <td>
                   <ChannelBadge channel={row.channel} />
@@ -122,7 +150,7 @@ export function OrdersTable({ data, view, onSort, onOpen }: TableProps) {
                 </td>
                 <td className="text-right tabular-nums">{format.integer(row.items)}</td>
                 <td className="text-right whitespace-nowrap">
-                  <Amount row={row} field="gross" currency={data.currency} />
+                  <Amount row={row} field="total" currency={data.currency} />
                 </td>
                 <td className="text-right font-medium whitespace-nowrap">
                   <Amount row={row} field="netSales" currency={data.currency} />

@@ -25,7 +25,7 @@ function SearchBox({ value, onSearch }: { value: string; onSearch: (text: string
   }, [text, value, onSearch]);
 
   return (
-    <label className="input input-sm w-full sm:w-72">
+    <label className="input input-sm w-full sm:w-96">
       <SearchIcon className="text-base-content/60 size-4" aria-hidden="true" />
       <input
         type="search"

@@ -1,10 +1,11 @@
 import { keepPreviousData } from '@tanstack/react-query';
 import type { ApexOptions } from 'apexcharts';
-import { DownloadIcon, PlayIcon, SaveIcon } from 'lucide-react';
+import { ArrowDownIcon, ArrowUpDownIcon, ArrowUpIcon, DownloadIcon, PlayIcon, SaveIcon } from 'lucide-react';
 import { useEffect, useId, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useLocation, useSearch } from 'wouter';
 import { presetRange } from '../../../shared/date-ranges.ts';
+import { delta } from '../../../shared/metrics.ts';
 import {
   DIMENSION_METRICS,
   isTimeDimension,
@@ -305,69 +306,143 @@ function SaveReportForm({ definition, opened, onSaved }: { definition: ReportDef
   );
 }
 
-function ResultTable({ result }: { result: ReportResult }) {
+type ResultRow = ReportResult['rows'][number];
+type SortColumn = 'label' | 'period' | ReportMetric;
+interface TableSort {
+  column: SortColumn;
+  direction: 'asc' | 'desc';
+}
+
+/**
+ * The rows in a clicked column's order; rows without a value ("—") last both ways. Time rows sort
+ * by their key (chronological), other labels alphabetically as shown.
+ */
+export function sortedRows(rows: ResultRow[], sort: TableSort | null, labelOf: (row: ResultRow) => string, locale: string): ResultRow[] {
+  if (!sort) return rows;
+  const sign = sort.direction === 'asc' ? 1 : -1;
+  const collator = new Intl.Collator(locale, { numeric: true, sensitivity: 'base' });
+  return [...rows].sort((a, b) => {
+    if (sort.column === 'label') return sign * collator.compare(labelOf(a), labelOf(b));
+    if (sort.column === 'period') return sign * collator.compare(a.period ?? '', b.period ?? '') || collator.compare(labelOf(a), labelOf(b));
+    const x = a.values[sort.column] ?? null;
+    const y = b.values[sort.column] ?? null;
+    if (x === null || y === null) return x === y ? 0 : x === null ? 1 : -1;
+    return sign * (x - y);
+  });
+}
+
+/** Metrics whose rise is bad news for the store. */
+const WORSE_WHEN_UP: readonly ReportMetric[] = ['refunds', 'cac'];
+
+function SortHeader({ label, column, sort, onSort, align }: { label: string; column: SortColumn; sort: TableSort | null; onSort: (column: SortColumn) => void; align: 'left' | 'right' }) {
   const { t } = useTranslation('reports');
-  const format = useReportFormat(result.currency);
+  const active = sort?.column === column;
+  const Icon = !active ? ArrowUpDownIcon : sort.direction === 'asc' ? ArrowUpIcon : ArrowDownIcon;
   return (
-    <TableScroll>
-      <table className="table-sm table tabular-nums" data-testid="report-table">
-        <thead>
-          <tr>
-            <th scope="col">{t(`dimensions.${result.dimension}`)}</th>
-            {result.hasPeriod && <th scope="col">{t('result.period')}</th>}
-            {result.metrics.map((metric) => (
-              <th key={metric} scope="col" className="text-right">
-                {t(`metrics.${metric}`)}
-              </th>
-            ))}
-            {result.previousRange &&
-              result.metrics.map((metric) => (
-                <th key={`previous-${metric}`} scope="col" className="text-base-content/60 text-right">
-                  {t('result.previous', { metric: t(`metrics.${metric}`) })}
-                </th>
-              ))}
-          </tr>
-        </thead>
-        <tbody>
-          {result.rows.map((row) => (
-            <tr key={`${row.period ?? ''}|${row.key}`} data-testid="report-row">
-              <th scope="row" className="max-w-64 truncate font-normal">
-                {format.label(result, row.label)}
-              </th>
-              {result.hasPeriod && <td>{row.period}</td>}
+    <th scope="col" aria-sort={active ? (sort.direction === 'asc' ? 'ascending' : 'descending') : 'none'} className={align === 'right' ? 'text-right' : ''} data-column={column}>
+      <button
+        type="button"
+        className={`inline-flex items-center gap-1 font-semibold whitespace-nowrap hover:text-base-content ${align === 'right' ? 'flex-row-reverse' : ''} ${active ? 'text-base-content' : ''}`}
+        onClick={() => onSort(column)}
+        title={t('result.sortBy', { column: label })}
+        data-testid={`report-sort-${column}`}
+      >
+        {label}
+        <Icon className={`size-3.5 shrink-0 ${active ? '' : 'opacity-40'}`} aria-hidden="true" />
+      </button>
+    </th>
+  );
+}
+
+/** A value, and with a comparison its change in per cent beneath (the previous value in its tooltip). */
+function ValueCell({ metric, value, previous, comparing, format, percent, emphasis = false }: {
+  metric: ReportMetric;
+  value: number | null;
+  previous: number | null;
+  comparing: boolean;
+  format: ReturnType<typeof useReportFormat>;
+  percent: Intl.NumberFormat;
+  emphasis?: boolean;
+}) {
+  const { t } = useTranslation('reports');
+  // Δ % through the one definition (metrics.ts): none when either side has no value or the previous one is 0.
+  const percentChange = comparing ? delta(value, previous).percent : null;
+  const change = percentChange === null ? null : percentChange / 100;
+  const tone = change === null || change === 0 ? 'text-base-content/70' : (change > 0) !== WORSE_WHEN_UP.includes(metric) ? 'text-success' : 'text-error';
+  return (
+    <td className={`text-right whitespace-nowrap ${(value ?? 0) < 0 ? 'text-error' : ''} ${emphasis ? 'font-semibold' : ''}`} data-value={value ?? ''}>
+      {format.value(metric, value)}
+      {comparing && (
+        <span className={`block text-xs font-normal ${tone}`} title={t('result.previousValue', { value: format.value(metric, previous) })} data-testid="report-change" data-change={change ?? ''}>
+          {change === null ? '—' : percent.format(change)}
+          <span className="sr-only"> {t('result.previousValue', { value: format.value(metric, previous) })}</span>
+        </span>
+      )}
+    </td>
+  );
+}
+
+function ResultTable({ result }: { result: ReportResult }) {
+  const { t, i18n } = useTranslation('reports');
+  const locale = i18n.resolvedLanguage ?? 'en';
+  const format = useReportFormat(result.currency);
+  const [sort, setSort] = useState<TableSort | null>(null);
+  const comparing = result.previousRange !== null;
+  const percent = useMemo(() => new Intl.NumberFormat(locale, { style: 'percent', maximumFractionDigits: 1, signDisplay: 'exceptZero' }), [locale]);
+  // A column of a former result (another metric set) sorts nothing.
+  const activeSort = sort && (sort.column === 'label' || (sort.column === 'period' && result.hasPeriod) || result.metrics.includes(sort.column as ReportMetric)) ? sort : null;
+  const labelOf = (row: ResultRow) => (isTimeDimension(result.dimension) ? row.key : format.label(result, row.label));
+  const rows = sortedRows(result.rows, activeSort, labelOf, locale);
+  const onSort = (column: SortColumn) =>
+    setSort((current) =>
+      current?.column === column ? { column, direction: current.direction === 'asc' ? 'desc' : 'asc' } : { column, direction: column === 'label' || column === 'period' ? 'asc' : 'desc' },
+    );
+  const captionId = useId();
+  return (
+    <>
+      <TableScroll testId="report-table-scroll">
+        <table className="table-sm table tabular-nums" data-testid="report-table" aria-describedby={comparing ? captionId : undefined}>
+          <thead>
+            <tr>
+              <SortHeader label={t(`dimensions.${result.dimension}`)} column="label" sort={activeSort} onSort={onSort} align="left" />
+              {result.hasPeriod && <SortHeader label={t('result.period')} column="period" sort={activeSort} onSort={onSort} align="left" />}
               {result.metrics.map((metric) => (
-                <td key={metric} className={`text-right ${(row.values[metric] ?? 0) < 0 ? 'text-error' : ''}`} data-value={row.values[metric] ?? ''}>
-                  {format.value(metric, row.values[metric] ?? null)}
-                </td>
+                <SortHeader key={metric} label={t(`metrics.${metric}`)} column={metric} sort={activeSort} onSort={onSort} align="right" />
               ))}
-              {result.previousRange &&
-                result.metrics.map((metric) => (
-                  <td key={`previous-${metric}`} className="text-base-content/60 text-right">
-                    {format.value(metric, row.previous?.[metric] ?? null)}
-                  </td>
-                ))}
             </tr>
-          ))}
-        </tbody>
-        <tfoot>
-          <tr className="bg-base-200/60 text-base-content font-semibold">
-            <th scope="row">{t('result.total')}</th>
-            {result.hasPeriod && <td />}
-            {result.metrics.map((metric) => (
-              <td key={metric} className="text-right">
-                {format.value(metric, result.totals.values[metric] ?? null)}
-              </td>
+          </thead>
+          <tbody>
+            {rows.map((row) => (
+              <tr key={`${row.period ?? ''}|${row.key}`} data-testid="report-row">
+                <th scope="row" className="max-w-56 truncate font-normal" title={format.label(result, row.label)}>
+                  {format.label(result, row.label)}
+                </th>
+                {result.hasPeriod && <td className="whitespace-nowrap">{row.period}</td>}
+                {result.metrics.map((metric) => (
+                  <ValueCell key={metric} metric={metric} value={row.values[metric] ?? null} previous={row.previous?.[metric] ?? null} comparing={comparing} format={format} percent={percent} />
+                ))}
+              </tr>
             ))}
-            {result.previousRange &&
-              result.metrics.map((metric) => (
-                <td key={`previous-${metric}`} className="text-right">
-                  {format.value(metric, result.totals.previous?.[metric] ?? null)}
-                </td>
+          </tbody>
+          <tfoot>
+            <tr className="bg-base-200/60 text-base-content" data-testid="report-total">
+              <th scope="row" className="font-semibold" title={t('result.totalHint')}>
+                {t('result.total')}
+              </th>
+              {result.hasPeriod && <td />}
+              {result.metrics.map((metric) => (
+                <ValueCell key={metric} metric={metric} value={result.totals.values[metric] ?? null} previous={result.totals.previous?.[metric] ?? null} comparing={comparing} format={format} percent={percent} emphasis />
               ))}
-          </tr>
-        </tfoot>
-      </table>
-    </TableScroll>
+            </tr>
+          </tfoot>
+        </table>
+      </TableScroll>
+      {comparing && (
+        <p id={captionId} className="text-base-content/70 pt-2 text-xs">
+          {t('result.changeCaption')}
+        </p>
+      )}
+    </>
   );
 }
 

@@ -29,6 +29,7 @@ const SORT_EXPRESSIONS: Record<OrderSort, string> = {
   placedAt: 'o.placed_at',
   netSales: 'o.net_sales_minor',
   gross: 'o.gross_minor',
+  total: '(o.gross_minor - o.discounts_minor + o.shipping_minor + o.taxes_minor)',
   orderNumber: `coalesce(o.order_number, '')`,
 };
 
@@ -36,8 +37,82 @@ function escapeLike(text: string): string {
   return text.replace(/[\\%_]/g, (character) => `\\${character}`);
 }
 
+/** Searches shorter than this (without a leading #) match order numbers and customer ids exactly, not by prefix: "#5" would match a tenth of the store. */
+export const PREFIX_SEARCH_MIN_LENGTH = 3;
+
+/**
+ * Above this many order lines (the planner's estimate) a product search is "common" (a word of many
+ * products' titles): the newest matching orders are then found by walking the orders newest first and
+ * probing each one's lines, which stops after a page; below it, from the matching lines' trigram index.
+ */
+export const COMMON_LINE_MATCHES = 20_000;
+
+/**
+ * A common product word's count stops here ("1,000+ orders", 40 pages of 25): counting every match
+ * would probe the lines of tens of thousands of orders; narrower searches count up to ORDERS_COUNT_CAP.
+ */
+export const COMMON_SEARCH_COUNT_CAP = 1_000;
+
+/** How a search finds its orders: from the set of matching ids, or by walking the orders (a common product word). */
+export type SearchPlan = 'set' | 'walk';
+
+function containsPattern(search: string): string {
+  return `%${escapeLike(search)}%`;
+}
+
+const LINE_MATCH = (contains: string) => `(l.title ilike ${contains}::text or l.sku ilike ${contains}::text)`;
+
+/**
+ * Which way a search is cheaper, from the planner's estimate of the order lines it matches (its
+ * statistics of titles and SKUs; planning only, nothing is read).
+ */
+export async function searchPlanOf(em: EntityManager, storeId: number, search: string | undefined): Promise<SearchPlan> {
+  const text = search?.trim();
+  if (!text || text.includes('@')) return 'set';
+  const [plan] = await sqlRunner(em).rows<{ 'QUERY PLAN': [{ Plan: { 'Plan Rows': number } }] }>(
+    `explain (format json) select 1 from order_lines l where l.store_id = $1::int and ${LINE_MATCH('$2')}`,
+    [storeId, containsPattern(text)],
+  );
+  return (plan?.['QUERY PLAN'][0].Plan['Plan Rows'] ?? 0) > COMMON_LINE_MATCHES ? 'walk' : 'set';
+}
+
+/**
+ * The orders a search text matches, every branch on an index of its own (migration 20261126020100):
+ * - the order number, with or without its "#": exactly, or as a prefix when no number is the search itself (orders (store_id, order_number text_pattern_ops));
+ * - the platform's order id exactly (the (store_id, platform, external_id) key);
+ * - the customer's platform id, exactly or as a prefix (customers (store_id, external_id text_pattern_ops), then orders by customer);
+ * - a product title or SKU of a line, anywhere in it, case-insensitively (trigram GIN index on
+ *   order_lines for the 'set' plan; the (store_id, order_id) probe for the 'walk' plan).
+ */
+function searchConditionSql(search: string, plan: SearchPlan, parameter: (value: unknown) => string): string {
+  const withoutHash = search.replace(/^#/, '');
+  const prefixes = withoutHash.length >= PREFIX_SEARCH_MIN_LENGTH;
+  const numbers = [...new Set([search, withoutHash, `#${withoutHash}`])];
+  const exactNumbers = `${parameter(numbers)}::text[]`;
+  // An order whose number is the search wins alone ("#1234" is not also #12340-#12349); otherwise every number it begins.
+  const numberPrefix = () => numbers.map((text) => `x.order_number like ${parameter(`${escapeLike(text)}%`)}::text`).join(' or ');
+  const numberMatch = prefixes
+    ? `x.order_number = any(${exactNumbers}) or ((${numberPrefix()}) and not exists (select 1 from orders y where y.store_id = $1 and y.order_number = any(${exactNumbers})))`
+    : `x.order_number = any(${exactNumbers})`;
+  const customerPattern = parameter(prefixes ? `${escapeLike(search)}%` : escapeLike(search));
+  const lineMatch = LINE_MATCH(parameter(containsPattern(search)));
+  const identifiers = `select x.id from orders x where x.store_id = $1 and (${numberMatch})
+          union all
+          select x.id from orders x where x.store_id = $1 and x.external_id = ${parameter(search)}::text
+          union all
+          select x.id from customers c join orders x on x.store_id = c.store_id and x.customer_id = c.id
+           where c.store_id = $1 and c.external_id like ${customerPattern}::text`;
+  if (plan === 'walk') {
+    // offset 0 keeps the probe a per-order look-up: without it PostgreSQL 18 hashes every matching line first.
+    return `(o.id in (${identifiers}) or exists (select 1 from order_lines l where l.store_id = o.store_id and l.order_id = o.id and ${lineMatch} offset 0))`;
+  }
+  return `o.id in (${identifiers}
+          union all
+          select l.order_id from order_lines l where l.store_id = $1 and ${lineMatch})`;
+}
+
 /** WHERE clause of the filtered set of one store; `params[0]` is the store id. */
-export function filterSql(storeId: number, filter: OrdersFilter): { where: string; params: unknown[] } {
+export function filterSql(storeId: number, filter: OrdersFilter, plan: SearchPlan = 'set'): { where: string; params: unknown[] } {
   const params: unknown[] = [storeId];
   const conditions = ['o.store_id = $1'];
   const parameter = (value: unknown) => {
@@ -58,16 +133,7 @@ export function filterSql(storeId: number, filter: OrdersFilter): { where: strin
       // Only the hash of an e-mail is stored: an address matches exactly, never in part.
       conditions.push(`o.customer_id in (select c.id from customers c where c.store_id = $1 and c.email_hash = ${parameter(hashEmail(search))})`);
     } else {
-      const exact = `${parameter(search)}::text`;
-      const withoutHash = `${parameter(search.replace(/^#/, ''))}::text`;
-      const contains = `${parameter(`%${escapeLike(search)}%`)}::text`;
-      conditions.push(
-        `(coalesce(o.order_number, '') in (${exact}, ${withoutHash}, '#' || ${withoutHash})
-          or o.external_id = ${exact}
-          or exists (select 1 from order_lines l
-                      where l.store_id = o.store_id and l.order_id = o.id
-                        and (l.title ilike ${contains} or l.sku ilike ${contains})))`,
-      );
+      conditions.push(searchConditionSql(search, plan, parameter));
     }
   }
   return { where: conditions.join(' and '), params };
@@ -83,7 +149,9 @@ const ROW_COLUMNS = `
   o.platform, o.status, o.is_test, o.channel, o.is_new_customer, o.currency,
   o.gross_minor::text as gross, o.discounts_minor::text as discounts, o.shipping_minor::text as shipping,
   o.taxes_minor::text as taxes, o.refunds_minor::text as refunds, o.net_sales_minor::text as net_sales,
-  (select coalesce(sum(l.quantity), 0)::int from order_lines l where l.store_id = o.store_id and l.order_id = o.id) as items`;
+  (select coalesce(sum(l.quantity), 0)::int from order_lines l where l.store_id = o.store_id and l.order_id = o.id) as items,
+  (select c.external_id from customers c where c.store_id = o.store_id and c.id = o.customer_id) as customer_external_id,
+  (select c.orders_count from customers c where c.store_id = o.store_id and c.id = o.customer_id) as customer_orders`;
 
 interface RawOrderRow {
   id: string;
@@ -104,6 +172,8 @@ interface RawOrderRow {
   refunds: string;
   net_sales: string;
   items: number;
+  customer_external_id: string | null;
+  customer_orders: number | null;
   /** Keyset position (export only). */
   sort_key?: string;
 }
@@ -114,6 +184,7 @@ function isoInstant(value: Date | string): string {
 
 function toOrderRow(row: RawOrderRow, fx: FxRates, displayCurrency: string): OrderRow {
   const amounts: OrderMoney = {
+    total: num(row.gross) - num(row.discounts) + num(row.shipping) + num(row.taxes),
     gross: num(row.gross),
     discounts: num(row.discounts),
     shipping: num(row.shipping),
@@ -141,6 +212,7 @@ function toOrderRow(row: RawOrderRow, fx: FxRates, displayCurrency: string): Ord
     amounts,
     displayAmounts,
     items: num(row.items),
+    customer: row.customer_external_id === null ? null : { externalId: row.customer_external_id, ordersCount: num(row.customer_orders) },
   };
 }
 
@@ -156,9 +228,13 @@ export async function listOrders(
   em: EntityManager,
   store: StoreRef,
   input: OrdersFilter & { page: number; pageSize: number },
+  /** Forced by tests; otherwise chosen from the planner's estimate. */
+  forcedPlan?: SearchPlan,
 ): Promise<OrdersListOutput> {
   const displayCurrency = input.currency ?? store.currency;
-  const { where, params } = filterSql(store.id, input);
+  const plan = forcedPlan ?? (await searchPlanOf(em, store.id, input.search));
+  const { where, params } = filterSql(store.id, input, plan);
+  const countCap = plan === 'walk' ? COMMON_SEARCH_COUNT_CAP : ORDERS_COUNT_CAP;
   const q = sqlRunner(em);
   const offset = (input.page - 1) * input.pageSize;
   const [rows, [counted]] = await Promise.all([
@@ -168,7 +244,7 @@ export async function listOrders(
       params,
     ),
     // Counting stops after the cap, so a page of a million-order store costs no full count.
-    q.rows<{ total: number }>(`select count(*)::int as total from (select 1 from orders o where ${where} limit ${ORDERS_COUNT_CAP + 1}) as matching`, params),
+    q.rows<{ total: number }>(`select count(*)::int as total from (select 1 from orders o where ${where} limit ${countCap + 1}) as matching`, params),
   ]);
   const fx = await ratesFor(em, rows, displayCurrency);
   const total = num(counted?.total);
@@ -177,8 +253,8 @@ export async function listOrders(
     currency: displayCurrency,
     page: input.page,
     pageSize: input.pageSize,
-    total: Math.min(total, ORDERS_COUNT_CAP),
-    totalIsExact: total <= ORDERS_COUNT_CAP,
+    total: Math.min(total, countCap),
+    totalIsExact: total <= countCap,
     rows: rows.map((row) => toOrderRow(row, fx, displayCurrency)),
   };
 }
@@ -196,7 +272,7 @@ export async function* orderBatches(
   batchSize = EXPORT_BATCH_SIZE,
 ): AsyncGenerator<OrderRow[]> {
   const displayCurrency = filter.currency ?? store.currency;
-  const { where, params } = filterSql(store.id, filter);
+  const { where, params } = filterSql(store.id, filter, await searchPlanOf(em, store.id, filter.search));
   const sortExpression = SORT_EXPRESSIONS[filter.sort];
   const comparison = filter.direction === 'desc' ? '<' : '>';
   const q = sqlRunner(em);

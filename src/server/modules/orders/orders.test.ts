@@ -7,7 +7,7 @@ import { ordersListInput } from '../../../shared/orders.ts';
 import { ingestOrders, ingestRefunds, type IngestOrder } from '../commerce/ingest.ts';
 import { SESSION_COOKIE_NAME } from '../sessions/session-control.ts';
 import { ORDERS_CSV_HEADER } from './orders.export.ts';
-import { listOrders, orderDetail } from './orders.service.ts';
+import { listOrders, orderDetail, searchPlanOf, type SearchPlan } from './orders.service.ts';
 
 const testApp = useTestApp();
 
@@ -81,6 +81,11 @@ async function list(input: OrdersListInput = {}) {
   return listOrders(testApp.orm.em.fork(), await fixture(), ordersListInput.parse(input));
 }
 
+/** listOrders with the search plan forced (the planner picks 'walk' only on stores with tens of thousands of matching lines). */
+function listOrdersWithPlan(store: { id: number; currency: string }, plan: SearchPlan, input: OrdersListInput) {
+  return listOrders(testApp.orm.em.fork(), store, ordersListInput.parse(input), plan);
+}
+
 async function numbers(input: OrdersListInput = {}) {
   return (await list(input)).rows.map((row) => row.orderNumber);
 }
@@ -102,10 +107,16 @@ describe('orders.list: filters, search, sort', () => {
       isNewCustomer: true,
       items: 3,
       currency: 'GBP',
-      amounts: { gross: 10_000, discounts: 1_000, shipping: 500, taxes: 1_800, refunds: 2_000, netSales: 7_000 },
-      displayAmounts: { gross: 10_000, discounts: 1_000, shipping: 500, taxes: 1_800, refunds: 2_000, netSales: 7_000 },
+      // Total paid = 100.00 gross - 10.00 discounts + 5.00 shipping + 18.00 taxes = 113.00.
+      amounts: { total: 11_300, gross: 10_000, discounts: 1_000, shipping: 500, taxes: 1_800, refunds: 2_000, netSales: 7_000 },
+      displayAmounts: { total: 11_300, gross: 10_000, discounts: 1_000, shipping: 500, taxes: 1_800, refunds: 2_000, netSales: 7_000 },
+      // c1 placed A and C: two counting orders.
+      customer: { externalId: 'c1', ordersCount: 2 },
     });
-    expect(byNumber['#1003']).toMatchObject({ isNewCustomer: false, items: 0 });
+    expect(byNumber['#1003']).toMatchObject({ isNewCustomer: false, items: 0, customer: { externalId: 'c1', ordersCount: 2 } });
+    expect(byNumber['#1002']).toMatchObject({ customer: { externalId: 'c2', ordersCount: 1 }, amounts: { total: 5_000 } });
+    // A guest checkout has no customer; USD 100.00 is GBP 68.00 at the day's rate.
+    expect(byNumber['#1004']).toMatchObject({ customer: null, amounts: { total: 10_000 }, displayAmounts: { total: 6_800 } });
   });
 
   it("converts into the display currency at the order's day", async () => {
@@ -131,10 +142,19 @@ describe('orders.list: filters, search, sort', () => {
     expect(combined.total).toBe(2);
   });
 
-  it('searches order numbers (with or without #), external ids, exact e-mails, and product titles or SKUs', async () => {
+  it('searches order numbers (with or without #, by prefix from 3 characters), external ids, customer ids, exact e-mails, and product titles or SKUs', async () => {
     expect(await numbers({ search: '1003' })).toEqual(['#1003']);
     expect(await numbers({ search: '#1003' })).toEqual(['#1003']);
-    expect(await numbers({ search: '100' })).toEqual([]);
+    // A prefix of 3 characters or more: every #100x, newest first (F 5 Jun 11:00 before E 5 Jun 10:00).
+    expect(await numbers({ search: '100' })).toEqual(['#1006', '#1005', '#1004', '#1003', '#1002', '#1001']);
+    expect(await numbers({ search: '#100' })).toEqual(['#1006', '#1005', '#1004', '#1003', '#1002', '#1001']);
+    // Shorter ones match exactly: "10" is no order's number.
+    expect(await numbers({ search: '10' })).toEqual([]);
+    expect(await numbers({ search: '=2+' })).toEqual(['=2+3']);
+    // The customer's platform id: exactly (short), or as a prefix.
+    expect(await numbers({ search: 'c1' })).toEqual(['#1003', '#1001']);
+    expect(await numbers({ search: 'c2' })).toEqual(['#1002']);
+    expect(await numbers({ search: 'c9' })).toEqual([]);
     expect(await numbers({ search: 'B' })).toEqual(['#1002']);
     expect(await numbers({ search: '  ADA@example.COM ' })).toEqual(['#1003', '#1001']);
     expect(await numbers({ search: 'ada@example' })).toEqual([]);
@@ -146,10 +166,47 @@ describe('orders.list: filters, search, sort', () => {
     expect(await numbers({ search: 'tent', statuses: ['paid'] })).toEqual([]);
   });
 
+  it('a common product word walks the orders newest first and counts up to 1,000; a rare one counts them all', async () => {
+    const store = await createCommerceStore(testApp.orm);
+    // 1,050 orders with a "Wool Blanket" line and 1 (W7) with a "Lantern".
+    await ingestOrders(
+      testApp.orm.em.fork(),
+      store,
+      Array.from({ length: 1_051 }, (_, index) =>
+        testOrder({
+          externalId: `w-${index}`,
+          orderNumber: `W${index}`,
+          placedAt: new Date(Date.UTC(2026, 5, 1, 0, index)).toISOString(),
+          lines: [{ title: index === 7 ? 'Lantern' : 'Wool Blanket', sku: `SKU-${index}`, quantity: 1, unitPriceMinor: 1_000 }],
+        }),
+      ),
+    );
+    const em = testApp.orm.em.fork();
+    await em.getConnection().execute('analyze order_lines');
+    const page = (input: OrdersListInput) => listOrders(testApp.orm.em.fork(), store, ordersListInput.parse(input));
+    // The planner's estimate is compared with COMMON_LINE_MATCHES; a small store's words are never common.
+    expect(await searchPlanOf(em, store.id, 'blanket')).toBe('set');
+    expect(await searchPlanOf(em, store.id, 'lantern')).toBe('set');
+    const blankets = await page({ search: 'blanket' });
+    expect(blankets).toMatchObject({ total: 1_050, totalIsExact: true });
+    expect(blankets.rows[0]!.orderNumber).toBe('W1050');
+    // Both plans find the same orders in the same order; the walk's count stops at 1,000.
+    const walked = await listOrdersWithPlan(store, 'walk', { search: 'blanket' });
+    expect(walked.rows.map((row) => row.orderNumber)).toEqual(blankets.rows.map((row) => row.orderNumber));
+    expect(walked).toMatchObject({ total: 1_000, totalIsExact: false });
+    expect((await page({ search: 'lantern' })).rows.map((row) => row.orderNumber)).toEqual(['W7']);
+    // An order whose number is the search comes alone: W105, not W1050 too; W10x's prefix "W10" is an order too.
+    expect((await page({ search: 'W105' })).rows.map((row) => row.orderNumber)).toEqual(['W105']);
+    expect((await page({ search: 'W10' })).rows.map((row) => row.orderNumber)).toEqual(['W10']);
+    expect((await listOrdersWithPlan(store, 'walk', { search: 'lantern' })).rows.map((row) => row.orderNumber)).toEqual(['W7']);
+  });
+
   it('sorts by net sales, gross, order number and date, both ways', async () => {
     // Net sales in the order's own currency: D 10000 (USD), E 7000, A 7000 (ties: the later id first), B, C, F, G.
     expect(await numbers({ sort: 'netSales', direction: 'desc' })).toEqual(['#1004', '#1005', '#1001', '#1002', '#1003', '#1006', '=2+3']);
     expect(await numbers({ sort: 'gross', direction: 'asc' })).toEqual(['=2+3', '#1006', '#1003', '#1002', '#1005', '#1001', '#1004']);
+    // Total paid (own currency): A 100.00 - 10.00 + 5.00 + 18.00 = 113.00, D 100.00, E 70.00, B 50.00, C 30.00, F 20.00, G 12.34.
+    expect(await numbers({ sort: 'total', direction: 'desc' })).toEqual(['#1001', '#1004', '#1005', '#1002', '#1003', '#1006', '=2+3']);
     expect(await numbers({ sort: 'orderNumber', direction: 'asc' })).toEqual(['#1001', '#1002', '#1003', '#1004', '#1005', '#1006', '=2+3']);
     expect(await numbers({ sort: 'placedAt', direction: 'asc' })).toEqual(['#1001', '#1002', '#1003', '#1004', '#1005', '#1006', '=2+3']);
   });

@@ -8,7 +8,7 @@ import { periodOf, runReport } from './report-engine.ts';
 import { definitionOf, textTable } from './reports.service.ts';
 import { SavedReport } from './saved-report.entity.ts';
 
-// Scheduled reports go out at 08:00 in the store's time zone: weekly on Mondays, monthly on the 1st.
+// Scheduled reports go out at 08:00 in the store's time zone: daily, weekly on Mondays, monthly on the 1st.
 // The hourly job sends every report whose latest occurrence has passed and was not delivered yet;
 // the check and the send share one transaction holding the report's row lock, and lastSentAt is set
 // in it, so a retried or duplicated job never sends the same occurrence twice.
@@ -27,13 +27,13 @@ export function zonedInstant(day: string, hour: number, timeZone: string): Date 
   return new Date(guess - offsetAt(first));
 }
 
-/** The latest delivery time at or before `now`: Monday 08:00 (weekly) or the 1st at 08:00 (monthly), store time. */
+/** The latest delivery time at or before `now`: 08:00 store time every day (daily), on Monday (weekly) or on the 1st (monthly). */
 export function latestOccurrence(schedule: Exclude<ReportSchedule, 'none'>, timeZone: string, now: Date): Date {
   const today = dayInZone(now, timeZone);
-  const day = schedule === 'weekly' ? periodOf(today, 'week') : `${today.slice(0, 7)}-01`;
+  const day = schedule === 'daily' ? today : schedule === 'weekly' ? periodOf(today, 'week') : `${today.slice(0, 7)}-01`;
   let occurrence = zonedInstant(day, DELIVERY_HOUR, timeZone);
   if (occurrence > now) {
-    const earlier = schedule === 'weekly' ? addDays(day, -7) : `${addDays(day, -1).slice(0, 7)}-01`;
+    const earlier = schedule === 'daily' ? addDays(day, -1) : schedule === 'weekly' ? addDays(day, -7) : `${addDays(day, -1).slice(0, 7)}-01`;
     occurrence = zonedInstant(earlier, DELIVERY_HOUR, timeZone);
   }
   return occurrence;

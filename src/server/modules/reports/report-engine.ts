@@ -9,6 +9,7 @@ import {
   type ReportDefinition,
   type ReportDimension,
   type ReportGranularity,
+  type ReportMetric,
   type ReportRange,
   type ReportResult,
   type ReportSums,
@@ -190,26 +191,44 @@ interface Bucket {
   sums: ReportSums;
 }
 
-function bucketsOf(facts: Fact[], definition: ReportDefinition, fx: FxRates, currency: string): { buckets: Map<string, Bucket>; total: ReportSums } {
+/** Sums facts into a total, money converted into the display currency at each fact's day. */
+function addFact(sums: ReportSums, fact: Fact, fx: FxRates, currency: string): void {
+  const factor = fx.factor(fact.currency, currency, fact.day);
+  for (const [field, value] of Object.entries(fact.sums) as [keyof ReportSums, number][]) {
+    sums[field] += MONEY_FIELDS.includes(field) ? value * factor : value;
+  }
+}
+
+function bucketsOf(facts: Fact[], definition: ReportDefinition, fx: FxRates, currency: string): Map<string, Bucket> {
   const buckets = new Map<string, Bucket>();
-  const total = emptySums();
   const timeDimension = isTimeDimension(definition.dimension) ? definition.dimension : null;
   const periodGranularity = timeDimension ? null : definition.granularity === 'total' ? null : definition.granularity;
   for (const fact of facts) {
-    const factor = fx.factor(fact.currency, currency, fact.day);
     const key = timeDimension ? periodOf(fact.day, timeDimension) : fact.key;
     const period = periodGranularity ? periodOf(fact.day, periodGranularity) : null;
     const bucketKey = `${period ?? ''}|${key}`;
     let bucket = buckets.get(bucketKey);
     if (!bucket) buckets.set(bucketKey, (bucket = { key, label: timeDimension ? key : fact.label, period, sums: emptySums() }));
-    for (const [field, value] of Object.entries(fact.sums) as [keyof ReportSums, number][]) {
-      const amount = MONEY_FIELDS.includes(field) ? value * factor : value;
-      bucket.sums[field] += amount;
-      total[field] += amount;
-    }
+    addFact(bucket.sums, fact, fx, currency);
   }
-  return { buckets, total };
+  return buckets;
 }
+
+/**
+ * The Total row, defined once whatever the grouping: the whole store over the range, from the day
+ * rollups (every order and every spend counted once; an order with several products, a refund no
+ * product carries, a campaign-less spend all count exactly once). Ratios (ROAS, MER, AOV, CAC) come
+ * from these summed components through metrics.ts, with the store-wide definitions (blended ROAS),
+ * never from the rows' ratios. So a report grouped by day, channel or campaign has the same Total.
+ */
+function storeTotal(storeFacts: Fact[], metrics: readonly ReportMetric[], fx: FxRates, currency: string): Record<string, number | null> {
+  const sums = emptySums();
+  for (const fact of storeFacts) addFact(sums, fact, fx, currency);
+  return Object.fromEntries(metrics.map((metric) => [metric, reportMetricValue(metric, sums, STORE_DIMENSION)]));
+}
+
+/** The dimension whose facts are the store's own days (daily and channel rollups), and whose metric definitions are store-wide. */
+const STORE_DIMENSION = 'day' satisfies ReportDimension;
 
 function valuesOf(definition: ReportDefinition, sums: ReportSums): Record<string, number | null> {
   return Object.fromEntries(definition.metrics.map((metric) => [metric, reportMetricValue(metric, sums, definition.dimension)]));
@@ -236,25 +255,31 @@ export async function runReport(
   const range = resolveRange(definition.range, store.timezone, now);
   const previousRange = comparisonRange(range, definition.compare);
   const spanFrom = previousRange && previousRange.from < range.from ? previousRange.from : range.from;
-  const [allFacts, fx] = await withFxRates(
+  const ranges = previousRange ? [range, previousRange] : [range];
+  const timeDimension = isTimeDimension(definition.dimension) ? definition.dimension : null;
+  const [[allFacts, allStoreFacts], fx] = await withFxRates(
     em,
     [currency, store.currency],
     { from: spanFrom, to: range.to },
-    readFacts(em, store.id, definition.dimension, previousRange ? [range, previousRange] : [range]),
-    (facts) => facts.map((fact) => fact.currency),
+    Promise.all([
+      readFacts(em, store.id, definition.dimension, ranges),
+      // The Total row's facts: the time dimensions' own (the store's days), read once more for other groupings.
+      timeDimension ? null : readFacts(em, store.id, STORE_DIMENSION, ranges),
+    ]),
+    ([facts, storeFacts]) => [...facts, ...(storeFacts ?? [])].map((fact) => fact.currency),
   );
-  const factsIn = (span: DayRange) => allFacts.filter((fact) => fact.day >= span.from && fact.day <= span.to);
+  const storeFacts = allStoreFacts ?? allFacts;
+  const within = (facts: Fact[], span: DayRange) => facts.filter((fact) => fact.day >= span.from && fact.day <= span.to);
 
-  const current = bucketsOf(factsIn(range), definition, fx, currency);
-  const previous = previousRange ? bucketsOf(factsIn(previousRange), definition, fx, currency) : null;
-  const timeDimension = isTimeDimension(definition.dimension) ? definition.dimension : null;
+  const current = bucketsOf(within(allFacts, range), definition, fx, currency);
+  const previous = previousRange ? bucketsOf(within(allFacts, previousRange), definition, fx, currency) : null;
 
   let ordered: Bucket[];
   if (timeDimension) {
-    ordered = allPeriods(range, timeDimension).map((period) => current.buckets.get(`|${period}`) ?? { key: period, label: period, period: null, sums: emptySums() });
+    ordered = allPeriods(range, timeDimension).map((period) => current.get(`|${period}`) ?? { key: period, label: period, period: null, sums: emptySums() });
   } else {
     const first = definition.metrics[0]!;
-    ordered = [...current.buckets.values()].sort((a, b) => {
+    ordered = [...current.values()].sort((a, b) => {
       if (a.period !== b.period) return (a.period ?? '') < (b.period ?? '') ? -1 : 1;
       const difference = (reportMetricValue(first, b.sums, definition.dimension) ?? -Infinity) - (reportMetricValue(first, a.sums, definition.dimension) ?? -Infinity);
       return difference || a.label.localeCompare(b.label);
@@ -267,9 +292,9 @@ export async function runReport(
   const previousPeriods = periodUnit && previousRange ? allPeriods(previousRange, periodUnit) : [];
   const previousOf = (bucket: Bucket, index: number): ReportSums | null => {
     if (!previous) return null;
-    if (timeDimension) return previous.buckets.get(`|${previousPeriods[index]}`)?.sums ?? emptySums();
+    if (timeDimension) return previous.get(`|${previousPeriods[index]}`)?.sums ?? emptySums();
     const period = bucket.period === null ? '' : (previousPeriods[currentPeriods.indexOf(bucket.period)] ?? '-');
-    return previous.buckets.get(`${period}|${bucket.key}`)?.sums ?? emptySums();
+    return previous.get(`${period}|${bucket.key}`)?.sums ?? emptySums();
   };
 
   return {
@@ -284,6 +309,9 @@ export async function runReport(
       const previousSums = previousOf(bucket, index);
       return { key: bucket.key, label: bucket.label, period: bucket.period, values: valuesOf(definition, bucket.sums), previous: previousSums ? valuesOf(definition, previousSums) : null };
     }),
-    totals: { values: valuesOf(definition, current.total), previous: previous ? valuesOf(definition, previous.total) : null },
+    totals: {
+      values: storeTotal(within(storeFacts, range), definition.metrics, fx, currency),
+      previous: previousRange ? storeTotal(within(storeFacts, previousRange), definition.metrics, fx, currency) : null,
+    },
   };
 }

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { z } from 'zod';
 import { PLATFORM_NAMES, type PlatformKey } from '../../../shared/platforms.ts';
-import { formatMinorUnits, formatRatio } from '../../../shared/metrics.ts';
+import { delta, formatMinorUnits, formatRatio } from '../../../shared/metrics.ts';
 import {
   METRIC_FORMATS,
   type ReportDefinition,
@@ -167,22 +167,36 @@ export function formatMetric(metric: string, value: number | null): string {
   return String(value);
 }
 
-/** Header and rows of a result as text cells: the CSV export and the e-mail table. */
+/**
+ * A change in per cent with one decimal, as a plain number under a "Δ %" header ("240.0", "-3.0",
+ * "0.0"), so a spreadsheet reads it as a number; empty without one (delta() in metrics.ts).
+ */
+export function formatChange(current: number | null, previous: number | null): string {
+  const percent = delta(current, previous).percent;
+  return percent === null ? '' : (Math.round(percent * 10) / 10).toFixed(1);
+}
+
+/**
+ * Header and rows of a result as text cells: the CSV export and the e-mail table. With a comparison,
+ * each metric is followed by its change against the previous period ("Net sales Δ %"), as on the page.
+ */
 export function resultTable(result: ReportResult): { header: string[]; rows: string[][] } {
+  const comparing = result.previousRange !== null;
   const header = [
     DIMENSION_LABELS[result.dimension]!,
     ...(result.hasPeriod ? ['Period'] : []),
-    ...result.metrics.map((metric) => `${METRIC_LABELS[metric]}${METRIC_FORMATS[metric] === 'money' ? ` (${result.currency})` : ''}`),
-    ...(result.previousRange ? result.metrics.map((metric) => `${METRIC_LABELS[metric]} (previous)`) : []),
+    ...result.metrics.flatMap((metric) => [
+      `${METRIC_LABELS[metric]}${METRIC_FORMATS[metric] === 'money' ? ` (${result.currency})` : ''}`,
+      ...(comparing ? [`${METRIC_LABELS[metric]} Δ %`] : []),
+    ]),
   ];
-  const cells = (values: Record<string, number | null>) => result.metrics.map((metric) => formatMetric(metric, values[metric] ?? null));
-  const rows = result.rows.map((row) => [
-    dimensionValueLabel(result, row.label),
-    ...(result.hasPeriod ? [row.period ?? ''] : []),
-    ...cells(row.values),
-    ...(result.previousRange ? cells(row.previous ?? {}) : []),
-  ]);
-  rows.push(['Total', ...(result.hasPeriod ? [''] : []), ...cells(result.totals.values), ...(result.previousRange ? cells(result.totals.previous ?? {}) : [])]);
+  const cells = (values: Record<string, number | null>, previous: Record<string, number | null> | null) =>
+    result.metrics.flatMap((metric) => [
+      formatMetric(metric, values[metric] ?? null),
+      ...(comparing ? [formatChange(values[metric] ?? null, previous?.[metric] ?? null)] : []),
+    ]);
+  const rows = result.rows.map((row) => [dimensionValueLabel(result, row.label), ...(result.hasPeriod ? [row.period ?? ''] : []), ...cells(row.values, row.previous)]);
+  rows.push(['Total', ...(result.hasPeriod ? [''] : []), ...cells(result.totals.values, result.totals.previous)]);
   return { header, rows };
 }
 

@@ -59,8 +59,34 @@ describe('reports.run, hand-computed', () => {
       ['direct', { netSales: 3_400, orders: 1, roas: null }],
       ['klaviyo', { netSales: 3_000, orders: 1, roas: 6 }],
     ]);
-    // Per channel, ROAS is attributed: the marketing channels' 110.00 / their 45.00 spend.
-    expect(result.totals.values).toEqual({ netSales: 14_400, orders: 3, roas: 11_000 / 4_500 });
+    // Per channel row, ROAS is attributed (the channel's sales / its spend); the Total is the store's
+    // blended ROAS whatever the grouping: 144.00 net sales / 40.00 ad spend (Klaviyo's 5.00 is e-mail).
+    expect(result.totals.values).toEqual({ netSales: 14_400, orders: 3, roas: 3.6 });
+  });
+
+  it('the Total row does not depend on the grouping: day, week, channel, platform, campaign, product, customer type', async () => {
+    const metrics = ['netSales', 'orders', 'aov', 'units', 'refunds', 'newCustomers', 'spend'] as const;
+    const ratios = ['clicks', 'roas', 'mer', 'cac'] as const;
+    // Hand-computed over 1-14 June, each order and each spend once:
+    //   net sales = A 100.00 + B 34.00 + C 30.00 - refund 20.00 = 144.00; orders A, B, C = 3; AOV = 144.00 / 3 = 48.00
+    //   units = A 2 + C 1 = 3 (B has no lines); refunds 20.00; new customers: c1 (A) = 1 (a guest checkout is a new order, not a customer)
+    //   spend = Google 40.00 + Klaviyo 5.00 = 45.00; clicks 100 + 10 = 110
+    //   ROAS (blended) = 144.00 / ad spend 40.00 = 3.6; MER = (144.00 + shipping 5.00) / 45.00; CAC = 45.00 / 1 = 45.00
+    const expected = {
+      current: { netSales: 14_400, orders: 3, aov: 4_800, units: 3, refunds: 2_000, newCustomers: 1, spend: 4_500 },
+      ratios: { clicks: 110, roas: 3.6, mer: 14_900 / 4_500, cac: 4_500 },
+      // Previous period 18-31 May: D 10.00 only (a guest), no spend.
+      previous: { netSales: 1_000, orders: 1, aov: 1_000, units: 0, refunds: 0, newCustomers: 0, spend: 0 },
+      previousRatios: { clicks: 0, roas: null, mer: null, cac: null },
+    };
+    for (const dimension of ['day', 'week', 'month', 'channel', 'platform', 'campaign', 'product', 'customer_type']) {
+      for (const granularity of dimension === 'channel' ? ['total', 'week'] : ['total']) {
+        const first = await run({ metrics: [...metrics], dimension, granularity, range: FIXED, compare: 'previous_period' });
+        expect({ dimension, granularity, ...first.totals }).toEqual({ dimension, granularity, values: expected.current, previous: expected.previous });
+        const second = await run({ metrics: [...ratios], dimension, granularity, range: FIXED, compare: 'previous_period' });
+        expect({ dimension, granularity, ...second.totals }).toEqual({ dimension, granularity, values: expected.ratios, previous: expected.previousRatios });
+      }
+    }
   });
 
   it('by week with the previous period beside each row; blended ROAS and MER from metrics.ts', async () => {
@@ -118,6 +144,19 @@ describe('reports.run, hand-computed', () => {
     expect(answer.headers['content-disposition']).toBe('attachment; filename="report-2026-06-01-to-2026-06-14.csv"');
     expect(String(answer.body).split('\r\n')).toEqual(['Channel,Net sales (GBP),Orders', 'Google Ads,80.00,1', 'Direct,34.00,1', 'Klaviyo,30.00,1', 'Total,144.00,3', '']);
 
+    // With a comparison: each metric's change beside it, as on the page, not the previous period's raw figures.
+    // Previous period 18-31 May: D 10.00, direct. Direct 34.00 vs 10.00 = +240.0 %; Google and Klaviyo had nothing (no change);
+    // total 144.00 vs 10.00 = +1,340.0 %, orders 3 vs 1 = +200.0 %.
+    const compared = await owner.client.get(`/api/reports/export.csv?definition=${encodeURIComponent(JSON.stringify({ ...definition, compare: 'previous_period' }))}`);
+    expect(String(compared.body).split('\r\n')).toEqual([
+      'Channel,Net sales (GBP),Net sales Δ %,Orders,Orders Δ %',
+      'Google Ads,80.00,,1,',
+      'Direct,34.00,240.0,1,0.0',
+      'Klaviyo,30.00,,1,',
+      'Total,144.00,1340.0,3,200.0',
+      '',
+    ]);
+
     const saved = (await trpcMutation(owner.client, 'reports.save', { name: 'Channels =SUM(1)', definition })).body.result.data;
     const fromSaved = await owner.client.get(`/api/reports/export.csv?reportId=${saved.id}`);
     expect(fromSaved.body).toBe(answer.body);
@@ -148,6 +187,12 @@ describe('saved reports', () => {
     expect(tooMany.body.error.message).toBe('A report can be sent to at most 10 recipients');
     const scheduled = await trpcMutation(owner.client, 'reports.update', { id, schedule: 'weekly', recipients: ['Boss@Example.com'] });
     expect(scheduled.body.result.data).toMatchObject({ schedule: 'weekly', recipients: ['boss@example.com'] });
+    const everyDay = await trpcMutation(owner.client, 'reports.update', { id, schedule: 'daily' });
+    expect(everyDay.body.result.data).toMatchObject({ schedule: 'daily', recipients: ['boss@example.com'] });
+    const unknown = await trpcMutation(owner.client, 'reports.update', { id, schedule: 'hourly' });
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.error.message).toBe('Schedule must be none, daily, weekly or monthly');
+    await trpcMutation(owner.client, 'reports.update', { id, schedule: 'weekly' });
     expect((await trpcQuery(owner.client, 'reports.list')).body.result.data.map((r: { name: string }) => r.name)).toEqual(['Channel mix']);
     const emptyName = await trpcMutation(owner.client, 'reports.save', { name: '  ', definition });
     expect(emptyName.body.error.message).toBe('Report name is required');
@@ -175,6 +220,16 @@ describe('scheduled delivery', () => {
     // Monday 8 June 06:30 UTC is 07:30 in London: still the week before.
     expect(latestOccurrence('weekly', 'Europe/London', new Date('2026-06-08T06:30:00Z')).toISOString()).toBe('2026-06-01T07:00:00.000Z');
     expect(latestOccurrence('monthly', 'Europe/London', wednesday).toISOString()).toBe('2026-06-01T07:00:00.000Z');
+    // Daily: 08:00 store time today once it has passed, else yesterday's.
+    expect(latestOccurrence('daily', 'Europe/London', wednesday).toISOString()).toBe('2026-06-10T07:00:00.000Z');
+    expect(latestOccurrence('daily', 'Europe/London', new Date('2026-06-10T06:30:00Z')).toISOString()).toBe('2026-06-09T07:00:00.000Z');
+    // 11:00 UTC is 07:00 in New York (EDT, UTC-4): today's 08:00 there (12:00 UTC) has not come yet.
+    expect(latestOccurrence('daily', 'America/New_York', new Date('2026-06-10T11:00:00Z')).toISOString()).toBe('2026-06-09T12:00:00.000Z');
+    // 23:30 UTC on 9 June is 09:30 on 10 June in Sydney (AEST, UTC+10): 10 June 08:00 there = 9 June 22:00 UTC.
+    expect(latestOccurrence('daily', 'Australia/Sydney', new Date('2026-06-09T23:30:00Z')).toISOString()).toBe('2026-06-09T22:00:00.000Z');
+    const daily = { schedule: 'daily' as const, recipients: ['a@example.com'], createdAt: new Date('2026-05-01T00:00:00Z') };
+    expect(isDue({ ...daily, lastSentAt: new Date('2026-06-09T07:00:03Z') }, 'Europe/London', wednesday)).toBe(true); // yesterday's sent, today's owed
+    expect(isDue({ ...daily, lastSentAt: new Date('2026-06-10T07:00:03Z') }, 'Europe/London', wednesday)).toBe(false);
     expect(latestOccurrence('monthly', 'Australia/Sydney', new Date('2026-06-01T00:00:00Z')).toISOString()).toBe('2026-05-31T22:00:00.000Z');
     const base = { schedule: 'weekly' as const, recipients: ['a@example.com'], createdAt: new Date('2026-05-01T00:00:00Z') };
     expect(isDue({ ...base, lastSentAt: null }, 'Europe/London', wednesday)).toBe(true);

@@ -1,0 +1,45 @@
+// What the HTTP benchmarks share (bench/kpis.ts, bench/orders-search.ts): the real server on the
+// benchmark's database, signed in as the bench user, and the percentile of sorted timings.
+import { buildApp } from '../src/server/app.ts';
+import { loadConfig } from '../src/server/config.ts';
+import { openDatabase } from '../src/server/database/database.ts';
+
+export interface BenchServer {
+  base: string;
+  /** Cookie header of the signed-in bench user. */
+  signIn: () => Promise<string>;
+  close: () => Promise<void>;
+}
+
+/** Starts the real server (buildApp) on BENCH_PORT (or `defaultPort`); DATABASE_URL or DATA_DIR as for bench/demo.ts. */
+export async function startBenchServer(defaultPort: number): Promise<BenchServer> {
+  if (!process.env.DATABASE_URL) process.env.DATA_DIR ??= '/tmp/engine-bench/data';
+  const port = Number(process.env.BENCH_PORT ?? defaultPort);
+  const username = process.env.BENCH_USER ?? 'bench';
+  const password = process.env.BENCH_PASSWORD ?? 'bench-password-123';
+  const config = { ...loadConfig(), port, logLevel: 'warn' as const };
+  const database = await openDatabase(config);
+  const app = await buildApp({ config, orm: database.orm, logger: false });
+  await app.listen({ port, host: '127.0.0.1' });
+  const base = `http://127.0.0.1:${port}`;
+  return {
+    base,
+    async signIn() {
+      const login = await fetch(`${base}/api/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', origin: base },
+        body: JSON.stringify({ username, password }),
+      });
+      if (login.status !== 200) throw new Error(`Sign-in as ${username} failed: ${login.status} ${await login.text()}`);
+      return login.headers.getSetCookie().map((value) => value.split(';')[0]).join('; ');
+    },
+    async close() {
+      await app.close();
+      await database.close();
+    },
+  };
+}
+
+export function percentile(sorted: number[], share: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.ceil(share * sorted.length) - 1)]!;
+}
