@@ -34,6 +34,28 @@ describe('query defaults (spec section 9)', () => {
     expect(mutationCalls).toBe(1);
   });
 
+  it('never retries a 4xx answer (the same request gets the same refusal), and retries a 5xx 3 times', async () => {
+    const client = createQueryClient();
+    const calls = async (httpStatus: number) => {
+      let count = 0;
+      await expect(
+        client.fetchQuery({
+          queryKey: ['refused', httpStatus],
+          queryFn: () => {
+            count += 1;
+            throw Object.assign(new Error(`answered ${httpStatus}`), { data: { httpStatus } });
+          },
+          retry: client.getDefaultOptions().queries?.retry,
+          retryDelay: 1,
+        }),
+      ).rejects.toThrow(`answered ${httpStatus}`);
+      return count;
+    };
+    expect(await calls(400)).toBe(1);
+    expect(await calls(404)).toBe(1);
+    expect(await calls(503)).toBe(4);
+  });
+
   it('keeps answers fresh 10 s and unused ones 5 min, refetching on focus, mount and reconnect', () => {
     const queries = createQueryClient().getDefaultOptions().queries!;
     expect(queries).toMatchObject({

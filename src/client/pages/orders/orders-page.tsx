@@ -4,19 +4,12 @@ import { useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
 import { DataError, DataPage, StoreDataGate } from '../../components/data-page.tsx';
 import { useDateRange } from '../../components/date-range-picker.tsx';
-import { DEFAULT_QUERY_RETRIES } from '../../lib/query-settings.ts';
 import { trpc } from '../../lib/trpc.ts';
 import { useFigureFormat } from '../../lib/figure-format.ts';
 import { OrderDrawer } from './order-drawer.tsx';
 import { OrdersPagination, OrdersTable } from './orders-table.tsx';
 import { OrdersToolbar } from './orders-toolbar.tsx';
 import { exportUrlOf, filterOfView, useOrdersView } from './orders-url-state.ts';
-
-/** A 4xx answer (a bad or refused request): asking again gives the same answer, so it is never retried. */
-function isClientError(error: unknown): boolean {
-  const status = (error as { data?: { httpStatus?: number } } | null)?.data?.httpStatus;
-  return status !== undefined && status >= 400 && status < 500;
-}
 
 /** Whether a page lies past the paging cap (the server refuses it): said at once, without a request. */
 export function isPastPagingCap(page: number, pageSize: number): boolean {
@@ -47,7 +40,6 @@ function OrdersContent() {
     {
       placeholderData: (previous) => previous,
       enabled: !tooDeep,
-      retry: (failures, error) => !isClientError(error) && failures < DEFAULT_QUERY_RETRIES,
     },
   );
 
