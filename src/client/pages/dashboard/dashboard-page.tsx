@@ -149,7 +149,9 @@ function useDayTiles(data: DayKpisOutput): TileData {
     sparklineUnit: 'hour',
     comparisonLabel,
     previousText: (key, value) => {
-      const text = data.localTime ? t('previous.dayUntil', { day: dayName, time: data.localTime, value }) : t('previous.day', { day: dayName, value });
+      const said = data.localTime ? t('previous.dayUntil', { day: dayName, time: data.localTime, value }) : t('previous.day', { day: dayName, value });
+      // "yesterday until 15:30: …" starts a sentence in the tooltip.
+      const text = said.charAt(0).toLocaleUpperCase(locale) + said.slice(1);
       return data.localTime && SPEND_BASED.has(key) ? t('previous.estimated', { text }) : text;
     },
     // One day's new customers all joined on it: whether there are any is all the LTV tile's rule needs (LTV is null without).

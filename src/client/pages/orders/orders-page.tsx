@@ -1,5 +1,5 @@
 import { DownloadIcon, SearchXIcon } from 'lucide-react';
-import { useEffect } from 'react';
+import { useEffect, useRef } from 'react';
 import { useTranslation } from 'react-i18next';
 import { DataError, DataPage, StoreDataGate } from '../../components/data-page.tsx';
 import { useDateRange } from '../../components/date-range-picker.tsx';
@@ -29,6 +29,22 @@ function OrdersContent() {
   const range = useDateRange();
   const filter = filterOfView(view, range);
   const list = trpc.orders.list.useQuery({ ...filter, page: view.page, pageSize: view.pageSize }, { placeholderData: (previous) => previous });
+
+  // Closing the drawer puts focus back on the order it showed (its button in the table, or its card on
+  // phones), wherever the focus was when it opened (a click on a cell leaves it on the page).
+  const returnFocusTo = useRef<number | null>(null);
+  useEffect(() => {
+    if (view.orderId !== null) {
+      returnFocusTo.current = view.orderId;
+      return;
+    }
+    const orderId = returnFocusTo.current;
+    returnFocusTo.current = null;
+    if (orderId === null) return;
+    const target = [...document.querySelectorAll<HTMLElement>(`[data-order-id="${orderId}"]`)].find((element) => element.offsetParent !== null);
+    target?.focus();
+  }, [view.orderId]);
+  const closeDrawer = () => update({ orderId: null });
 
   const toggleSort = (sort: typeof view.sort) =>
     update(view.sort === sort ? { direction: view.direction === 'desc' ? 'asc' : 'desc' } : { sort, direction: sort === 'orderNumber' ? 'asc' : 'desc' });
@@ -90,7 +106,7 @@ function OrdersContent() {
         </div>
       )}
 
-      <OrderDrawer orderId={view.orderId} onClose={() => update({ orderId: null })} />
+      <OrderDrawer orderId={view.orderId} onClose={closeDrawer} />
     </div>
   );
 }
