@@ -220,8 +220,10 @@ export function Chart({ type, series, options, height = 300, ariaLabel, summary,
   );
   return (
     // One tab stop per chart: focus lands here and a screen reader reads the label, then the summary or table.
-    <figure
-      className={`relative m-0 rounded-box focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-primary ${className}`}
+    // A div with the figure role: daisyUI's .card lays out <figure> as a centred flex box, which shrank the drawing.
+    <div
+      role="figure"
+      className={`relative rounded-box focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-primary ${className}`}
       style={{ minHeight: height }}
       tabIndex={0}
       aria-label={ariaLabel}
@@ -236,40 +238,43 @@ export function Chart({ type, series, options, height = 300, ariaLabel, summary,
         </p>
       ) : (
         table && (
-          <table className="sr-only" data-testid="chart-table">
-            <caption>{ariaLabel}</caption>
-            <thead>
-              <tr>
-                {table.headers.map((header, index) => (
-                  <th key={index} scope="col">
-                    {header}
-                  </th>
-                ))}
-              </tr>
-            </thead>
-            <tbody>
-              {table.rows.map((row, rowIndex) => (
-                <tr key={rowIndex}>
-                  {row.map((cell, cellIndex) =>
-                    cellIndex === 0 ? (
-                      <th key={cellIndex} scope="row">
-                        {cell}
-                      </th>
-                    ) : (
-                      <td key={cellIndex}>{cell}</td>
-                    ),
-                  )}
+          // sr-only on a wrapper: a table grows to its content whatever its own width, and widened the page.
+          <div className="sr-only">
+            <table data-testid="chart-table">
+              <caption>{ariaLabel}</caption>
+              <thead>
+                <tr>
+                  {table.headers.map((header, index) => (
+                    <th key={index} scope="col">
+                      {header}
+                    </th>
+                  ))}
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {table.rows.map((row, rowIndex) => (
+                  <tr key={rowIndex}>
+                    {row.map((cell, cellIndex) =>
+                      cellIndex === 0 ? (
+                        <th key={cellIndex} scope="row">
+                          {cell}
+                        </th>
+                      ) : (
+                        <td key={cellIndex}>{cell}</td>
+                      ),
+                    )}
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
         )
       )}
       {status === 'loading' && <div className="skeleton absolute inset-0 rounded-box opacity-60" aria-hidden="true" />}
       {status === 'error' && (
         <p className="text-base-content/70 absolute inset-0 grid place-items-center text-sm">{t('chart.failed')}</p>
       )}
-    </figure>
+    </div>
   );
 }
 

@@ -89,7 +89,7 @@ export function KpiCard({
 
   return (
     <article
-      className={`bg-base-100 border-base-content/10 rounded-box relative flex w-full min-w-0 flex-col border p-4 shadow-xs ${href ? 'hover:border-primary/40 focus-within:border-primary/40 transition-colors' : ''}`}
+      className={`group/card bg-base-100 border-base-content/10 rounded-box relative flex w-full min-w-0 flex-col border p-4 shadow-xs ${href ? 'hover:border-primary/40 focus-within:border-primary/40 transition-colors' : ''}`}
       data-testid={testId}
       aria-label={label}
     >
@@ -105,8 +105,8 @@ export function KpiCard({
         {href && <ChevronRightIcon className="text-base-content/40 mt-0.5 size-4 shrink-0" aria-hidden="true" />}
       </h3>
       {note ? (
-        <p className="text-warning-content bg-warning/15 rounded-field mt-1 flex items-start gap-1 px-1.5 py-0.5 text-xs leading-snug" data-testid="kpi-note">
-          <HourglassIcon className="mt-0.5 size-3 shrink-0" aria-hidden="true" />
+        <p className="text-base-content/80 bg-warning/10 border-warning/30 rounded-field mt-1 flex items-start gap-1 border px-1.5 py-0.5 text-xs leading-snug" data-testid="kpi-note">
+          <HourglassIcon className="text-warning mt-0.5 size-3 shrink-0" aria-hidden="true" />
           <span>{note}</span>
         </p>
       ) : (
@@ -124,14 +124,12 @@ export function KpiCard({
           </>
         )}
       </p>
-      <div className="mt-2 flex min-h-6 flex-wrap items-center gap-x-2 gap-y-1 text-xs">
+      {/* Above the stretched link, so that hovering the change shows the previous value. */}
+      <div className="group/delta relative z-20 mt-2 flex min-h-6 flex-wrap items-center gap-x-2 gap-y-1 text-xs">
         {hasDelta && DeltaIcon ? (
-          // Above the stretched link, so that hovering it shows the previous value.
-          <span className={`relative z-10 ${previous ? 'tooltip tooltip-bottom' : ''}`} data-tip={previous} data-testid="kpi-delta-tip">
-            <span className={`badge badge-sm badge-soft gap-0.5 font-semibold whitespace-nowrap tabular-nums ${TONE_CLASS[tone]}`} data-testid="kpi-delta" data-tone={tone}>
-              <DeltaIcon className="size-3" aria-hidden="true" />
-              {formatChange(delta, locale)}
-            </span>
+          <span className={`badge badge-sm badge-soft gap-0.5 font-semibold whitespace-nowrap tabular-nums ${TONE_CLASS[tone]}`} data-testid="kpi-delta" data-tone={tone}>
+            <DeltaIcon className="size-3" aria-hidden="true" />
+            {formatChange(delta, locale)}
           </span>
         ) : (
           <span className="badge badge-sm badge-ghost" data-testid="kpi-delta" data-tone="none">
@@ -139,7 +137,20 @@ export function KpiCard({
           </span>
         )}
         <span className="text-base-content/65">{comparisonLabel ?? t('kpi.vsPrevious')}</span>
-        {previous && <span className="sr-only">{previous}</span>}
+        {previous && (
+          <>
+            <span className="sr-only">{previous}</span>
+            {/* Shown on hover (or while the card's link has focus), as wide as the card and no wider: not
+                rendered otherwise, so it never widens a phone's page. */}
+            <span
+              aria-hidden="true"
+              className="bg-neutral text-neutral-content rounded-field pointer-events-none absolute inset-x-0 top-full z-20 mt-1 hidden px-2 py-1 text-xs leading-snug shadow-md group-hover/delta:block group-focus-within/card:block"
+              data-testid="kpi-previous"
+            >
+              {previous}
+            </span>
+          </>
+        )}
       </div>
       {showSparkline && summary && (
         <Sparkline

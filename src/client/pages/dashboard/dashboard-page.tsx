@@ -134,11 +134,8 @@ function useDayTiles(data: DayKpisOutput): TileData {
   const { t, i18n } = useTranslation('dashboard');
   const locale = i18n.resolvedLanguage ?? 'en';
   const dayName = data.compareDay ? dayLabel(data, locale, t) : '';
-  const comparisonLabel = !data.compareDay
-    ? t('day.noComparison')
-    : data.localTime
-      ? t('day.vsUntil', { day: dayName, time: data.localTime })
-      : t('day.vs', { day: dayName });
+  const time = cutTime(data, locale);
+  const comparisonLabel = !data.compareDay ? t('day.noComparison') : time ? t('day.vsUntil', { day: dayName, time }) : t('day.vs', { day: dayName });
   return {
     kpis: data.kpis,
     currency: data.currency,
@@ -149,7 +146,7 @@ function useDayTiles(data: DayKpisOutput): TileData {
     sparklineUnit: 'hour',
     comparisonLabel,
     previousText: (key, value) => {
-      const said = data.localTime ? t('previous.dayUntil', { day: dayName, time: data.localTime, value }) : t('previous.day', { day: dayName, value });
+      const said = time ? t('previous.dayUntil', { day: dayName, time, value }) : t('previous.day', { day: dayName, value });
       // "yesterday until 15:30: …" starts a sentence in the tooltip.
       const text = said.charAt(0).toLocaleUpperCase(locale) + said.slice(1);
       return data.localTime && SPEND_BASED.has(key) ? t('previous.estimated', { text }) : text;
@@ -157,6 +154,12 @@ function useDayTiles(data: DayKpisOutput): TileData {
     // One day's new customers all joined on it: whether there are any is all the LTV tile's rule needs (LTV is null without).
     newCustomersByDay: [{ day: data.day, newCustomers: data.kpis.ltv.current === null ? 0 : 1 }],
   };
+}
+
+/** The store-time both days stop at, written as the user's language writes times ("5:45 PM", "17:45"); null for whole days. */
+function cutTime(data: DayKpisOutput, locale: string): string | null {
+  if (!data.localTime || !data.compareUntil) return null;
+  return new Intl.DateTimeFormat(locale, { hour: 'numeric', minute: '2-digit', timeZone: data.timezone }).format(new Date(data.compareUntil));
 }
 
 /** The compared day in words: "yesterday" (today against the day before), else its date ("9 Jun 2026"). */
@@ -214,12 +217,13 @@ function HourlyTrend({ data }: { data: DayKpisOutput }) {
   const dayName = formatDayRange({ from: data.day, to: data.day }, locale);
   const compareName = data.compareDay ? formatDayRange({ from: data.compareDay, to: data.compareDay }, locale) : null;
   const series = [
-    { name: dayName, data: data.hours.map((hour) => (hour.netSales === null ? null : hour.netSales / 100)) },
+    // Today's line ends at the current hour (a shorter series: ApexCharts draws an area with trailing nulls badly).
+    { name: dayName, data: data.hours.filter((hour) => hour.netSales !== null).map((hour) => hour.netSales! / 100) },
     ...(compareName ? [{ name: compareName, data: data.hours.map((hour) => (hour.previousNetSales ?? 0) / 100) }] : []),
   ];
   const options = useMemo<ApexOptions>(() => {
     const money = (value: number) => formatKpiMoney(Math.round(value * 100), data.currency, locale) ?? NO_VALUE;
-    const hourLabel = new Intl.DateTimeFormat(locale, { hour: 'numeric', minute: '2-digit', timeZone: 'UTC' });
+    const hourLabel = new Intl.DateTimeFormat(locale, { hour: 'numeric', timeZone: 'UTC' });
     const categories = Array.from({ length: 24 }, (_, hour) => String(hour));
     return {
       xaxis: {
@@ -233,8 +237,9 @@ function HourlyTrend({ data }: { data: DayKpisOutput }) {
       stroke: { width: [2.5, 2], dashArray: [0, 5] },
     };
   }, [data.currency, locale]);
-  const description = data.localTime
-    ? t('hourly.descriptionToday', { time: data.localTime, zone: data.timezone })
+  const time = cutTime(data, locale);
+  const description = time
+    ? t('hourly.descriptionToday', { time, zone: data.timezone })
     : t('hourly.description', { zone: data.timezone });
   return (
     <SectionCard titleId="hourly-title" title={t('hourly.title')} description={description}>
