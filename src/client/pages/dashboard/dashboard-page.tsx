@@ -12,7 +12,7 @@ import { DataError, DataPage, StoreDataGate } from '../../components/data-page.t
 import { formatDayRange, useComparisonLabel, useDateRange, useStoreToday, type DateRangeState } from '../../components/date-range-picker.tsx';
 import { formatKpiCount, formatKpiMoney, KpiCard, useChannelName } from '../../components/kpi-card.tsx';
 import { SectionCard } from '../../components/section-card.tsx';
-import { compactAxisMoney, formatChange, formatMultipleIn } from '../../lib/figure-format.ts';
+import { compactAxisMoney, formatChange, formatMultipleIn, useNarrowScreen } from '../../lib/figure-format.ts';
 import { trpc } from '../../lib/trpc.ts';
 import { useGuestStatus, useStores } from '../../lib/use-access.ts';
 import { analyticsHref, dayPartInZone, ltvMaturity } from './dashboard-figures.ts';
@@ -214,6 +214,7 @@ function NetSalesTrend({ data, previous }: { data: KpisOutput; previous: KpisOut
 function HourlyTrend({ data }: { data: DayKpisOutput }) {
   const { t, i18n } = useTranslation('dashboard');
   const locale = i18n.resolvedLanguage ?? 'en';
+  const narrow = useNarrowScreen();
   const dayName = formatDayRange({ from: data.day, to: data.day }, locale);
   const compareName = data.compareDay ? formatDayRange({ from: data.compareDay, to: data.compareDay }, locale) : null;
   const series = [
@@ -228,7 +229,8 @@ function HourlyTrend({ data }: { data: DayKpisOutput }) {
     return {
       xaxis: {
         categories,
-        tickAmount: 6,
+        // Every 6 hours on a phone (12 AM, 6 AM, 12 PM, 6 PM), every 3 on wider screens.
+        tickAmount: narrow ? 4 : 8,
         labels: { trim: false, formatter: (value: string) => (value === undefined || value === '' ? '' : hourLabel.format(Date.UTC(2000, 0, 1, Number(value)))) },
         tooltip: { enabled: false },
       },
@@ -236,7 +238,7 @@ function HourlyTrend({ data }: { data: DayKpisOutput }) {
       tooltip: { shared: true, y: { formatter: (value: number) => money(value) } },
       stroke: { width: [2.5, 2], dashArray: [0, 5] },
     };
-  }, [data.currency, locale]);
+  }, [data.currency, locale, narrow]);
   const time = cutTime(data, locale);
   const description = time
     ? t('hourly.descriptionToday', { time, zone: data.timezone })
