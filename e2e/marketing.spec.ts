@@ -39,8 +39,8 @@ test('each ad platform screen lists its campaigns with totals and draws its tren
   expect(await page.getByTestId('campaign-row').count()).toBeGreaterThan(1);
   await expect(page.getByTestId('campaigns-totals')).toContainText('Total');
   await expect(drawnChart(page, 'ads-trend-chart')).toBeVisible();
-  await expect(page.getByTestId('roas-platform')).toHaveText(/^\d+\.\d{2}x$/);
-  await expect(page.getByTestId('roas-ours')).toHaveText(/^\d+\.\d{2}x$/);
+  await expect(page.getByTestId('roas-platform')).toHaveText(/^\d+\.\d{2}×$/);
+  await expect(page.getByTestId('roas-ours')).toHaveText(/^\d+\.\d{2}×$/);
   // The demo tags its orders with the campaign's name: our figures per campaign.
   await expect(page.getByTestId('attribution-note')).toHaveAttribute('data-attribution', 'campaign');
 

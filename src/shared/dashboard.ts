@@ -35,6 +35,48 @@ export const todayVsYesterdayOutput = z.object({
 });
 export type TodayVsYesterdayOutput = z.infer<typeof todayVsYesterdayOutput>;
 
+// --- dashboard.day ---
+
+export const dayKpisInput = z.object({
+  /** The day, 'YYYY-MM-DD' in the store's time zone. */
+  day: dayString,
+  /** The day it is compared with: the day before (previous_period) or the same date a year earlier. */
+  compare: z.enum(COMPARISONS).default('previous_period'),
+  currency: currencySchema.optional(),
+});
+export type DayKpisInput = z.input<typeof dayKpisInput>;
+
+export const dayKpisOutput = z.object({
+  storeId: z.number(),
+  currency: z.string(),
+  timezone: z.string(),
+  day: z.string(),
+  /** null without a comparison */
+  compareDay: z.string().nullable(),
+  /** When the day is today: the store's local time ('HH:MM') both days stop at; null for whole days. */
+  localTime: z.string().nullable(),
+  /** The instant the comparison day's figures stop at. */
+  compareUntil: z.string().nullable(),
+  /**
+   * Platforms report spend and clicks per day: the share of the comparison day's spend and clicks
+   * counted up to the same local time (1 for whole days).
+   */
+  compareShare: z.number(),
+  /** The KPIs of the day (so far) against the comparison day (up to the same time). */
+  kpis: kpisOutput.shape.kpis,
+  /** The 24 local hours: net sales (minor units) and orders; null for hours still to come today. */
+  hours: z.array(
+    z.object({
+      hour: z.number(),
+      netSales: z.number().nullable(),
+      orders: z.number().nullable(),
+      previousNetSales: z.number().nullable(),
+      previousOrders: z.number().nullable(),
+    }),
+  ),
+});
+export type DayKpisOutput = z.infer<typeof dayKpisOutput>;
+
 // --- dashboard.allStores ---
 
 export const allStoresInput = z

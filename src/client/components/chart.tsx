@@ -1,8 +1,9 @@
 import type ApexCharts from 'apexcharts';
 import type { ApexOptions } from 'apexcharts';
-import { useEffect, useMemo, useRef, useState } from 'react';
+import { useEffect, useId, useMemo, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { formatCompactNumber } from '../lib/format.ts';
+import { chartTable, type ChartTable } from './chart-table.ts';
 import { withEscapedText } from './chart-text.ts';
 
 export type ChartType = 'line' | 'area' | 'bar' | 'donut' | 'pie' | 'scatter';
@@ -19,6 +20,13 @@ export interface ChartProps {
   height?: number;
   /** What the chart shows, for screen readers (the drawing itself is hidden from them). */
   ariaLabel: string;
+  /**
+   * The text alternative read instead of the drawing: a one-line summary (sparklines), else a
+   * visually hidden table of the figures (by default built from the series and the options).
+   */
+  summary?: string;
+  /** The heading of the hidden table's first column ("Day", "Hour", "Channel"). */
+  categoryHeading?: string;
   className?: string;
   testId?: string;
 }
@@ -115,6 +123,9 @@ function defaultOptions(type: ChartType, height: number, colours: ThemeColours, 
     chart: {
       type,
       height,
+      // ApexCharts' own keyboard support makes the drawing and every legend entry a tab stop (one
+      // per series); the wrapper is the chart's one tab stop and carries its text alternative.
+      accessibility: { enabled: false },
       fontFamily: 'inherit',
       foreColor: colours.mutedText,
       background: 'transparent',
@@ -143,7 +154,7 @@ function defaultOptions(type: ChartType, height: number, colours: ThemeColours, 
  * The one chart of the app: ApexCharts, loaded on first use (its own chunk), drawn in the theme's
  * colours and redrawn when the series, options, theme or language change.
  */
-export function Chart({ type, series, options, height = 300, ariaLabel, className = '', testId }: ChartProps) {
+export function Chart({ type, series, options, height = 300, ariaLabel, summary, categoryHeading, className = '', testId }: ChartProps) {
   const { t, i18n } = useTranslation('data');
   const locale = i18n.resolvedLanguage ?? 'en';
   const container = useRef<HTMLDivElement>(null);
@@ -202,9 +213,63 @@ export function Chart({ type, series, options, height = 300, ariaLabel, classNam
     [],
   );
 
+  const descriptionId = useId();
+  const table = useMemo<ChartTable | null>(
+    () => (summary === undefined ? chartTable(JSON.parse(seriesKey) as ApexOptions['series'], options ?? {}, categoryHeading ?? '', axisNumberFormatter(locale)) : null),
+    [summary, seriesKey, options, categoryHeading, locale],
+  );
   return (
-    <div className={`relative ${className}`} style={{ minHeight: height }} role="img" aria-label={ariaLabel} data-testid={testId} data-chart-status={status}>
-      <div ref={container} />
+    // One tab stop per chart: focus lands here and a screen reader reads the label, then the summary or table.
+    // A div with the figure role: daisyUI's .card lays out <figure> as a centred flex box, which shrank the drawing.
+    <div
+      role="figure"
+      className={`relative rounded-box focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-primary ${className}`}
+      style={{ minHeight: height }}
+      tabIndex={0}
+      aria-label={ariaLabel}
+      aria-describedby={summary !== undefined ? descriptionId : undefined}
+      data-testid={testId}
+      data-chart-status={status}
+    >
+      <div ref={container} aria-hidden="true" />
+      {summary !== undefined ? (
+        <p id={descriptionId} className="sr-only" data-testid="chart-summary">
+          {summary}
+        </p>
+      ) : (
+        table && (
+          // sr-only on a wrapper: a table grows to its content whatever its own width, and widened the page.
+          <div className="sr-only">
+            <table data-testid="chart-table">
+              <caption>{ariaLabel}</caption>
+              <thead>
+                <tr>
+                  {table.headers.map((header, index) => (
+                    <th key={index} scope="col">
+                      {header}
+                    </th>
+                  ))}
+                </tr>
+              </thead>
+              <tbody>
+                {table.rows.map((row, rowIndex) => (
+                  <tr key={rowIndex}>
+                    {row.map((cell, cellIndex) =>
+                      cellIndex === 0 ? (
+                        <th key={cellIndex} scope="row">
+                          {cell}
+                        </th>
+                      ) : (
+                        <td key={cellIndex}>{cell}</td>
+                      ),
+                    )}
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )
+      )}
       {status === 'loading' && <div className="skeleton absolute inset-0 rounded-box opacity-60" aria-hidden="true" />}
       {status === 'error' && (
         <p className="text-base-content/70 absolute inset-0 grid place-items-center text-sm">{t('chart.failed')}</p>
@@ -223,7 +288,7 @@ const SPARKLINE_OPTIONS: ApexOptions = {
 
 const SPARKLINE_HEIGHT = 40;
 
-/** A small area chart without axes, grid or tooltip: the shape of a daily series. */
-export function Sparkline({ values, ariaLabel, className = '' }: { values: number[]; ariaLabel: string; className?: string }) {
-  return <Chart type="area" series={[{ name: ariaLabel, data: values }]} options={SPARKLINE_OPTIONS} height={SPARKLINE_HEIGHT} ariaLabel={ariaLabel} className={className} />;
+/** A small area chart without axes, grid or tooltip: the shape of a daily series, with a one-line summary for screen readers. */
+export function Sparkline({ values, ariaLabel, summary, className = '' }: { values: number[]; ariaLabel: string; summary: string; className?: string }) {
+  return <Chart type="area" series={[{ name: ariaLabel, data: values }]} options={SPARKLINE_OPTIONS} height={SPARKLINE_HEIGHT} ariaLabel={ariaLabel} summary={summary} className={className} />;
 }

@@ -1,5 +1,6 @@
 import { renderToString } from 'react-dom/server';
 import { describe, expect, it } from 'vitest';
+import { Router } from 'wouter';
 import { rangeFromSearch } from './date-range-picker.tsx';
 import { deltaTone, KpiCard } from './kpi-card.tsx';
 
@@ -19,6 +20,19 @@ describe('KpiCard', () => {
     expect(html).toContain('£12,340');
     expect(html).toContain('-7.3%');
     expect(html).toContain('data-tone="bad"');
+  });
+
+  it('links to its analytics view, tells the previous value and puts a caveat in place of the hint', () => {
+    const html = renderToString(
+      <Router ssrPath="/dashboard">
+        <KpiCard label="LTV" value="£115.71" delta={12.5} hint="90-day value" note="Too recent to judge" previous="Previous period: £98.00" href="/analytics?kpi=ltv" />
+      </Router>,
+    );
+    expect(html).toContain('href="/analytics?kpi=ltv"');
+    expect(html).toContain('Previous period: £98.00');
+    expect(html).toContain('data-testid="kpi-note"');
+    expect(html).toContain('Too recent to judge');
+    expect(html).not.toContain('90-day value');
   });
 
   it('shows "—" without a value or a previous period', () => {

@@ -1,22 +1,35 @@
-import { ArrowDownRightIcon, ArrowRightIcon, ArrowUpRightIcon } from 'lucide-react';
+import { ArrowDownRightIcon, ArrowRightIcon, ArrowUpRightIcon, ChevronRightIcon, HourglassIcon } from 'lucide-react';
 import { useTranslation } from 'react-i18next';
-import { formatPercentChange, NO_VALUE } from '../../shared/metrics.ts';
+import { Link } from 'wouter';
+import { NO_VALUE } from '../../shared/metrics.ts';
+import { formatChange } from '../lib/figure-format.ts';
+import { seriesSummary } from './chart-table.ts';
 import { Sparkline } from './chart.tsx';
 
 export interface KpiCardProps {
   label: string;
-  /** Already formatted by the caller ("£12,340", "3.25x"); null or undefined shows "—". */
+  /** Already formatted by the caller ("£12,340", "3.25×"); null or undefined shows "—". */
   value: string | null | undefined;
   /** Change against the comparison period in percent (12.5 = +12.5 %); null when there is none to compute. */
   delta?: number | null;
   /** For costs (CAC, spend): a rise is shown in red, a fall in green. */
   lowerIsBetter?: boolean;
-  /** The daily values of the range, drawn as a sparkline. */
+  /** The values of the range (per day, or per hour for one day), drawn as a sparkline. */
   sparkline?: number[];
+  /** What one point of the sparkline is. */
+  sparklineUnit?: 'day' | 'hour';
+  /** Writes a sparkline point for its text alternative (the card's value format); plain numbers by default. */
+  formatPoint?: (value: number) => string;
   /** A short explanation under the label. */
   hint?: string;
+  /** A caveat that matters more than the hint (shown in its place, marked): e.g. customers too recent to judge. */
+  note?: string;
   /** What the delta compares with; defaults to "vs previous period". */
   comparisonLabel?: string;
+  /** The comparison period's value, in words ("Previous period: £9,870"): a tooltip on the change. */
+  previous?: string;
+  /** Where the card leads (the analytics view of the metric): the whole card is then a link. */
+  href?: string;
   testId?: string;
 }
 
@@ -44,24 +57,62 @@ const TONE_CLASS = {
 
 const DIRECTION_ICON = { up: ArrowUpRightIcon, down: ArrowDownRightIcon, flat: ArrowRightIcon } as const;
 
-/** One KPI: label, value, change against the comparison period and the daily shape. */
-export function KpiCard({ label, value, delta, lowerIsBetter = false, sparkline, hint, comparisonLabel, testId = 'kpi-card' }: KpiCardProps) {
-  const { t } = useTranslation('data');
+/**
+ * One KPI: label, value, change against the comparison period (the previous value in a tooltip) and
+ * the shape of the range. With `href`, the label is a link stretched over the card (click anywhere);
+ * the sparkline stays its own tab stop above it.
+ */
+export function KpiCard({
+  label,
+  value,
+  delta,
+  lowerIsBetter = false,
+  sparkline,
+  sparklineUnit = 'day',
+  formatPoint,
+  hint,
+  note,
+  comparisonLabel,
+  previous,
+  href,
+  testId = 'kpi-card',
+}: KpiCardProps) {
+  const { t, i18n } = useTranslation('data');
+  const locale = i18n.resolvedLanguage ?? 'en';
   const hasValue = value !== null && value !== undefined && value !== NO_VALUE;
   const hasDelta = typeof delta === 'number' && Number.isFinite(delta);
   const tone = hasDelta ? deltaTone(delta, lowerIsBetter) : 'neutral';
   const DeltaIcon = hasDelta ? DIRECTION_ICON[directionOf(delta)] : null;
   const showSparkline = sparkline && sparkline.length > 1 && sparkline.some((point) => point !== 0);
+  const pointFormat = formatPoint ?? ((point: number) => new Intl.NumberFormat(locale, { maximumFractionDigits: 2 }).format(point));
+  const summary = showSparkline ? seriesSummary(sparkline, pointFormat) : null;
 
   return (
-    <article className="bg-base-100 border-base-content/10 rounded-box flex w-full min-w-0 flex-col border p-4 shadow-xs" data-testid={testId} aria-label={label}>
-      <h3 className="text-base-content/80 truncate text-sm font-semibold">{label}</h3>
-      {hint && (
-        <p className="text-base-content/70 mt-0.5 truncate text-xs" title={hint}>
-          {hint}
+    <article
+      className={`group/card bg-base-100 border-base-content/10 rounded-box relative flex w-full min-w-0 flex-col border p-4 shadow-xs ${href ? 'hover:border-primary/40 focus-within:border-primary/40 transition-colors' : ''}`}
+      data-testid={testId}
+      aria-label={label}
+    >
+      <h3 className="text-base-content/80 flex items-start justify-between gap-1 text-sm leading-snug font-semibold break-words hyphens-auto" lang={locale}>
+        {href ? (
+          <Link href={href} className="min-w-0 after:absolute after:inset-0 after:rounded-box focus-visible:outline-none after:focus-visible:outline-2 after:focus-visible:outline-primary" data-testid="kpi-link">
+            {label}
+            <span className="sr-only">{t('kpi.openAnalytics')}</span>
+          </Link>
+        ) : (
+          <span className="min-w-0">{label}</span>
+        )}
+        {href && <ChevronRightIcon className="text-base-content/40 mt-0.5 size-4 shrink-0" aria-hidden="true" />}
+      </h3>
+      {note ? (
+        <p className="text-base-content/80 bg-warning/10 border-warning/30 rounded-field mt-1 flex items-start gap-1 border px-1.5 py-0.5 text-xs leading-snug" data-testid="kpi-note">
+          <HourglassIcon className="text-warning mt-0.5 size-3 shrink-0" aria-hidden="true" />
+          <span>{note}</span>
         </p>
+      ) : (
+        hint && <p className="text-base-content/70 mt-0.5 text-xs leading-snug break-words">{hint}</p>
       )}
-      <p className="mt-3 truncate text-2xl font-semibold tracking-tight tabular-nums" data-testid="kpi-value">
+      <p className="mt-3 text-xl font-semibold tracking-tight break-words tabular-nums sm:text-2xl" data-testid="kpi-value">
         {hasValue ? (
           value
         ) : (
@@ -73,11 +124,12 @@ export function KpiCard({ label, value, delta, lowerIsBetter = false, sparkline,
           </>
         )}
       </p>
-      <div className="mt-2 flex min-h-6 flex-wrap items-center gap-x-2 gap-y-1 text-xs">
+      {/* Above the stretched link, so that hovering the change shows the previous value. */}
+      <div className="group/delta relative z-20 mt-2 flex min-h-6 flex-wrap items-center gap-x-2 gap-y-1 text-xs">
         {hasDelta && DeltaIcon ? (
-          <span className={`badge badge-sm badge-soft gap-0.5 font-semibold tabular-nums ${TONE_CLASS[tone]}`} data-testid="kpi-delta" data-tone={tone}>
+          <span className={`badge badge-sm badge-soft gap-0.5 font-semibold whitespace-nowrap tabular-nums ${TONE_CLASS[tone]}`} data-testid="kpi-delta" data-tone={tone}>
             <DeltaIcon className="size-3" aria-hidden="true" />
-            {formatPercentChange(delta)}
+            {formatChange(delta, locale)}
           </span>
         ) : (
           <span className="badge badge-sm badge-ghost" data-testid="kpi-delta" data-tone="none">
@@ -85,8 +137,29 @@ export function KpiCard({ label, value, delta, lowerIsBetter = false, sparkline,
           </span>
         )}
         <span className="text-base-content/65">{comparisonLabel ?? t('kpi.vsPrevious')}</span>
+        {previous && (
+          <>
+            <span className="sr-only">{previous}</span>
+            {/* Shown on hover (or while the card's link has focus), as wide as the card and no wider: not
+                rendered otherwise, so it never widens a phone's page. */}
+            <span
+              aria-hidden="true"
+              className="bg-neutral text-neutral-content rounded-field pointer-events-none absolute inset-x-0 top-full z-20 mt-1 hidden px-2 py-1 text-xs leading-snug shadow-md group-hover/delta:block group-focus-within/card:block"
+              data-testid="kpi-previous"
+            >
+              {previous}
+            </span>
+          </>
+        )}
       </div>
-      {showSparkline && <Sparkline values={sparkline} ariaLabel={t('kpi.sparkline', { label })} className="-mx-1 mt-3" />}
+      {showSparkline && summary && (
+        <Sparkline
+          values={sparkline}
+          ariaLabel={t(sparklineUnit === 'hour' ? 'kpi.sparklineHourly' : 'kpi.sparkline', { label })}
+          summary={t('kpi.sparklineSummary', summary)}
+          className="relative z-10 -mx-1 mt-3"
+        />
+      )}
     </article>
   );
 }

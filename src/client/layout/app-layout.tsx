@@ -36,13 +36,26 @@ export function AppLayout({ user, children }: { user: CurrentUser; children: Rea
 
   return (
     <div className="flex min-h-screen flex-col">
+      {/* The first tab stop: past the banner, sidebar and header straight to the page. */}
+      <a
+        href="#main-content"
+        className="btn btn-primary btn-sm sr-only focus:not-sr-only focus:fixed focus:top-2 focus:left-2 focus:z-[100]"
+        data-testid="skip-link"
+        onClick={(event) => {
+          // Focus the page itself (the hash alone scrolls but leaves focus where it was in some browsers).
+          event.preventDefault();
+          document.getElementById('main-content')?.focus();
+        }}
+      >
+        {t('skipToContent')}
+      </a>
       {guest.inGuestMode && <GuestBanner name={guest.guestUsername ?? ''} />}
       <div className="flex flex-1">
         <Sidebar access={access} />
         <MobileNavigation access={access} open={menuOpen} onClose={closeMenu} />
         <div className="flex min-w-0 flex-1 flex-col">
           <Header user={user} access={access} onOpenMenu={() => setMenuOpen(true)} />
-          <main className="flex-1 px-4 py-6 sm:px-6 sm:py-8 lg:px-8" id="main-content">
+          <main className="flex-1 px-4 py-6 outline-none sm:px-6 sm:py-8 lg:px-8" id="main-content" tabIndex={-1}>
             <Suspense fallback={<ContentLoading message={t('routing.loadingPage')} />}>{children}</Suspense>
           </main>
         </div>

@@ -16,7 +16,7 @@ export interface FigureFormat {
   decimal: (value: number | null | undefined) => string;
   /** a fraction: 0.0825 -> "8.25%" */
   percent: (fraction: number | null | undefined, fractionDigits?: number) => string;
-  /** ROAS: 3.2 -> "3.20x" */
+  /** ROAS: 3.2 -> "3.20×" ("3,20×" in French and German) */
   multiple: (value: number | null | undefined) => string;
   /** 'YYYY-MM-DD' -> "3 Jun" */
   shortDay: (day: string) => string;
@@ -28,6 +28,35 @@ function known(value: number | null | undefined): value is number {
   return typeof value === 'number' && Number.isFinite(value);
 }
 
+const formatters = new Map<string, Intl.NumberFormat>();
+
+/** One Intl.NumberFormat per (locale, options): building one costs more than formatting a figure. */
+function numberFormat(locale: string, options: Intl.NumberFormatOptions): Intl.NumberFormat {
+  const key = `${locale}|${JSON.stringify(options)}`;
+  let format = formatters.get(key);
+  if (!format) formatters.set(key, (format = new Intl.NumberFormat(locale, options)));
+  return format;
+}
+
+/**
+ * A change in percent (12.5 = +12.5 %) with its sign, in the user's language: "+12.5%" in English,
+ * "+12,5 %" in French and German (their decimal comma and the space before %); "0.0%" for no
+ * change (after rounding: -0.04 is no change, not "-0.0%"); "—" without a value.
+ */
+export function formatChange(percent: number | null | undefined, locale: string, fractionDigits = 1): string {
+  if (!known(percent)) return NO_VALUE;
+  const rounded = Number(percent.toFixed(fractionDigits));
+  return numberFormat(locale, { style: 'percent', signDisplay: 'exceptZero', minimumFractionDigits: fractionDigits, maximumFractionDigits: fractionDigits }).format(
+    (rounded === 0 ? 0 : rounded) / 100,
+  );
+}
+
+/** A ratio as a multiple in the user's language: 4.3 -> "4.30×" in English, "4,30×" in French and German; "—" without a value. */
+export function formatMultipleIn(value: number | null | undefined, locale: string, fractionDigits = 2): string {
+  if (!known(value)) return NO_VALUE;
+  return `${numberFormat(locale, { minimumFractionDigits: fractionDigits, maximumFractionDigits: fractionDigits }).format(value)}×`;
+}
+
 /** A money axis's labels (values in major units) in the spec's compact form: "£0", "£5k", "£1.25m". */
 export function compactAxisMoney(locale: string, currency: string): (value: number | string) => string {
   const { compactMoney } = figureFormat(locale);
@@ -37,7 +66,6 @@ export function compactAxisMoney(locale: string, currency: string): (value: numb
 export function figureFormat(locale: string): FigureFormat {
   const integer = new Intl.NumberFormat(locale, { maximumFractionDigits: 0 });
   const decimal = new Intl.NumberFormat(locale, { maximumFractionDigits: 2 });
-  const multiple = new Intl.NumberFormat(locale, { minimumFractionDigits: 2, maximumFractionDigits: 2 });
   const shortDay = new Intl.DateTimeFormat(locale, { day: 'numeric', month: 'short', timeZone: 'UTC' });
   const month = new Intl.DateTimeFormat(locale, { month: 'short', year: 'numeric', timeZone: 'UTC' });
   return {
@@ -48,7 +76,7 @@ export function figureFormat(locale: string): FigureFormat {
     decimal: (value) => (known(value) ? decimal.format(value) : NO_VALUE),
     percent: (fraction, fractionDigits = 1) =>
       known(fraction) ? new Intl.NumberFormat(locale, { style: 'percent', minimumFractionDigits: fractionDigits, maximumFractionDigits: fractionDigits }).format(fraction) : NO_VALUE,
-    multiple: (value) => (known(value) ? `${multiple.format(value)}x` : NO_VALUE),
+    multiple: (value) => formatMultipleIn(value, locale),
     shortDay: (day) => shortDay.format(new Date(`${day}T00:00:00Z`)),
     month: (day) => month.format(new Date(`${day}T00:00:00Z`)),
   };

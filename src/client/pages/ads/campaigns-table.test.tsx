@@ -43,7 +43,7 @@ describe('campaigns table', () => {
     const html = render(output('campaign'));
     expect(html).toContain('data-attribution="campaign"');
     expect(html).toContain('£45.00'); // the campaign's and the total's net sales
-    expect(html).toContain('4.50x');
+    expect(html).toContain('4.50×');
   });
 
   it('without campaign tags, says our figures are blended and shows them in the total only', () => {
@@ -55,6 +55,6 @@ describe('campaigns table', () => {
     expect(row).toContain('—');
     const totals = html.slice(html.indexOf('data-testid="campaigns-totals"'));
     expect(totals).toContain('£45.00');
-    expect(totals).toContain('4.50x');
+    expect(totals).toContain('4.50×');
   });
 });

@@ -5,7 +5,7 @@ import { formatKpiCount, formatKpiMoney, KpiCard } from '../../components/kpi-ca
 import { trpc } from '../../lib/trpc.ts';
 
 /** How often "today so far" is asked again while the dashboard is open. */
-const TODAY_REFRESH_MS = 5 * 60_000;
+export const TODAY_REFRESH_MS = 5 * 60_000;
 
 /** Today's net sales and orders so far, against yesterday up to the same local time of the store. */
 export function TodayCard() {

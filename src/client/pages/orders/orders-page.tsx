@@ -1,6 +1,6 @@
 import { DownloadIcon, HistoryIcon, SearchXIcon } from 'lucide-react';
 import { MAX_ORDERS_OFFSET } from '../../../shared/orders.ts';
-import { useEffect } from 'react';
+import { useEffect, useRef } from 'react';
 import { useTranslation } from 'react-i18next';
 import { DataError, DataPage, StoreDataGate } from '../../components/data-page.tsx';
 import { useDateRange } from '../../components/date-range-picker.tsx';
@@ -42,6 +42,22 @@ function OrdersContent() {
       enabled: !tooDeep,
     },
   );
+
+  // Closing the drawer puts focus back on the order it showed (its button in the table, or its card on
+  // phones), wherever the focus was when it opened (a click on a cell leaves it on the page).
+  const returnFocusTo = useRef<number | null>(null);
+  useEffect(() => {
+    if (view.orderId !== null) {
+      returnFocusTo.current = view.orderId;
+      return;
+    }
+    const orderId = returnFocusTo.current;
+    returnFocusTo.current = null;
+    if (orderId === null) return;
+    const target = [...document.querySelectorAll<HTMLElement>(`[data-order-id="${orderId}"]`)].find((element) => element.offsetParent !== null);
+    target?.focus();
+  }, [view.orderId]);
+  const closeDrawer = () => update({ orderId: null });
 
   const toggleSort = (sort: typeof view.sort) =>
     update(view.sort === sort ? { direction: view.direction === 'desc' ? 'asc' : 'desc' } : { sort, direction: sort === 'orderNumber' ? 'asc' : 'desc' });
@@ -112,7 +128,7 @@ function OrdersContent() {
         </div>
       )}
 
-      <OrderDrawer orderId={view.orderId} onClose={() => update({ orderId: null })} />
+      <OrderDrawer orderId={view.orderId} onClose={closeDrawer} />
     </div>
   );
 }

@@ -81,6 +81,7 @@ export function OrdersTable({ data, view, onSort, onOpen }: TableProps) {
               className="bg-base-100 border-base-content/10 rounded-box hover:border-primary/40 w-full border p-3 text-left shadow-xs"
               onClick={() => onOpen(row.id)}
               data-testid="order-card"
+              data-order-id={row.id}
             >
               <div className="flex items-start justify-between gap-3">
                 <div className="min-w-0">
@@ -131,7 +132,7 @@ export function OrdersTable({ data, view, onSort, onOpen }: TableProps) {
             {data.rows.map((row) => (
               <tr key={row.id} className="hover:bg-base-200/60 cursor-pointer" onClick={() => onOpen(row.id)} data-testid="order-row">
                 <td className="font-medium whitespace-nowrap">
-                  <button type="button" className="link link-hover" onClick={(event) => {
+                  <button type="button" className="link link-hover" data-order-id={row.id} onClick={(event) => {
                       event.stopPropagation();
                       onOpen(row.id);
                     }}>

@@ -49,9 +49,10 @@ export function ProductCostsCard({ viewOnly }: { viewOnly: boolean }) {
       }
     >
       {!viewOnly && (
-        <label className="label cursor-pointer justify-start gap-2 text-sm">
-          <input type="checkbox" className="checkbox checkbox-sm checkbox-primary" checked={applyToPastOrders} onChange={(event) => setApplyToPastOrders(event.target.checked)} data-testid="apply-past-orders" />
-          <span>{t('products.applyToPastOrders')}</span>
+        // daisyUI's .label does not wrap: the French and German texts ran 11-32 px past a 390 px screen.
+        <label className="label cursor-pointer items-start justify-start gap-2 text-sm whitespace-normal">
+          <input type="checkbox" className="checkbox checkbox-sm checkbox-primary shrink-0" checked={applyToPastOrders} onChange={(event) => setApplyToPastOrders(event.target.checked)} data-testid="apply-past-orders" />
+          <span className="min-w-0">{t('products.applyToPastOrders')}</span>
         </label>
       )}
       {query.isError && !query.data ? (

@@ -11,6 +11,7 @@ import { FormAlert, SubmitButton, useFormErrors } from '../../components/form-st
 import { SectionCard } from '../../components/section-card.tsx';
 import { toast } from '../../components/toast.tsx';
 import { serverMessage } from '../../lib/session.ts';
+import { useStoreDateTime } from '../../lib/store-time.ts';
 import { trpc } from '../../lib/trpc.ts';
 
 const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
@@ -24,8 +25,9 @@ function parseRecipients(text: string): string[] {
 }
 
 export function SavedReportsCard({ reports, openedId, onOpen, viewOnly }: { reports: UseQueryResult<SavedReport[], unknown>; openedId: number | null; onOpen: (report: SavedReport) => void; viewOnly: boolean }) {
-  const { t, i18n } = useTranslation('reports');
-  const locale = i18n.resolvedLanguage ?? 'en';
+  const { t } = useTranslation('reports');
+  // Reports go out at 08:00 store time: the last sending is told on the store's clock too.
+  const storeDateTime = useStoreDateTime();
   const utils = trpc.useUtils();
   const [editing, setEditing] = useState<SavedReport | null>(null);
   const deleting = useConfirmation<SavedReport>();
@@ -63,7 +65,7 @@ export function SavedReportsCard({ reports, openedId, onOpen, viewOnly }: { repo
                   <p className="text-base-content/70 mt-0.5 flex items-center gap-1 text-xs" data-testid="saved-report-schedule">
                     <CalendarClockIcon aria-hidden="true" className="size-3.5" />
                     {t(`schedule.summary.${report.schedule}`, { recipients: report.recipients.join(', ') })}
-                    {report.lastSentAt && ` · ${t('schedule.lastSent', { date: new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeStyle: 'short' }).format(new Date(report.lastSentAt)) })}`}
+                    {report.lastSentAt && ` · ${t('schedule.lastSent', { date: storeDateTime(report.lastSentAt) })}`}
                   </p>
                 )}
               </div>

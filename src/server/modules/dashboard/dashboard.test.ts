@@ -3,7 +3,7 @@ import { createCommerceStore, setFlatFxRates, setFxRates, signedInStoreOwner, te
 import { newGuestOf } from '../../../../test/guests.ts';
 import { grantTestPlan, signedInClient, trpcQuery, useTestApp } from '../../../../test/harness.ts';
 import { ingestAdMetrics, ingestOrders, ingestRefunds } from '../commerce/ingest.ts';
-import { todayVsYesterday } from './dashboard.service.ts';
+import { dayKpis, todayVsYesterday } from './dashboard.service.ts';
 
 const testApp = useTestApp();
 
@@ -76,6 +76,94 @@ describe("today's sales so far against yesterday up to the same local time", () 
     expect(result.today.netSales).toBe(0);
     expect(result.yesterday.orders).toBe(0);
     expect(result.delta.netSales).toEqual({ absolute: 0, percent: null });
+  });
+});
+
+describe('one day hour by hour (dashboard.day): today like with like, whole days in full', () => {
+  // Europe/London is UTC+1 in June: "now" is 15:30 local on Wednesday 10 June.
+  const now = new Date('2026-06-10T14:30:00Z');
+  async function dayStore() {
+    const store = await createCommerceStore(testApp.orm, { timezone: 'Europe/London', currency: 'GBP' });
+    const customer = (id: string) => ({ externalId: id });
+    await ingestOrders(testApp.orm.em.fork(), store.id, [
+      // 09:xx local today: 100.00 - 10.00 discount, shipping 5.00, taxes 15.00, a new customer.
+      testOrder({ externalId: 'd-today-1', placedAt: '2026-06-10T08:00:00Z', grossMinor: 10_000, discountsMinor: 1_000, shippingMinor: 500, taxesMinor: 1_500, customer: customer('c1') }),
+      // 15:00 local today: 50.00, a new customer.
+      testOrder({ externalId: 'd-today-2', placedAt: '2026-06-10T14:00:00Z', grossMinor: 5_000, customer: customer('c2') }),
+      // 11:00 local yesterday: 80.00, a new customer.
+      testOrder({ externalId: 'd-yesterday-1', placedAt: '2026-06-09T10:00:00Z', grossMinor: 8_000, customer: customer('c3') }),
+      // 17:00 local yesterday, after 15:30: in yesterday's hour 17, not in the comparison.
+      testOrder({ externalId: 'd-yesterday-late', placedAt: '2026-06-09T16:00:00Z', grossMinor: 20_000, customer: customer('c4') }),
+    ]);
+    await ingestRefunds(testApp.orm.em.fork(), store.id, [
+      // 13:00 local today, on yesterday's order: lowers today's hour 13.
+      { platform: 'shopify', externalId: 'd-refund', orderExternalId: 'd-yesterday-1', refundedAt: '2026-06-10T12:00:00Z', amountMinor: 3_000, currency: 'GBP' },
+    ]);
+    await ingestAdMetrics(testApp.orm.em.fork(), store.id, [
+      { platform: 'googleads', accountId: 'g', campaignId: 'c', day: '2026-06-10', campaignName: 'C', currency: 'GBP', spendMinor: 4_000, clicks: 30 },
+      { platform: 'googleads', accountId: 'g', campaignId: 'c', day: '2026-06-09', campaignName: 'C', currency: 'GBP', spendMinor: 9_600, clicks: 96 },
+    ]);
+    return store;
+  }
+
+  it('compares today so far with yesterday up to the same local time in every KPI, and gives 24 local hours', async () => {
+    const store = await dayStore();
+    const result = await dayKpis(testApp.orm.em.fork(), store, { day: '2026-06-10', compare: 'previous_period' }, now);
+    expect(result).toMatchObject({ day: '2026-06-10', compareDay: '2026-06-09', localTime: '15:30', compareUntil: '2026-06-09T14:30:00.000Z' });
+    // 15 h 30 of a 24-hour day.
+    expect(result.compareShare).toBeCloseTo(15.5 / 24, 10);
+    const { kpis } = result;
+    // Today: 90 + 50 - 30 (refund) = 110.00 over 2 orders; yesterday to 15:30: 80.00 over 1 order (the 200.00 at 17:00 is left out).
+    expect(kpis.netSales).toEqual({ current: 11_000, previous: 8_000, delta: { absolute: 3_000, percent: 37.5 } });
+    expect(kpis.orders).toEqual({ current: 2, previous: 1, delta: { absolute: 1, percent: 100 } });
+    // Spend: today's 40.00 so far against 96.00 x 15.5/24 = 62.00 estimated; clicks 30 against 96 x 15.5/24 = 62.
+    expect(kpis.spend.current).toBe(4_000);
+    expect(kpis.spend.previous).toBe(6_200);
+    expect(kpis.clicks).toMatchObject({ current: 30, previous: 62 });
+    // ROAS 110 / 40 = 2.75 against 80 / 62 = 1.2903; AOV 55.00 against 80.00; CAC 40 / 2 = 20.00 against 62 / 1 = 62.00.
+    expect(kpis.roas.current).toBeCloseTo(2.75, 6);
+    expect(kpis.roas.previous).toBeCloseTo(80 / 62, 6);
+    expect(kpis.aov).toMatchObject({ current: 5_500, previous: 8_000 });
+    expect(kpis.cac).toMatchObject({ current: 2_000, previous: 6_200 });
+    // Customers hours old: no LTV comparison.
+    expect(kpis.ltv.previous).toBeNull();
+    expect(kpis.ltv.delta.percent).toBeNull();
+
+    expect(result.hours).toHaveLength(24);
+    const hour = (h: number) => result.hours[h]!;
+    expect(hour(9)).toEqual({ hour: 9, netSales: 9_000, orders: 1, previousNetSales: 0, previousOrders: 0 });
+    expect(hour(13)).toMatchObject({ netSales: -3_000, orders: 0 });
+    expect(hour(15)).toMatchObject({ netSales: 5_000, orders: 1 });
+    // Hours still to come today are empty, yesterday's whole day is there to read against.
+    expect(hour(16)).toMatchObject({ netSales: null, orders: null });
+    expect(hour(11)).toMatchObject({ previousNetSales: 8_000, previousOrders: 1 });
+    expect(hour(17)).toMatchObject({ netSales: null, previousNetSales: 20_000, previousOrders: 1 });
+    // The hours add up to the day: 90 - 30 + 50 = 110.00.
+    expect(result.hours.reduce((sum, h) => sum + (h.netSales ?? 0), 0)).toBe(11_000);
+
+    // The "Today" card reads the same window.
+    const card = await todayVsYesterday(testApp.orm.em.fork(), store, {}, now);
+    expect(card.today).toMatchObject({ netSales: 11_000, orders: 2 });
+    expect(card.yesterday).toMatchObject({ netSales: 8_000, orders: 1 });
+  });
+
+  it('compares a day that is over in full with the whole day before', async () => {
+    const store = await dayStore();
+    const result = await dayKpis(testApp.orm.em.fork(), store, { day: '2026-06-09', compare: 'previous_period' }, now);
+    expect(result).toMatchObject({ day: '2026-06-09', compareDay: '2026-06-08', localTime: null, compareShare: 1 });
+    // 80 + 200 = 280.00 over 2 orders against nothing on the 8th; the whole day's 96.00 of spend.
+    expect(result.kpis.netSales).toEqual({ current: 28_000, previous: 0, delta: { absolute: 28_000, percent: null } });
+    expect(result.kpis.spend.current).toBe(9_600);
+    expect(result.hours.every((h) => h.netSales !== null)).toBe(true);
+    expect(result.hours[17]).toMatchObject({ netSales: 20_000, orders: 1, previousNetSales: 0 });
+  });
+
+  it('without a comparison gives no previous figures', async () => {
+    const store = await dayStore();
+    const result = await dayKpis(testApp.orm.em.fork(), store, { day: '2026-06-10', compare: 'none' }, now);
+    expect(result.compareDay).toBeNull();
+    expect(result.kpis.netSales).toMatchObject({ current: 11_000, previous: null });
+    expect(result.hours[9]).toMatchObject({ netSales: 9_000, previousNetSales: null });
   });
 });
 
