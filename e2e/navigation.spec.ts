@@ -249,9 +249,28 @@ test('a currency change reaches the dashboard tiles and the ads tiles and table 
   await page.reload();
   await expect(adsSpend.getByTestId('kpi-value')).toHaveText(adsInEuros);
 
-  // Back to pounds for the screenshots.
-  await switchCurrency(page, 'GBP', 'British Pound');
-  await expect(adsSpend.getByTestId('kpi-value')).toHaveText(/£/);
+  // Back to the dashboard by clicking (no page load): its answers in dollars were dropped, so it never
+  // shows a dollar figure, not even while it loads.
+  await page.evaluate(() => {
+    const seen: string[] = [];
+    (window as unknown as { seenFigures: string[] }).seenFigures = seen;
+    new MutationObserver(() => {
+      for (const figure of document.querySelectorAll('[data-testid="kpi-value"]')) seen.push(figure.textContent ?? '');
+    }).observe(document.body, { subtree: true, childList: true, characterData: true });
+  });
+  await page.getByTestId('sidebar').getByTestId('nav-dashboard').click();
+  await expect(netSales.getByTestId('kpi-value')).toHaveText(/€\d/);
+  const seen = await page.evaluate(() => (window as unknown as { seenFigures: string[] }).seenFigures);
+  expect(seen.filter((text) => text.includes('$'))).toEqual([]);
+
+  // Store management changes the currency too: back to pounds there, then the dashboard by clicking.
+  await page.getByTestId('store-switcher').getByRole('button').first().click();
+  await page.getByRole('link', { name: 'Manage stores' }).click();
+  await page.getByLabel('Currency of Navigation Demo').selectOption('GBP');
+  await expect(page.getByTestId('toast').filter({ hasText: 'Navigation Demo now reports in GBP (£).' })).toBeVisible();
+  await page.getByTestId('sidebar').getByTestId('nav-dashboard').click();
+  await expect(netSales.getByTestId('kpi-value')).toHaveText(/£\d/);
+  await expect(netSales.getByTestId('kpi-value')).toHaveText(inPounds);
 });
 
 test('the tabs and menus pass an axe scan; screenshots of the changed shell (light/dark, 1280/390) with SCREENSHOTS_DIR', async ({ page }) => {

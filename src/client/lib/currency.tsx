@@ -33,6 +33,19 @@ export function dependsOnCurrency(query: Pick<Query, 'queryKey'>): boolean {
   return typeof router !== 'string' || !CURRENCY_INDEPENDENT_ROUTERS.has(router);
 }
 
+/**
+ * After a store's currency changed: fetches again every answer with amounts that is on screen, and
+ * drops those of screens not on screen (a later visit loads them afresh instead of showing the old
+ * currency while it refetches), so no figure keeps the old currency; resolves once they are in.
+ */
+export function useRefreshAmounts(): () => Promise<void> {
+  const queryClient = useQueryClient();
+  return useCallback(async () => {
+    queryClient.removeQueries({ predicate: (query) => dependsOnCurrency(query) && query.getObserversCount() === 0 });
+    await queryClient.invalidateQueries({ predicate: dependsOnCurrency });
+  }, [queryClient]);
+}
+
 /** The display currency: default GBP, following the active store's currency. */
 function currencyOfStore(store: { currency: string } | null | undefined): CurrencyCode {
   return isSupportedCurrency(store?.currency) ? store.currency : DEFAULT_CURRENCY;
@@ -41,7 +54,7 @@ function currencyOfStore(store: { currency: string } | null | undefined): Curren
 export function CurrencyProvider({ children }: { children: ReactNode }) {
   const { user } = useAuth();
   const utils = trpc.useUtils();
-  const queryClient = useQueryClient();
+  const refreshAmounts = useRefreshAmounts();
   const active = trpc.stores.active.useQuery(undefined, { ...STORES_QUERY, enabled: user !== null });
   const activeStore = user ? (active.data?.store ?? null) : null;
   const update = trpc.stores.update.useMutation({
@@ -52,7 +65,7 @@ export function CurrencyProvider({ children }: { children: ReactNode }) {
       // Every money figure on screen follows at once: the answers in the old currency are fetched
       // again before the change is reported ("Currency changed to ..."), and those of screens not on
       // screen are marked stale, so no screen shows the old currency after the toast.
-      return queryClient.invalidateQueries({ predicate: dependsOnCurrency });
+      return refreshAmounts();
     },
   });
   const { mutateAsync } = update;
