@@ -1,7 +1,7 @@
 import { useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'wouter';
-import { useScrollEdges } from '../lib/scroll-edges.ts';
+import { scrollSelectedIntoRow, useScrollEdges } from '../lib/scroll-edges.ts';
 import { ANALYTICS_SECTION, isActivePath } from './navigation.ts';
 
 /**
@@ -12,15 +12,8 @@ import { ANALYTICS_SECTION, isActivePath } from './navigation.ts';
 export function AnalyticsTabs({ path }: { path: string }) {
   const { t } = useTranslation('shell');
   const { ref, edges } = useScrollEdges<HTMLDivElement>();
-  // On a phone the row scrolls sideways: the current tab is brought into view (sideways only).
-  useEffect(() => {
-    const row = ref.current;
-    const tab = row?.querySelector<HTMLElement>('[aria-current="page"]');
-    if (!row || !tab || row.scrollWidth <= row.clientWidth) return;
-    const padding = 32;
-    if (tab.offsetLeft + tab.offsetWidth + padding > row.scrollLeft + row.clientWidth) row.scrollLeft = tab.offsetLeft + tab.offsetWidth + padding - row.clientWidth;
-    else if (tab.offsetLeft - padding < row.scrollLeft) row.scrollLeft = Math.max(0, tab.offsetLeft - padding);
-  }, [path, ref]);
+  // On a phone the row scrolls sideways: the current tab is brought into view.
+  useEffect(() => scrollSelectedIntoRow(ref.current, '[aria-current="page"]'), [path, ref]);
   return (
     <nav aria-label={t('nav.analyticsSection.label')} className="mx-auto mb-6 max-w-7xl" data-testid="analytics-tabs">
       <div

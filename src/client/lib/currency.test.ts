@@ -1,33 +1,28 @@
 import { describe, expect, it } from 'vitest';
 import { dependsOnCurrency } from './currency.tsx';
 
-const key = (router: string, procedure: string) => ({ queryKey: [[router, procedure], { type: 'query' }] });
+/** A tRPC query key: [[router, procedure], {input, type}]. */
+const key = (procedure: string) => ({ queryKey: [procedure.split('.'), { type: 'query' }] });
 
 describe('what a currency change fetches again', () => {
-  it('every answer with amounts: dashboard, ads, analytics, orders, reports, P&L', () => {
-    for (const [router, procedure] of [
-      ['commerce', 'kpis'],
-      ['dashboard', 'todayVsYesterday'],
-      ['marketing', 'campaigns'],
-      ['analytics', 'trend'],
-      ['orders', 'list'],
-      ['reports', 'run'],
-      ['finance', 'profitAndLoss'],
-    ]) {
-      expect(dependsOnCurrency(key(router!, procedure!)), `${router}.${procedure}`).toBe(true);
-    }
-  });
-
-  it('not the session, the stores (taken from the update), the subscription, guest mode or connection health', () => {
-    for (const [router, procedure] of [
-      ['auth', 'me'],
-      ['stores', 'active'],
-      ['stores', 'list'],
-      ['subscription', 'current'],
-      ['admin', 'guestModeStatus'],
-      ['connections', 'status'],
-    ]) {
-      expect(dependsOnCurrency(key(router!, procedure!)), `${router}.${procedure}`).toBe(false);
-    }
+  it.each([
+    // Every answer with amounts: dashboard, ads, analytics, orders, reports, P&L.
+    ['commerce.kpis', true],
+    ['dashboard.todayVsYesterday', true],
+    ['dashboard.allStores', true],
+    ['marketing.campaigns', true],
+    ['analytics.trend', true],
+    ['orders.list', true],
+    ['reports.run', true],
+    ['finance.profitAndLoss', true],
+    // Not the session, the stores (taken from the update's answer), the subscription, guest mode or connection health.
+    ['auth.me', false],
+    ['stores.active', false],
+    ['stores.list', false],
+    ['subscription.current', false],
+    ['admin.guestModeStatus', false],
+    ['connections.status', false],
+  ])('%s: %s', (procedure, expected) => {
+    expect(dependsOnCurrency(key(procedure))).toBe(expected);
   });
 });
