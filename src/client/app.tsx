@@ -102,7 +102,7 @@ function ShellPage({ requirement, children }: { requirement: RouteRequirement; c
   return (
     <RequireAuth>
       {(user) => (
-        <AppLayout user={user}>
+        <AppLayout user={user} readsStoreData={requirement !== 'signedIn'}>
           <RequireAccess requirement={requirement}>{typeof children === 'function' ? children(user) : children}</RequireAccess>
         </AppLayout>
       )}
@@ -117,7 +117,7 @@ function PricingRoute() {
   if (session.status === 'loading') return <PageLoading message={t('auth.checking')} />;
   if (session.status === 'signedIn') {
     return (
-      <AppLayout user={session.user}>
+      <AppLayout user={session.user} readsStoreData={false}>
         <PricingPage />
       </AppLayout>
     );

@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'wouter';
-import { ChevronDownIcon, CreditCardIcon, GiftIcon, LifeBuoyIcon, LightbulbIcon, LogOutIcon, MailIcon, MonitorIcon, MoonIcon, SettingsIcon, ShieldIcon, SparklesIcon, StoreIcon, SunIcon, UserIcon, UsersIcon } from 'lucide-react';
+import { ChevronDownIcon, CreditCardIcon, GiftIcon, LifeBuoyIcon, LightbulbIcon, LogOutIcon, MailIcon, MonitorIcon, MoonIcon, SettingsIcon, ShieldIcon, SparklesIcon, StoreIcon, SunIcon, UserCogIcon, UserIcon, UsersIcon } from 'lucide-react';
 import { Popover } from '../components/popover.tsx';
 import { toast } from '../components/toast.tsx';
 import type { Access } from '../lib/access.ts';
@@ -9,6 +9,7 @@ import { useCurrency } from '../lib/currency.tsx';
 import { LANGUAGES, currentLanguage } from '../lib/i18n.ts';
 import type { CurrentUser } from '../lib/session.ts';
 import { serverMessage } from '../lib/session.ts';
+import { shellLinks } from './navigation.ts';
 import { THEME_PREFERENCES, useTheme, type ThemePreference } from '../lib/theme.tsx';
 import { CURRENCIES, CURRENCY_CODES } from '../../shared/currencies.ts';
 
@@ -204,6 +205,9 @@ export function AccountMenu({ user, access }: { user: CurrentUser; access: Acces
             <MenuLink href="/profile" icon={UserIcon} label={t('account.links.profile')} onNavigate={close} />
             {!user.isGuest && access.toolsAvailable && (
               <MenuLink href="/guest-users" icon={UsersIcon} label={t('account.links.guestUsers')} onNavigate={close} />
+            )}
+            {shellLinks(access).manageUsers && (
+              <MenuLink href="/manage-users" icon={UserCogIcon} label={t('account.links.manageUsers')} onNavigate={close} />
             )}
             <MenuLink href="/affiliate-dashboard" icon={GiftIcon} label={t('account.links.affiliate')} onNavigate={close} />
             <MenuLink href="/pricing" icon={CreditCardIcon} label={t('account.links.pricing')} onNavigate={close} />

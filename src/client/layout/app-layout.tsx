@@ -3,9 +3,11 @@ import { useTranslation } from 'react-i18next';
 import { useLocation } from 'wouter';
 import { useAccess, useGuestStatus, useStores } from '../lib/use-access.ts';
 import type { CurrentUser } from '../lib/session.ts';
+import { AnalyticsTabs } from './analytics-tabs.tsx';
 import { FirstStoreGate } from './first-store-gate.tsx';
 import { GuestBanner } from './guest-banner.tsx';
 import { Header } from './header.tsx';
+import { analyticsTabOf, shellLinks } from './navigation.ts';
 import { MobileNavigation, Sidebar } from './sidebar.tsx';
 
 /** Spinner inside the layout while a page's code loads. */
@@ -23,8 +25,11 @@ function needsFirstStore(path: string): boolean {
   return !(path === '/admin' || path.startsWith('/admin/'));
 }
 
-/** The signed-in shell: guest banner, 90 px sidebar (a slide-in menu below 768 px), header, then the page. */
-export function AppLayout({ user, children }: { user: CurrentUser; children: ReactNode }) {
+/**
+ * The signed-in shell: guest banner, 90 px sidebar (a slide-in menu below 768 px), header, then the
+ * page. `readsStoreData`: the page calls the active store's data procedures (every subscription page).
+ */
+export function AppLayout({ user, readsStoreData = true, children }: { user: CurrentUser; readsStoreData?: boolean; children: ReactNode }) {
   const { t } = useTranslation('shell');
   const access = useAccess();
   const guest = useGuestStatus();
@@ -32,7 +37,14 @@ export function AppLayout({ user, children }: { user: CurrentUser; children: Rea
   const [location] = useLocation();
   const [menuOpen, setMenuOpen] = useState(false);
   const closeMenu = useCallback(() => setMenuOpen(false), []);
-  const showGate = access.ready && access.hasAccess && !access.guestMode && list.data?.length === 0 && needsFirstStore(location);
+  const storeRequired = access.ready && access.hasAccess && !access.guestMode && needsFirstStore(location);
+  const showGate = storeRequired && list.data?.length === 0;
+  // The page reads the active store's data: it waits until a store is known to exist (the list comes
+  // with the subscription, in parallel), and stays empty behind the first-store dialog, so a new user
+  // makes no data call that can only answer "No active store selected".
+  // Pages that read no store data (help center, store management, pricing) show dimmed behind it.
+  const holdPage = readsStoreData && storeRequired && (list.isPending || showGate);
+  const tab = shellLinks(access).analyticsSection ? analyticsTabOf(location) : null;
 
   return (
     <div className="flex min-h-screen flex-col">
@@ -56,7 +68,14 @@ export function AppLayout({ user, children }: { user: CurrentUser; children: Rea
         <div className="flex min-w-0 flex-1 flex-col">
           <Header user={user} access={access} onOpenMenu={() => setMenuOpen(true)} />
           <main className="flex-1 px-4 py-6 outline-none sm:px-6 sm:py-8 lg:px-8" id="main-content" tabIndex={-1}>
-            <Suspense fallback={<ContentLoading message={t('routing.loadingPage')} />}>{children}</Suspense>
+            {holdPage ? (
+              !showGate && <ContentLoading message={t('routing.checkingAccess')} />
+            ) : (
+              <>
+                {tab && <AnalyticsTabs path={location} />}
+                <Suspense fallback={<ContentLoading message={t('routing.loadingPage')} />}>{children}</Suspense>
+              </>
+            )}
           </main>
         </div>
       </div>

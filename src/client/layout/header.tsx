@@ -4,6 +4,7 @@ import type { Access } from '../lib/access.ts';
 import type { CurrentUser } from '../lib/session.ts';
 import { AccountMenu } from './account-menu.tsx';
 import { ConnectionStatus } from './connection-status.tsx';
+import { shellLinks } from './navigation.ts';
 import { StoreSwitcher } from './store-switcher.tsx';
 import { PulseIcon } from '../components/brand.tsx';
 
@@ -26,7 +27,7 @@ export function Header({ user, access, onOpenMenu }: { user: CurrentUser; access
         <span className="bg-primary text-primary-content mr-1 hidden size-8 place-items-center rounded-xl text-lg min-[420px]:grid md:hidden" aria-hidden="true">
           <PulseIcon strokeWidth={2.5} />
         </span>
-        <StoreSwitcher />
+        <StoreSwitcher allStores={shellLinks(access).allStores} />
         <div className="ml-auto flex items-center gap-0.5 sm:gap-1">
           <ConnectionStatus />
           <AccountMenu user={user} access={access} />

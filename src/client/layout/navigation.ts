@@ -1,4 +1,4 @@
-import { ChartColumnIcon, FileTextIcon, LayoutDashboardIcon, LifeBuoyIcon, MegaphoneIcon, MessageCircleIcon, PlugIcon, RouteIcon, ScanSearchIcon, SearchIcon, ShoppingBagIcon, ShoppingCartIcon, TagIcon } from 'lucide-react';
+import { ChartColumnIcon, FileTextIcon, LayoutDashboardIcon, LifeBuoyIcon, MegaphoneIcon, MessageCircleIcon, MousePointerClickIcon, PlugIcon, RouteIcon, ScanSearchIcon, SearchIcon, ShoppingBagIcon, ShoppingCartIcon, TagIcon } from 'lucide-react';
 import type { Access } from '../lib/access.ts';
 
 /** What an entry needs: a subscription (or admin), the AI tools, admin tools, or nothing. */
@@ -10,6 +10,8 @@ export interface NavEntry {
   href: string;
   icon: typeof LayoutDashboardIcon;
   requirement: NavRequirement;
+  /** Further screens this entry stands for (its sub-navigation): the entry is marked current on them too. */
+  section?: readonly string[];
 }
 
 export interface NavGroup {
@@ -18,14 +20,24 @@ export interface NavGroup {
   entries: NavEntry[];
 }
 
-/** The sidebar of spec section 2, in its order. */
+/**
+ * The sidebar of spec section 2, in its order. Beyond the spec's list, the Advertising group ends with
+ * Bing Ads (the third ad platform of the spec's /bing-ads), and Analytics stands for its section
+ * (ANALYTICS_SECTION: Revenue, Profit & Loss, Performance distribution), reached through its tabs.
+ */
 export const NAVIGATION: readonly NavGroup[] = [
   {
     key: null,
     entries: [
       { key: 'dashboard', href: '/dashboard', icon: LayoutDashboardIcon, requirement: 'subscription' },
       { key: 'orders', href: '/orders', icon: ShoppingBagIcon, requirement: 'subscription' },
-      { key: 'analytics', href: '/analytics', icon: ChartColumnIcon, requirement: 'subscription' },
+      {
+        key: 'analytics',
+        href: '/analytics',
+        icon: ChartColumnIcon,
+        requirement: 'subscription',
+        section: ['/revenue', '/profit-and-loss', '/performance-distribution'],
+      },
     ],
   },
   {
@@ -33,6 +45,7 @@ export const NAVIGATION: readonly NavGroup[] = [
     entries: [
       { key: 'googleAds', href: '/google-ads', icon: SearchIcon, requirement: 'subscription' },
       { key: 'metaAds', href: '/meta-ads', icon: MegaphoneIcon, requirement: 'subscription' },
+      { key: 'bingAds', href: '/bing-ads', icon: MousePointerClickIcon, requirement: 'subscription' },
     ],
   },
   {
@@ -86,4 +99,47 @@ export function navEntryState(entry: NavEntry, access: Access): NavEntryState {
 /** The entry a path belongs to ("/landing-page-reviewer/12" -> Page Reviewer). */
 export function isActivePath(entryHref: string, path: string): boolean {
   return path === entryHref || path.startsWith(`${entryHref}/`);
+}
+
+/** Whether the entry is the current one: its own screen or one of its section's. */
+export function isActiveEntry(entry: Pick<NavEntry, 'href' | 'section'>, path: string): boolean {
+  return [entry.href, ...(entry.section ?? [])].some((href) => isActivePath(href, path));
+}
+
+export interface SectionTab {
+  /** Key under `shell:nav.analyticsSection.tabs`. */
+  key: string;
+  href: string;
+}
+
+/** The Analytics section: the screens its tabs link, in order (all behind a subscription, like Analytics). */
+export const ANALYTICS_SECTION: readonly SectionTab[] = [
+  { key: 'overview', href: '/analytics' },
+  { key: 'revenue', href: '/revenue' },
+  { key: 'profitAndLoss', href: '/profit-and-loss' },
+  { key: 'performanceDistribution', href: '/performance-distribution' },
+];
+
+/** The tab of the Analytics section a path shows, or null outside the section. */
+export function analyticsTabOf(path: string): SectionTab | null {
+  return ANALYTICS_SECTION.find((tab) => isActivePath(tab.href, path)) ?? null;
+}
+
+export interface ShellLinks {
+  /** "All stores" (/dashboards) in the store switcher. */
+  allStores: boolean;
+  /** "Manage users" (/manage-users) in the account menu. */
+  manageUsers: boolean;
+  /** The Analytics section's tabs (Revenue, Profit & Loss, Performance distribution). */
+  analyticsSection: boolean;
+}
+
+/**
+ * Which of the screens outside the sidebar the shell links, by the routes' guards (app.tsx): all of
+ * them need a subscription (or admin; an invited guest has access through the invitation), so nobody
+ * is shown a link that would only send them to /pricing. Manage users is a guest's too: it lists the
+ * stores shared with them and by whom.
+ */
+export function shellLinks(access: Pick<Access, 'hasAccess'>): ShellLinks {
+  return { allStores: access.hasAccess, manageUsers: access.hasAccess, analyticsSection: access.hasAccess };
 }

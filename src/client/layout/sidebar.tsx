@@ -3,7 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { Link, useLocation } from 'wouter';
 import { XIcon } from 'lucide-react';
 import type { Access } from '../lib/access.ts';
-import { NAVIGATION, isActivePath, navEntryState, type NavEntry } from './navigation.ts';
+import { NAVIGATION, isActiveEntry, isActivePath, navEntryState, type NavEntry } from './navigation.ts';
 import { PulseIcon } from '../components/brand.tsx';
 
 type Variant = 'rail' | 'drawer';
@@ -13,7 +13,7 @@ function NavItem({ entry, access, variant }: { entry: NavEntry; access: Access; 
   const [location] = useLocation();
   const state = navEntryState(entry, access);
   const label = t(`nav.items.${entry.key}`);
-  const active = state.enabled && isActivePath(entry.href, location);
+  const active = state.enabled && isActiveEntry(entry, location);
   const Icon = entry.icon;
   const rail = variant === 'rail';
   const base = rail
@@ -48,7 +48,8 @@ function NavItem({ entry, access, variant }: { entry: NavEntry; access: Access; 
     <li>
       <Link
         href={entry.href}
-        aria-current={active ? 'page' : undefined}
+        // On a screen of the entry's section (Revenue under Analytics) the entry is current, not the page.
+        aria-current={active ? (isActivePath(entry.href, location) ? 'page' : 'true') : undefined}
         data-testid={`nav-${entry.key}`}
         className={`${base} transition-colors ${
           active ? 'bg-primary/12 text-base-content font-semibold' : 'text-base-content/80 hover:bg-base-200 hover:text-base-content'

@@ -1,15 +1,19 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'wouter';
-import { CheckIcon, ChevronDownIcon, SettingsIcon, StoreIcon } from 'lucide-react';
+import { CheckIcon, ChevronDownIcon, LayoutGridIcon, SettingsIcon, StoreIcon } from 'lucide-react';
 import { Popover } from '../components/popover.tsx';
 import { toast } from '../components/toast.tsx';
 import { serverMessage } from '../lib/session.ts';
 import { trpc } from '../lib/trpc.ts';
 import { useStores } from '../lib/use-access.ts';
 
-/** The connected-to indicator: the active store, and a list to switch (POST /api/stores/active, then a full reload). */
-export function StoreSwitcher() {
+/**
+ * The connected-to indicator: the active store, and a list to switch (POST /api/stores/active, then a
+ * full reload); below it "All stores" (/dashboards, the stores side by side, when `allStores`: the user
+ * may open it) and store management.
+ */
+export function StoreSwitcher({ allStores }: { allStores: boolean }) {
   const { t } = useTranslation('shell');
   const queryClient = useQueryClient();
   const { list, activeStore } = useStores();
@@ -66,7 +70,8 @@ export function StoreSwitcher() {
                         : undefined
                     }
                     aria-current={current ? 'true' : undefined}
-                    aria-label={current ? `${store.name} (${t('store.current')})` : t('store.switchTo', { name: store.name })}
+                    // The name holds the visible text, name then currency, so that speech input finds the button.
+                    aria-label={current ? `${store.name} ${store.currency} (${t('store.current')})` : t('store.switchTo', { name: `${store.name} ${store.currency}` })}
                     disabled={setActive.isPending}
                     onClick={() => {
                       if (current) return close();
@@ -74,7 +79,7 @@ export function StoreSwitcher() {
                     }}
                   >
                     <StoreIcon className="shrink-0" />
-                    <span className="min-w-0 flex-1 truncate">{store.name}</span>
+                    <span className="min-w-0 flex-1 truncate">{store.name}</span>{' '}
                     <span className="text-xs opacity-70">{store.currency}</span>
                     {current && <CheckIcon className="text-primary shrink-0" />}
                   </button>
@@ -89,6 +94,12 @@ export function StoreSwitcher() {
             </p>
           )}
           <div className="border-base-content/10 mt-1 border-t pt-1">
+            {allStores && (
+              <Link href="/dashboards" className="btn btn-ghost btn-sm w-full justify-start gap-2 font-normal" onClick={close} data-testid="all-stores-link">
+                <LayoutGridIcon />
+                {t('store.allStores')}
+              </Link>
+            )}
             <Link href="/store-management" className="btn btn-ghost btn-sm w-full justify-start gap-2 font-normal" onClick={close}>
               <SettingsIcon />
               {t('store.manage')}

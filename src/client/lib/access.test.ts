@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { NAVIGATION, isActivePath, navEntryState } from '../layout/navigation.ts';
+import { ANALYTICS_SECTION, NAVIGATION, analyticsTabOf, isActiveEntry, isActivePath, navEntryState, shellLinks } from '../layout/navigation.ts';
 import { accessFrom, routeDecision, type SubscriptionSummary } from './access.ts';
 
 function subscription(planName: string, status: 'trial' | 'active' | 'canceled' = 'active', active = true): SubscriptionSummary {
@@ -57,7 +57,8 @@ describe('sidebar', () => {
   it("lists exactly the spec's entries and groups, in order", () => {
     expect(labels).toEqual([
       [null, ['dashboard /dashboard', 'orders /orders', 'analytics /analytics']],
-      ['advertising', ['googleAds /google-ads', 'metaAds /meta-ads']],
+      // The spec's Google Ads and Meta Ads, then Bing Ads (issue 16: /bing-ads is reachable by clicking).
+      ['advertising', ['googleAds /google-ads', 'metaAds /meta-ads', 'bingAds /bing-ads']],
       [null, ['reports /reports', 'touchpoints /touchpoints']],
       [
         'tools',
@@ -99,5 +100,39 @@ describe('sidebar', () => {
     expect(isActivePath('/landing-page-reviewer', '/landing-page-reviewer/12')).toBe(true);
     expect(isActivePath('/dashboard', '/dashboard')).toBe(true);
     expect(isActivePath('/dashboard', '/dashboards')).toBe(false);
+  });
+
+  it('marks Analytics current on the screens of its section, whose tabs follow the path', () => {
+    expect(['/analytics', '/revenue', '/profit-and-loss', '/performance-distribution', '/orders'].map((path) => isActiveEntry(entry('analytics'), path))).toEqual([
+      true,
+      true,
+      true,
+      true,
+      false,
+    ]);
+    expect(isActiveEntry(entry('orders'), '/revenue')).toBe(false);
+    expect(ANALYTICS_SECTION.map((tab) => tab.href)).toEqual(['/analytics', '/revenue', '/profit-and-loss', '/performance-distribution']);
+    expect(analyticsTabOf('/profit-and-loss')?.key).toBe('profitAndLoss');
+    expect(analyticsTabOf('/reports')).toBeNull();
+  });
+});
+
+describe('links beyond the sidebar', () => {
+  it('offers All stores, Manage users and the Analytics tabs to whoever may open them: subscribers, invited guests, admins', () => {
+    const subscriber = accessFrom({ user: member, subscription: subscription('Basic'), guestMode: false });
+    const ownAdmin = accessFrom({ user: admin, subscription: undefined, guestMode: false });
+    // An invited guest has access through the invitation (and finds the stores shared with them under Manage users).
+    const invitedGuest = accessFrom({ user: member, subscription: { hasActiveSubscription: true, subscription: null }, guestMode: false });
+    for (const access of [subscriber, ownAdmin, invitedGuest]) {
+      expect(shellLinks(access)).toEqual({ allStores: true, manageUsers: true, analyticsSection: true });
+    }
+  });
+
+  it('offers none of them without a subscription, where each would only lead to /pricing', () => {
+    for (const sub of [null, undefined, subscription('Business', 'canceled', false)]) {
+      const access = accessFrom({ user: member, subscription: sub, guestMode: false });
+      expect(shellLinks(access)).toEqual({ allStores: false, manageUsers: false, analyticsSection: false });
+      expect(routeDecision('subscription', access)).toBe('pricing');
+    }
   });
 });

@@ -36,3 +36,15 @@ export function useScrollEdges<T extends HTMLElement>() {
   }, []);
   return { ref, edges };
 }
+
+/**
+ * Scrolls a sideways-scrolling row so that its selected item (found by `selector`) is in view, with a
+ * margin; sideways only, so the page itself does not jump. The row must be the items' offset parent.
+ */
+export function scrollSelectedIntoRow(row: HTMLElement | null, selector: string): void {
+  const item = row?.querySelector<HTMLElement>(selector);
+  if (!row || !item || row.scrollWidth <= row.clientWidth) return;
+  const padding = 32;
+  if (item.offsetLeft - padding < row.scrollLeft) row.scrollLeft = Math.max(0, item.offsetLeft - padding);
+  else if (item.offsetLeft + item.offsetWidth + padding > row.scrollLeft + row.clientWidth) row.scrollLeft = item.offsetLeft + item.offsetWidth + padding - row.clientWidth;
+}

@@ -114,6 +114,8 @@ describe('translations', () => {
     expect(shell.account.links).toEqual({
       profile: 'Profile',
       guestUsers: 'Guest Users',
+      // Not in the spec's list: the way to /manage-users (issue 16, every screen reachable).
+      manageUsers: 'Manage Users',
       affiliate: 'Affiliate Dashboard',
       pricing: 'Pricing & Plans',
       settings: 'Settings',

@@ -13,7 +13,7 @@ import { deltaTone } from '../../components/kpi-card.tsx';
 import { SectionCard } from '../../components/section-card.tsx';
 import { trpc } from '../../lib/trpc.ts';
 import { useFigureFormat, useNarrowScreen, xTickAmount, type FigureFormat } from '../../lib/figure-format.ts';
-import { useScrollEdges } from '../../lib/scroll-edges.ts';
+import { scrollSelectedIntoRow, useScrollEdges } from '../../lib/scroll-edges.ts';
 import { useSearchParam } from '../../lib/use-search-param.ts';
 
 /** Money KPIs are in minor units; the rest are counts or ratios. */
@@ -62,15 +62,7 @@ export function AnalyticsPage() {
  */
 function useChipRow(selected: string) {
   const { ref, edges } = useScrollEdges<HTMLDivElement>();
-  useEffect(() => {
-    const row = ref.current;
-    const chip = row?.querySelector<HTMLElement>('[aria-pressed="true"]');
-    if (!row || !chip || row.scrollWidth <= row.clientWidth) return;
-    // Sideways only: the page itself must not jump.
-    const padding = 32;
-    if (chip.offsetLeft - padding < row.scrollLeft) row.scrollLeft = Math.max(0, chip.offsetLeft - padding);
-    else if (chip.offsetLeft + chip.offsetWidth + padding > row.scrollLeft + row.clientWidth) row.scrollLeft = chip.offsetLeft + chip.offsetWidth + padding - row.clientWidth;
-  }, [selected]);
+  useEffect(() => scrollSelectedIntoRow(ref.current, '[aria-pressed="true"]'), [selected, ref]);
   return { ref, fadeLeft: edges.left, fadeRight: edges.right };
 }
 

@@ -1,25 +1,31 @@
 import { useTranslation } from 'react-i18next';
 import { GiftIcon, ImageIcon, LayersIcon, MessageCircleIcon, RouteIcon, ScanSearchIcon, ShoppingCartIcon, TagIcon, type LucideIcon } from 'lucide-react';
+import { DataError, DataLoading } from '../../components/data-page.tsx';
 import { EmptyState, PageHeader } from '../../components/empty-state.tsx';
 import { useAuth } from '../../lib/auth.tsx';
+import { CONNECTION_STATUS_QUERY } from '../../lib/query-settings.ts';
+import { trpc } from '../../lib/trpc.ts';
+import { placeholderReadiness, type ScreenNeeds } from './placeholder-readiness.ts';
 
 interface ScreenDefinition {
   icon: LucideIcon;
+  /** What the screen works from; while the store lacks it, the screen asks to connect it. */
+  needs: ScreenNeeds;
   /** Admin-only tools show 'Coming Soon' to everyone else. */
   adminOnly?: boolean;
 }
 
 /** The screens that later work fills; until then each explains what it will show. */
 const DATA_SCREENS = {
-  touchpoints: { icon: RouteIcon },
-  metaComments: { icon: MessageCircleIcon, adminOnly: true },
-  pageReviewer: { icon: ScanSearchIcon },
-  pageReviewerDetail: { icon: ScanSearchIcon },
-  priceTracker: { icon: TagIcon },
-  trackingSetup: { icon: LayersIcon },
-  shoppingOptimizer: { icon: ShoppingCartIcon, adminOnly: true },
-  productImageGenerator: { icon: ImageIcon },
-  affiliateDashboard: { icon: GiftIcon },
+  touchpoints: { icon: RouteIcon, needs: 'store' },
+  metaComments: { icon: MessageCircleIcon, needs: 'metaads', adminOnly: true },
+  pageReviewer: { icon: ScanSearchIcon, needs: 'store' },
+  pageReviewerDetail: { icon: ScanSearchIcon, needs: 'store' },
+  priceTracker: { icon: TagIcon, needs: 'store' },
+  trackingSetup: { icon: LayersIcon, needs: 'store' },
+  shoppingOptimizer: { icon: ShoppingCartIcon, needs: 'storeAndGoogleads', adminOnly: true },
+  productImageGenerator: { icon: ImageIcon, needs: 'store' },
+  affiliateDashboard: { icon: GiftIcon, needs: 'store' },
 } satisfies Record<string, ScreenDefinition>;
 
 export type DataScreen = keyof typeof DATA_SCREENS;
@@ -28,17 +34,33 @@ export function DataScreenPage({ screen }: { screen: DataScreen }) {
   const { t } = useTranslation('shell');
   const { user } = useAuth();
   const definition: ScreenDefinition = DATA_SCREENS[screen];
-  const comingSoon = definition.adminOnly === true && user?.isAdmin !== true;
-  return (
-    <div className="mx-auto max-w-5xl space-y-6">
-      <PageHeader title={t(`screens.${screen}.title`)} description={t(`screens.${screen}.description`)} />
+  // The store's data and connections decide between "connect" and "ready" (shared with the header's widget).
+  const status = trpc.commerce.dataStatus.useQuery();
+  const connections = trpc.connections.status.useQuery(undefined, CONNECTION_STATUS_QUERY);
+  const adminOnlySoon = definition.adminOnly === true && user?.isAdmin !== true;
+
+  let content;
+  if (status.isError) content = <DataError error={status.error} onRetry={() => void status.refetch()} />;
+  else if (status.isPending || connections.isPending) content = <DataLoading label={t('routing.loadingPage')} cards={0} gridClassName="hidden" chartClassName="h-80" />;
+  else {
+    const connected = (connections.data ?? []).filter((entry) => entry.connected).map((entry) => entry.platform);
+    const readiness = placeholderReadiness(definition.needs, { orders: status.data.orders, adPlatforms: status.data.adPlatforms, connected });
+    const ready = readiness === 'ready';
+    content = (
       <EmptyState
         icon={definition.icon}
         title={t(`screens.${screen}.emptyTitle`)}
-        body={t(`screens.${screen}.emptyBody`)}
-        badge={comingSoon ? <span className="badge badge-warning badge-soft font-medium">{t('emptyState.comingSoon')}</span> : undefined}
-        action={{ href: '/integrations', label: t('emptyState.action') }}
+        body={`${t(`screens.${screen}.emptyBody`)} ${ready ? t('emptyState.ready') : t(`screens.${screen}.connectHint`)}`}
+        // A store with what the screen needs is waiting on the screen itself, not on a connection.
+        badge={adminOnlySoon || ready ? <span className="badge badge-warning badge-soft font-medium">{t('emptyState.comingSoon')}</span> : undefined}
+        action={ready ? undefined : { href: '/integrations', label: t('emptyState.action') }}
       />
+    );
+  }
+  return (
+    <div className="mx-auto max-w-5xl space-y-6" data-testid="placeholder-screen">
+      <PageHeader title={t(`screens.${screen}.title`)} description={t(`screens.${screen}.description`)} />
+      {content}
     </div>
   );
 }

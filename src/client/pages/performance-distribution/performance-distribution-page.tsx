@@ -21,6 +21,12 @@ type Pareto = DistributionOutput['products']['revenue'];
 /** The key of the point that sums the items beyond the chart's limit (distribution.service.ts). */
 const OTHERS_KEY = '__others__';
 
+/** What the store has ever reported (the gate's data status, cached): an empty range then asks for another range, not a connection. */
+function useReported(): { orders: boolean; adPlatforms: boolean } {
+  const status = trpc.commerce.dataStatus.useQuery();
+  return { orders: (status.data?.orders ?? 0) > 0, adPlatforms: (status.data?.adPlatforms.length ?? 0) > 0 };
+}
+
 export function PerformanceDistributionPage() {
   const { t } = useTranslation('analytics');
   return (
@@ -79,10 +85,13 @@ function StatCard({ label, value, hint, testId }: { label: string; value: string
 
 function CampaignsView({ data }: { data: DistributionOutput }) {
   const { t } = useTranslation('analytics');
+  const reported = useReported();
   const format = useFigureFormat();
   const [measure, setMeasure] = useSearchParam<Measure>('measure', MEASURES, 'revenue');
   const { campaigns, currency } = data;
   if (campaigns.count === 0) {
+    // Ad platforms that reported before are connected: quiet in this range, not missing.
+    if (reported.adPlatforms) return <EmptyState icon={ChartPieIcon} title={t('distribution.noCampaignsTitle')} body={t('distribution.noCampaignsRangeBody')} />;
     return <EmptyState icon={ChartPieIcon} title={t('distribution.noCampaignsTitle')} body={t('distribution.noCampaignsBody')} action={{ href: '/integrations', label: t('distribution.connect') }} />;
   }
   const pareto = campaigns[measure];
@@ -136,10 +145,12 @@ function CampaignsView({ data }: { data: DistributionOutput }) {
 
 function ProductsView({ data }: { data: DistributionOutput }) {
   const { t } = useTranslation('analytics');
+  const reported = useReported();
   const format = useFigureFormat();
   const { currency } = data;
   const pareto = data.products.revenue;
   if (pareto.count === 0) {
+    if (reported.orders) return <EmptyState icon={ChartPieIcon} title={t('distribution.noProductsTitle')} body={t('distribution.noProductsRangeBody')} />;
     return <EmptyState icon={ChartPieIcon} title={t('distribution.noProductsTitle')} body={t('distribution.noProductsBody')} action={{ href: '/integrations', label: t('distribution.connect') }} />;
   }
   const top = pareto.points.filter((point) => point.key !== OTHERS_KEY).slice(0, 10);

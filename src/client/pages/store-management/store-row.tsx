@@ -4,6 +4,7 @@ import { ArrowRightLeftIcon, GlobeIcon, PencilIcon, StoreIcon, TrashIcon } from 
 import { CURRENCIES, CURRENCY_CODES, type CurrencyCode } from '../../../shared/currencies.ts';
 import { createStoreInput, type Store } from '../../../shared/stores.ts';
 import { toast } from '../../components/toast.tsx';
+import { useRefreshAmounts } from '../../lib/currency.tsx';
 import { currentLanguage } from '../../lib/i18n.ts';
 import { trpc } from '../../lib/trpc.ts';
 import { formatDate } from '../account-shared/format.ts';
@@ -29,6 +30,7 @@ export function StoreRow({ store, isActive, onDelete }: StoreRowProps) {
   const { t } = useTranslation('account');
   const utils = trpc.useUtils();
   const replaceCachedStore = useReplaceCachedStore();
+  const refreshAmounts = useRefreshAmounts();
   const [editing, setEditing] = useState(false);
   const [draft, setDraft] = useState(store.name);
   const [editingZone, setEditingZone] = useState(false);
@@ -46,8 +48,10 @@ export function StoreRow({ store, isActive, onDelete }: StoreRowProps) {
   });
 
   const changeCurrency = trpc.stores.update.useMutation({
-    onSuccess: (updated) => {
+    onSuccess: async (updated) => {
       replaceCachedStore(updated);
+      // The dashboards' amounts (this store's, and All stores') follow before the change is reported.
+      await refreshAmounts();
       toast({
         title: t('stores.currencyChanged.title'),
         description: t('stores.currencyChanged.description', { name: updated.name, currency: `${updated.currency} (${CURRENCIES[updated.currency].symbol})` }),
