@@ -157,6 +157,15 @@ test('French and German fit a 390 px phone: figures in their own format, no side
     await page.goto('/profit-and-loss');
     await expect(page.getByTestId('pnl-statement')).toBeVisible();
     expect(await pageOverflow(page), `${language} profit and loss`).toBeLessThanOrEqual(0);
+
+    // All stores and Analytics write changes and multiples the same way.
+    await page.goto('/dashboards');
+    await page.getByTestId('range-preset').selectOption('last_30_days');
+    const total = page.getByTestId('total-row');
+    await expect(total.locator('td').nth(4)).toHaveText(/^\d+,\d{2}×$/);
+    await expect(total.locator('td').last()).toHaveText(/^[+-]?[\d.\u202f\u00a0]+,\d[\u00a0\u202f]%$/);
+    await page.goto('/analytics');
+    await expect(page.getByTestId('trend-card').locator('.badge').first()).toHaveText(/^[+-]?[\d.\u202f\u00a0]+,\d[\u00a0\u202f]%$/);
   }
 });
 

@@ -5,14 +5,13 @@ import { useTranslation } from 'react-i18next';
 import { Link } from 'wouter';
 import { GRANULARITIES, type Granularity, type TrendOutput } from '../../../shared/analytics.ts';
 import { KPI_KEYS, type KpiKey } from '../../../shared/commerce.ts';
-import { formatPercentChange } from '../../../shared/metrics.ts';
 import { Chart } from '../../components/chart.tsx';
 import { DataError, DataPage, StoreDataGate } from '../../components/data-page.tsx';
 import { useDateRange } from '../../components/date-range-picker.tsx';
 import { deltaTone } from '../../components/kpi-card.tsx';
 import { SectionCard } from '../../components/section-card.tsx';
 import { trpc } from '../../lib/trpc.ts';
-import { useFigureFormat, useNarrowScreen, xTickAmount, type FigureFormat } from '../../lib/figure-format.ts';
+import { formatChange, useFigureFormat, useNarrowScreen, xTickAmount, type FigureFormat } from '../../lib/figure-format.ts';
 import { scrollSelectedIntoRow, useScrollEdges } from '../../lib/scroll-edges.ts';
 import { useSearchParam } from '../../lib/use-search-param.ts';
 
@@ -132,7 +131,7 @@ function bucketLabel(granularity: Granularity, from: string, format: FigureForma
 }
 
 function TrendCard({ data }: { data: TrendOutput }) {
-  const { t } = useTranslation('analytics');
+  const { t, i18n } = useTranslation('analytics');
   const format = useFigureFormat();
   const narrow = useNarrowScreen();
   const kpiName = t(`kpis.${data.kpi}`);
@@ -186,7 +185,7 @@ function TrendCard({ data }: { data: TrendOutput }) {
           </p>
           {data.previousRange && (
             <p className="mt-1 flex flex-wrap items-center gap-2 text-xs sm:justify-end">
-              <span className={`badge badge-sm badge-soft font-semibold tabular-nums ${toneClass}`}>{formatPercentChange(delta)}</span>
+              <span className={`badge badge-sm badge-soft font-semibold tabular-nums ${toneClass}`}>{formatChange(delta, i18n.resolvedLanguage ?? 'en')}</span>
               <span className="text-base-content/65">{t('trend.previousTotal', { value: kpiValueText(data.kpi, data.total.previous, data.currency, format) })}</span>
             </p>
           )}

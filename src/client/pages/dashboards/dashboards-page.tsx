@@ -7,14 +7,14 @@ import { FigureTableHead, TableScroll } from '../../components/figure-table-head
 import { useLocation, useSearch } from 'wouter';
 import { CURRENCY_CODES, isSupportedCurrency } from '../../../shared/currencies.ts';
 import type { AllStoresOutput } from '../../../shared/dashboard.ts';
-import { formatMultiple, formatPercentChange, NO_VALUE } from '../../../shared/metrics.ts';
+import { NO_VALUE } from '../../../shared/metrics.ts';
 import { Chart } from '../../components/chart.tsx';
 import { DataError, DataPage } from '../../components/data-page.tsx';
 import { useDateRange } from '../../components/date-range-picker.tsx';
 import { deltaTone, formatKpiCount, formatKpiMoney } from '../../components/kpi-card.tsx';
 import { SectionCard } from '../../components/section-card.tsx';
 import { toast } from '../../components/toast.tsx';
-import { compactAxisMoney } from '../../lib/figure-format.ts';
+import { compactAxisMoney, formatChange, formatMultipleIn } from '../../lib/figure-format.ts';
 import { serverMessage } from '../../lib/session.ts';
 import { trpc } from '../../lib/trpc.ts';
 
@@ -22,10 +22,10 @@ type StoreKpis = AllStoresOutput['total'];
 
 const DELTA_CLASS = { good: 'text-success', bad: 'text-error', neutral: 'text-base-content/70' } as const;
 
-function NetSalesDelta({ kpis }: { kpis: StoreKpis }) {
+function NetSalesDelta({ kpis, locale }: { kpis: StoreKpis; locale: string }) {
   const percent = kpis.netSales.delta.percent;
   if (percent === null) return <span className="text-base-content/60">{NO_VALUE}</span>;
-  return <span className={`font-medium ${DELTA_CLASS[deltaTone(percent)]}`}>{formatPercentChange(percent)}</span>;
+  return <span className={`font-medium ${DELTA_CLASS[deltaTone(percent)]}`}>{formatChange(percent, locale)}</span>;
 }
 
 /** The figures of one row (a store or the total), in the table's column order. */
@@ -36,11 +36,11 @@ function KpiCells({ kpis, currency, locale }: { kpis: StoreKpis; currency: strin
       <td className="text-right tabular-nums">{money(kpis.netSales.current)}</td>
       <td className="text-right tabular-nums">{money(kpis.spend.current)}</td>
       <td className="text-right tabular-nums">{formatKpiCount(kpis.orders.current, locale) ?? NO_VALUE}</td>
-      <td className="text-right tabular-nums">{formatMultiple(kpis.roas.current)}</td>
-      <td className="text-right tabular-nums">{formatMultiple(kpis.mer.current)}</td>
+      <td className="text-right tabular-nums">{formatMultipleIn(kpis.roas.current, locale)}</td>
+      <td className="text-right tabular-nums">{formatMultipleIn(kpis.mer.current, locale)}</td>
       <td className="text-right tabular-nums">{money(kpis.aov.current)}</td>
       <td className="text-right tabular-nums">
-        <NetSalesDelta kpis={kpis} />
+        <NetSalesDelta kpis={kpis} locale={locale} />
       </td>
     </>
   );
