@@ -28,4 +28,10 @@ describe('loadConfig', () => {
     expect(loadConfig({ ALLOW_TEST_PAYMENTS: 'true' }).allowTestPayments).toBe(true);
     expect(() => loadConfig({ ALLOW_TEST_PAYMENTS: 'maybe' })).toThrow('ALLOW_TEST_PAYMENTS');
   });
+
+  it('SCHEDULED_SYNCS is on unless turned off', () => {
+    expect(loadConfig({}).scheduledSyncs).toBe(true);
+    expect(loadConfig({ SCHEDULED_SYNCS: 'false' }).scheduledSyncs).toBe(false);
+    expect(() => loadConfig({ SCHEDULED_SYNCS: 'sometimes' })).toThrow('SCHEDULED_SYNCS');
+  });
 });

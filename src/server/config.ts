@@ -31,6 +31,7 @@ const envSchema = z.object({
   RATE_LIMIT_TAKEN_ANSWERS_PER_IP: z.coerce.number().int().min(1).default(DEFAULT_AUTH_RATE_LIMITS.takenAnswersPerIp.max),
   ENCRYPTION_KEY: z.string().min(1).optional(),
   OUTBOUND_ALLOW_HOSTS: z.string().optional(),
+  SCHEDULED_SYNCS: booleanFromEnv.default(true),
 });
 
 /**
@@ -160,6 +161,8 @@ export interface AppConfig {
    * OUTBOUND_ALLOW_HOSTS names them; the test harness names the fakes' 127.0.0.1.
    */
   outboundAllowHosts: AllowEntry[];
+  /** SCHEDULED_SYNCS: the 15-minute incremental syncs of every connection (false: only "Sync now", backfills and webhooks). */
+  scheduledSyncs: boolean;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
@@ -207,5 +210,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     encryptionKey: values.ENCRYPTION_KEY,
     platforms: platformSettingsFromEnv(env),
     outboundAllowHosts,
+    scheduledSyncs: values.SCHEDULED_SYNCS,
   };
 }

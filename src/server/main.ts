@@ -2,6 +2,7 @@ import { buildApp } from './app.ts';
 import { loadConfig } from './config.ts';
 import { openDatabase } from './database/database.ts';
 import { startJobs } from './jobs/boss.ts';
+import { SCHEDULE_QUEUE } from './modules/integrations/integration-jobs.ts';
 import { setIntegrationJobSender } from './modules/integrations/integrations-runtime.ts';
 
 const config = loadConfig();
@@ -14,6 +15,7 @@ const jobs = await startJobs({
   orm: database.orm,
   baseUrl: config.publicUrl ?? `http://localhost:${config.port}`,
   logger: { info: (message) => app.log.info(message), error: (details, message) => app.log.error(details, message) },
+  unscheduled: config.scheduledSyncs ? [] : [SCHEDULE_QUEUE],
 });
 setIntegrationJobSender((queue, data, options) => jobs.boss.send(queue, data, options));
 

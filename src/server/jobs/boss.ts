@@ -29,6 +29,8 @@ export interface StartJobsOptions {
   checks?: readonly RecurringCheck[];
   /** Install the cron schedules (the app does; a test that sends jobs itself may not). */
   schedule?: boolean;
+  /** Queues whose cron schedule is left out (and removed if an earlier start installed it). */
+  unscheduled?: readonly string[];
 }
 
 /** A queue's options as pg-boss takes them (https://pgboss.io/api/queues#createqueue-name-queue). */
@@ -90,7 +92,8 @@ export async function startJobs(options: StartJobsOptions): Promise<JobRunner> {
         for (const item of batch) await job.handle(context(), item.data);
       });
     }
-    if (job.cron && options.schedule !== false) await boss.schedule(job.queue, job.cron, null, { tz: 'UTC' });
+    if (job.cron && options.unscheduled?.includes(job.queue)) await boss.unschedule(job.queue);
+    else if (job.cron && options.schedule !== false) await boss.schedule(job.queue, job.cron, null, { tz: 'UTC' });
   }
   const checks = startChecks(options.checks ?? CHECKS, context, logger);
   return {

@@ -17,6 +17,7 @@ import { sqlRunner } from '../modules/commerce/raw-sql.ts';
 import { PlatformConnection } from '../modules/connections/platform-connection.entity.ts';
 import { SyncRun } from '../modules/integrations/integration.entities.ts';
 import { integrationsSettingsFrom, setIntegrationJobSender, type IntegrationsSettings } from '../modules/integrations/integrations-runtime.ts';
+import { SCHEDULE_QUEUE } from '../modules/integrations/integration-jobs.ts';
 import { queueSync } from '../modules/integrations/sync-runner.ts';
 import { connectedStore } from '../modules/integrations/test-support.ts';
 import { JOBS_SCHEMA } from './job-database.ts';
@@ -57,6 +58,9 @@ async function server(name: string, crashAt?: string): Promise<ServerProcess> {
     PLATFORM_BASE_URL_SHOPIFY: shopify.url,
     // The fake is on loopback, which the server's outbound requests refuse unless named (src/server/outbound/).
     OUTBOUND_ALLOW_HOSTS: new URL(shopify.url).hostname,
+    // The tests count what their own deliveries and syncs wrote: a quarter-hour tick of the scheduled
+    // syncs would otherwise backfill the fake shop into the webhook test's store.
+    SCHEDULED_SYNCS: 'false',
     ...(crashAt ? { STOREPULSE_CRASH_AT: crashAt } : {}),
   });
   servers.push(started);
@@ -132,6 +136,8 @@ describe('crash safety (the server killed with SIGKILL, then started again)', ()
 
     // Started again; Shopify sends again every delivery it got no 2xx for (and a few it did: lost answers).
     const second = await server('B');
+    // No quarter-hour sync can add the fake shop's orders to what the deliveries wrote.
+    expect(await count(`select count(*)::int as count from ${JOBS_SCHEMA}.schedule where name = $1`, [SCHEDULE_QUEUE])).toBe(0);
     const retried = deliveries.filter((_, index) => answers[index] !== 200 || index % 20 === 0);
     for (const delivery of retried) expect(await post(second, delivery)).toBe(200);
 
