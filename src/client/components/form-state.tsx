@@ -56,9 +56,10 @@ export function FormAlert({ message }: { message: string | null }) {
   );
 }
 
-export function SubmitButton({ pending, label, pendingLabel, className = 'mt-2' }: { pending: boolean; label: string; pendingLabel: string; className?: string }) {
+/** A form's primary button; `className` sets its spacing and width (full width by default). */
+export function SubmitButton({ pending, label, pendingLabel, className = 'mt-2 w-full' }: { pending: boolean; label: string; pendingLabel: string; className?: string }) {
   return (
-    <button type="submit" className={`btn btn-primary w-full ${className}`} disabled={pending} aria-busy={pending}>
+    <button type="submit" className={`btn btn-primary ${className}`} disabled={pending} aria-busy={pending}>
       {pending && <span className="loading loading-spinner loading-sm" aria-hidden="true" />}
       {pending ? pendingLabel : label}
     </button>

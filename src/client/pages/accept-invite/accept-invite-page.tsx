@@ -292,7 +292,7 @@ function RegisterAndAccept({ token, invitation, onAccepted }: { token: string; i
           {...errors.bind('password', setPassword)}
           hint={t('accept.register.passwordHint', { count: PASSWORD_MIN_LENGTH })}
         />
-        <SubmitButton pending={pending} label={t('accept.register.submit')} pendingLabel={t('accept.register.submitting')} className="" />
+        <SubmitButton pending={pending} label={t('accept.register.submit')} pendingLabel={t('accept.register.submitting')} className="w-full" />
       </form>
       <p className="text-base-content/75 text-center text-sm">
         {t('accept.haveAccount')}{' '}

@@ -67,7 +67,7 @@ export function ForgotPasswordPage() {
           }}
           error={fieldError}
         />
-        <SubmitButton pending={request.isPending} label={t('forgot.submit')} pendingLabel={t('forgot.sending')} className="" />
+        <SubmitButton pending={request.isPending} label={t('forgot.submit')} pendingLabel={t('forgot.sending')} className="w-full" />
       </form>
       <BackToSignIn />
     </AuthCardShell>

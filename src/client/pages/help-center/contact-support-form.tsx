@@ -128,7 +128,7 @@ export function ContactSupportForm({ defaultName, defaultEmail }: { defaultName:
             disabled={sending}
             required
           />
-          <SubmitButton pending={sending} label={t('contact.send')} pendingLabel={t('contact.sending')} className="mt-1" />
+          <SubmitButton pending={sending} label={t('contact.send')} pendingLabel={t('contact.sending')} className="mt-1 w-full" />
         </form>
       </div>
     </section>

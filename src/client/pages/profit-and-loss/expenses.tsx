@@ -199,7 +199,7 @@ function ExpenseDialog({ draft, onClose }: { draft: Draft | null; onClose: () =>
             <button type="button" className="btn btn-ghost" onClick={onClose} disabled={pending}>
               {t('expenses.form.cancel')}
             </button>
-            <SubmitButton pending={pending} label={t('expenses.form.save')} pendingLabel={t('expenses.form.saving')} className="w-auto" />
+            <SubmitButton pending={pending} label={t('expenses.form.save')} pendingLabel={t('expenses.form.saving')} className="" />
           </div>
         </form>
       )}

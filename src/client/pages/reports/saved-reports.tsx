@@ -182,7 +182,7 @@ function ReportSettingsDialog({ report, onClose }: { report: SavedReport | null;
           <button type="button" className="btn btn-ghost" onClick={onClose} disabled={update.isPending}>
             {t('schedule.cancel')}
           </button>
-          <SubmitButton pending={update.isPending} label={t('schedule.save')} pendingLabel={t('schedule.saving')} className="w-auto" />
+          <SubmitButton pending={update.isPending} label={t('schedule.save')} pendingLabel={t('schedule.saving')} className="" />
         </div>
       </form>
     </Modal>

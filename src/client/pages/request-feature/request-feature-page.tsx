@@ -142,7 +142,7 @@ function SuggestFeatureForm() {
             disabled={pending}
             required
           />
-          <SubmitButton pending={pending} label={t('form.submit')} pendingLabel={t('form.submitting')} className="mt-1" />
+          <SubmitButton pending={pending} label={t('form.submit')} pendingLabel={t('form.submitting')} className="mt-1 w-full" />
         </form>
       </div>
     </section>

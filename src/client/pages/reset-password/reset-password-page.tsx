@@ -104,7 +104,7 @@ export function ResetPasswordPage() {
           value={confirmPassword}
           {...errors.bind('confirmPassword', setConfirmPassword)}
         />
-        <SubmitButton pending={reset.isPending} label={t('reset.submit')} pendingLabel={t('reset.saving')} className="" />
+        <SubmitButton pending={reset.isPending} label={t('reset.submit')} pendingLabel={t('reset.saving')} className="w-full" />
       </form>
       <BackToSignIn />
     </AuthCardShell>

@@ -7,7 +7,7 @@ import { fieldErrorsOf } from '../../lib/session.ts';
 import { trpc } from '../../lib/trpc.ts';
 import { errorText, localizeFieldErrors, localizeIssues } from '../account-shared/messages.ts';
 import { PasswordField, TextField } from '../../components/form-fields.tsx';
-import { useFieldErrors } from '../../components/form-state.tsx';
+import { SubmitButton, useFieldErrors } from '../../components/form-state.tsx';
 import { SettingsCard } from './settings-card.tsx';
 
 const EMPTY = { newEmail: '', currentPassword: '' };
@@ -95,10 +95,7 @@ export function EmailSection({ settings }: { settings: AccountSettings }) {
         />
         <div className="flex flex-col-reverse gap-3 sm:col-span-2 sm:flex-row sm:items-center sm:justify-between">
           <p className="text-base-content/70 text-xs">{t('settings.email.how', { hours: EMAIL_CHANGE_VALID_HOURS })}</p>
-          <button type="submit" className="btn btn-primary shrink-0" disabled={request.isPending} aria-busy={request.isPending}>
-            {request.isPending && <span className="loading loading-spinner loading-sm" aria-hidden="true" />}
-            {request.isPending ? t('settings.email.sending') : t('settings.email.send')}
-          </button>
+          <SubmitButton pending={request.isPending} label={t('settings.email.send')} pendingLabel={t('settings.email.sending')} className="shrink-0" />
         </div>
       </form>
     </SettingsCard>

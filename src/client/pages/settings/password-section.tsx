@@ -7,7 +7,7 @@ import { fieldErrorsOf } from '../../lib/session.ts';
 import { trpc } from '../../lib/trpc.ts';
 import { localizeFieldErrors } from '../account-shared/messages.ts';
 import { PasswordField } from '../../components/form-fields.tsx';
-import { useFieldErrors, type FieldErrors } from '../../components/form-state.tsx';
+import { SubmitButton, useFieldErrors, type FieldErrors } from '../../components/form-state.tsx';
 import { SettingsCard } from './settings-card.tsx';
 
 const EMPTY = { currentPassword: '', newPassword: '', confirmPassword: '' };
@@ -79,10 +79,7 @@ export function PasswordSection() {
         </div>
         <div className="flex flex-col-reverse gap-3 sm:flex-row sm:items-center sm:justify-between">
           <p className="text-base-content/70 text-xs">{t('settings.password.othersSignedOut')}</p>
-          <button type="submit" className="btn btn-primary shrink-0" disabled={change.isPending} aria-busy={change.isPending}>
-            {change.isPending && <span className="loading loading-spinner loading-sm" aria-hidden="true" />}
-            {change.isPending ? t('settings.saving') : t('settings.password.save')}
-          </button>
+          <SubmitButton pending={change.isPending} label={t('settings.password.save')} pendingLabel={t('settings.saving')} className="shrink-0" />
         </div>
       </form>
     </SettingsCard>
