@@ -10,12 +10,17 @@ import { useAuth } from './lib/auth.tsx';
 import { signInPathFor } from './lib/safe-redirect.ts';
 import { serverMessage, type CurrentUser } from './lib/session.ts';
 import { useAccess } from './lib/use-access.ts';
-import { AuthPage } from './pages/auth/auth-page.tsx';
-import { DashboardPage } from './pages/dashboard/dashboard-page.tsx';
 import { DataScreenPage, type DataScreen } from './pages/data-screens/data-screen-page.tsx';
 import { NotFoundPage } from './pages/not-found/not-found-page.tsx';
 
-// Pages load on demand: the route-loading spinner shows meanwhile.
+// Pages load on demand (the dashboard and sign-in too, so neither weighs on the other's first load):
+// the route-loading spinner shows meanwhile.
+const AuthPage = lazy(() => import('./pages/auth/auth-page.tsx').then((m) => ({ default: m.AuthPage })));
+const loadDashboardPage = () => import('./pages/dashboard/dashboard-page.tsx');
+// Opened at /dashboard: its chunk (and, from it, the chart library) is requested at once, beside the
+// session request, instead of after the session and access checks have answered.
+if (typeof window !== 'undefined' && window.location.pathname === '/dashboard') void loadDashboardPage();
+const DashboardPage = lazy(() => loadDashboardPage().then((m) => ({ default: m.DashboardPage })));
 const OnboardingPricingPage = lazy(() => import('./pages/onboarding-pricing/onboarding-pricing-page.tsx').then((m) => ({ default: m.OnboardingPricingPage })));
 const AcceptInvitePage = lazy(() => import('./pages/accept-invite/accept-invite-page.tsx').then((m) => ({ default: m.AcceptInvitePage })));
 const AdminAffiliatePage = lazy(() => import('./pages/admin/admin-affiliate-page.tsx').then((m) => ({ default: m.AdminAffiliatePage })));
@@ -161,7 +166,9 @@ export function App() {
 
       {/* Public */}
       <Route path="/auth">
-        <AuthPage />
+        <PublicPage>
+          <AuthPage />
+        </PublicPage>
       </Route>
       <Route path="/onboarding/pricing">
         <PublicPage>

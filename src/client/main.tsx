@@ -1,6 +1,6 @@
 import { QueryClientProvider } from '@tanstack/react-query';
 import { LucideProvider } from 'lucide-react';
-import { StrictMode, useState } from 'react';
+import { StrictMode, Suspense, useState } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './app.tsx';
 import { Toaster } from './components/toast.tsx';
@@ -28,8 +28,11 @@ function Providers() {
           <LucideProvider size={ICON_SIZE} strokeWidth={2}>
             <AuthProvider>
               <CurrencyProvider>
-                <App />
-                <Toaster />
+                {/* Blank until the language's texts are in (one chunk, fetched beside the session request). */}
+                <Suspense fallback={null}>
+                  <App />
+                  <Toaster />
+                </Suspense>
               </CurrencyProvider>
             </AuthProvider>
           </LucideProvider>

@@ -6,7 +6,8 @@ import { formatCompactNumber } from '../lib/format.ts';
 import { chartTable, type ChartTable } from './chart-table.ts';
 import { withEscapedText } from './chart-text.ts';
 
-export type ChartType = 'line' | 'area' | 'bar' | 'donut' | 'pie' | 'scatter';
+/** The types apexcharts-build.ts registers. */
+export type ChartType = 'line' | 'area' | 'bar' | 'donut';
 
 export interface ChartProps {
   type: ChartType;
@@ -29,6 +30,20 @@ export interface ChartProps {
   categoryHeading?: string;
   className?: string;
   testId?: string;
+}
+
+let apexCharts: Promise<typeof import('./apexcharts-build.ts')> | null = null;
+
+/**
+ * The chart library (its own chunk), requested once. Pages with charts above the fold call it as soon
+ * as their own chunk runs, so it downloads in parallel with their data rather than after it.
+ */
+export function loadApexCharts(): Promise<typeof import('./apexcharts-build.ts')> {
+  apexCharts ??= import('./apexcharts-build.ts').catch((error: unknown) => {
+    apexCharts = null; // a failed download is tried again by the next chart
+    throw error;
+  });
+  return apexCharts;
 }
 
 /** The daisyUI theme colours the charts draw with, in series order. */
@@ -118,7 +133,7 @@ function prefersReducedMotion(): boolean {
 
 function defaultOptions(type: ChartType, height: number, colours: ThemeColours, locale: string, noDataText: string): ApexOptions {
   const formatNumber = axisNumberFormatter(locale);
-  const circular = type === 'donut' || type === 'pie';
+  const circular = type === 'donut';
   return {
     chart: {
       type,
@@ -180,7 +195,7 @@ export function Chart({ type, series, options, height = 300, ariaLabel, summary,
     const seriesData = JSON.parse(seriesKey) as ApexOptions['series'];
     let cancelled = false;
     setStatus((current) => (current === 'loading' ? 'loading' : 'drawing'));
-    import('apexcharts')
+    loadApexCharts()
       .then(async ({ default: ApexChartsClass }) => {
         if (cancelled || !container.current) return;
         if (chart.current && drawnConfig.current === config) {

@@ -10,15 +10,45 @@ export const LANGUAGE_STORAGE_KEY = 'i18nextLng';
 
 type Translations = { [key: string]: string | Translations };
 
-// Every locales/<language>/<namespace>.json is bundled; a feature adds its own namespace file per language.
-const localeFiles = import.meta.glob<Translations>('../locales/*/*.json', { eager: true, import: 'default' });
+/**
+ * Only the language in use is downloaded: one chunk per language with every namespace (a feature adds
+ * its own locales/<language>/<namespace>.json and bundle.ts picks it up), and the long help and legal
+ * texts apart, fetched when their page asks for them. Switching language fetches the new one.
+ */
+const LANGUAGE_BUNDLES: Record<Language, () => Promise<{ default: Record<string, Record<string, unknown>> }>> = {
+  en: () => import('../locales/en/bundle.ts'),
+  es: () => import('../locales/es/bundle.ts'),
+  fr: () => import('../locales/fr/bundle.ts'),
+  de: () => import('../locales/de/bundle.ts'),
+};
+const LONG_TEXT_FILES = import.meta.glob<Translations>('../locales/*/{help,legal}.json', { import: 'default' });
+export const LONG_TEXT_NAMESPACES = ['help', 'legal'];
+/** The namespaces in the language bundles (every locales/en/*.json but help and legal). */
+export const NAMESPACES = Object.keys(import.meta.glob('../locales/en/*.json'))
+  .map((file) => /([^/]+)\.json$/.exec(file)![1]!)
+  .filter((namespace) => !LONG_TEXT_NAMESPACES.includes(namespace));
 
-export const resources: Record<string, Record<string, Translations>> = {};
-for (const [file, translations] of Object.entries(localeFiles)) {
-  const [, language, namespace] = /locales\/([^/]+)\/([^/]+)\.json$/.exec(file)!;
-  (resources[language!] ??= {})[namespace!] = translations;
+const bundles = new Map<Language, Promise<Record<string, Translations>>>();
+
+async function loadNamespace(language: Language, namespace: string): Promise<Translations> {
+  if (LONG_TEXT_NAMESPACES.includes(namespace)) {
+    const load = LONG_TEXT_FILES[`../locales/${language}/${namespace}.json`];
+    if (!load) throw new Error(`No ${namespace} texts in ${language}`);
+    return load();
+  }
+  let bundle = bundles.get(language);
+  if (!bundle) {
+    bundle = LANGUAGE_BUNDLES[language]().then((module) =>
+      Object.fromEntries(Object.entries(module.default).map(([file, translations]) => [/([^/]+)\.json$/.exec(file)![1]!, translations as Translations])),
+    );
+    // A failed download is tried again on the next request instead of being remembered.
+    bundle.catch(() => bundles.delete(language));
+    bundles.set(language, bundle);
+  }
+  const translations = (await bundle)[namespace];
+  if (!translations) throw new Error(`No ${namespace} texts in ${language}`);
+  return translations;
 }
-export const NAMESPACES = Object.keys(resources[FALLBACK_LANGUAGE] ?? {});
 
 export function isLanguage(value: string | undefined): value is Language {
   return (LANGUAGES as readonly string[]).includes(value ?? '');
@@ -33,14 +63,26 @@ export function currentLanguage(): Language {
 void i18n
   .use(LanguageDetector)
   .use(initReactI18next)
+  .use({
+    type: 'backend',
+    read(language: string, namespace: string, callback: (error: unknown, data: Translations | null) => void) {
+      const base = language.split('-')[0];
+      if (!isLanguage(base)) return callback(new Error(`Unsupported language ${language}`), null);
+      loadNamespace(base, namespace).then(
+        (translations) => callback(null, translations),
+        (error: unknown) => callback(error, null),
+      );
+    },
+  })
   .init({
-    resources,
     defaultNS: 'common',
     ns: NAMESPACES,
     supportedLngs: [...LANGUAGES],
     nonExplicitSupportedLngs: true,
     load: 'languageOnly',
-    fallbackLng: FALLBACK_LANGUAGE,
+    // Every key exists in every language (locales.test.ts), so a supported language needs no fallback
+    // download; English stands in only for a language we do not have.
+    fallbackLng: (code: string | undefined) => (isLanguage(code?.split('-')[0]) ? [] : [FALLBACK_LANGUAGE]),
     detection: {
       order: ['localStorage', 'navigator'],
       lookupLocalStorage: LANGUAGE_STORAGE_KEY,
@@ -53,7 +95,7 @@ function reflectLanguage(): void {
   document.documentElement.lang = currentLanguage();
   document.title = i18n.t('app.name');
 }
-reflectLanguage();
+// Fired once the language's texts are in (at start and after each switch).
 i18n.on('languageChanged', reflectLanguage);
 
 export default i18n;

@@ -7,7 +7,7 @@ import { KPI_KEYS, type KpiKey, type KpisOutput } from '../../../shared/commerce
 import type { DayKpisOutput } from '../../../shared/dashboard.ts';
 import { addDays } from '../../../shared/date-ranges.ts';
 import { NO_VALUE, roi } from '../../../shared/metrics.ts';
-import { Chart } from '../../components/chart.tsx';
+import { Chart, loadApexCharts } from '../../components/chart.tsx';
 import { DataError, DataPage, StoreDataGate } from '../../components/data-page.tsx';
 import { formatDayRange, useComparisonLabel, useDateRange, useStoreToday, type DateRangeState } from '../../components/date-range-picker.tsx';
 import { formatKpiCount, formatKpiMoney, KpiCard, useChannelName } from '../../components/kpi-card.tsx';
@@ -17,6 +17,9 @@ import { trpc } from '../../lib/trpc.ts';
 import { useGuestStatus, useStores } from '../../lib/use-access.ts';
 import { analyticsHref, dayPartInZone, ltvMaturity } from './dashboard-figures.ts';
 import { TODAY_REFRESH_MS, TodayCard } from './today-card.tsx';
+
+// The charts' library starts downloading with this page's data, not after it (the tiles never wait for it).
+void loadApexCharts();
 
 type KpiFormat = 'money' | 'count' | 'multiple';
 
