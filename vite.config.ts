@@ -2,6 +2,7 @@ import tailwindcss from '@tailwindcss/vite';
 import react from '@vitejs/plugin-react';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vite';
+import { precompress } from './scripts/precompress.ts';
 
 const apiTarget = `http://localhost:${process.env.API_PORT ?? 3001}`;
 // Keep the browser's Host header: the server refuses POSTs whose Origin host differs from Host.
@@ -11,7 +12,7 @@ const proxyToApi = { target: apiTarget, changeOrigin: false };
 // Test settings belong in vitest.config.ts, not here.
 export default defineConfig({
   root: fileURLToPath(new URL('./src/client', import.meta.url)),
-  plugins: [react(), tailwindcss()],
+  plugins: [react(), tailwindcss(), precompress()],
   build: {
     outDir: '../../dist/client',
     emptyOutDir: true,

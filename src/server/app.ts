@@ -9,6 +9,7 @@ import { ordersExportPlugin } from './modules/orders/orders.export.ts';
 import { LOG_SERIALIZERS, securityPlugin } from './plugins/security.ts';
 import { paymentProviderFor } from './modules/subscriptions/payment-provider.ts';
 import { sessionPlugin } from './plugins/session.ts';
+import { compressionPlugin } from './plugins/compression.ts';
 import { spaPlugin } from './plugins/spa.ts';
 import { reportsRoutes } from './modules/reports/reports.routes.ts';
 import { financeRoutes } from './modules/finance/finance.routes.ts';
@@ -85,6 +86,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
 
   await app.register(securityPlugin, { allowedHosts: config.allowedHosts });
   await app.register(sessionPlugin, { orm, secret: resolveSessionSecret(config) });
+  await app.register(compressionPlugin);
 
   await app.register(fastifyTRPCPlugin, {
     prefix: '/trpc',

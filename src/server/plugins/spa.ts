@@ -20,6 +20,9 @@ export const spaPlugin = fp(async (app: FastifyInstance, options: { clientDistDi
       root: options.clientDistDir,
       wildcard: false,
       index: false,
+      // The build writes .br and .gz beside each file (vite.config.ts): sent as they are, with
+      // Content-Encoding and Vary: Accept-Encoding, to clients that accept them.
+      preCompressed: true,
       setHeaders(res, filePath) {
         const immutable = filePath.includes(`${path.sep}assets${path.sep}`);
         res.header('Cache-Control', immutable ? 'public, max-age=31536000, immutable' : 'no-cache');
