@@ -1,6 +1,6 @@
 import { QueryClientProvider } from '@tanstack/react-query';
 import { LucideProvider } from 'lucide-react';
-import { StrictMode, Suspense, useState } from 'react';
+import { StrictMode, Suspense } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './app.tsx';
 import { Toaster } from './components/toast.tsx';
@@ -8,6 +8,7 @@ import { AuthProvider } from './lib/auth.tsx';
 import { CurrencyProvider } from './lib/currency.tsx';
 import './lib/i18n.ts';
 import { createQueryClient } from './lib/query-client.ts';
+import { bootstrapShell } from './lib/shell-bootstrap.ts';
 import { ThemeProvider } from './lib/theme.tsx';
 import { createTrpcClient, trpc } from './lib/trpc.ts';
 import './styles.css';
@@ -18,9 +19,12 @@ import './styles.css';
  */
 const ICON_SIZE = '1em' as unknown as number;
 
+// Created once for the page, so the shell's first request leaves before React renders anything.
+const queryClient = createQueryClient();
+const trpcClient = createTrpcClient();
+bootstrapShell(queryClient, trpcClient);
+
 function Providers() {
-  const [queryClient] = useState(createQueryClient);
-  const [trpcClient] = useState(createTrpcClient);
   return (
     <trpc.Provider client={trpcClient} queryClient={queryClient}>
       <QueryClientProvider client={queryClient}>

@@ -12,14 +12,14 @@ type Translations = { [key: string]: string | Translations };
 
 /**
  * Only the language in use is downloaded: one chunk per language with every namespace (a feature adds
- * its own locales/<language>/<namespace>.json and bundle.ts picks it up), and the long help and legal
+ * its own locales/<language>/<namespace>.json and locales/<language>/texts-<language>.ts picks it up), and the long help and legal
  * texts apart, fetched when their page asks for them. Switching language fetches the new one.
  */
 const LANGUAGE_BUNDLES: Record<Language, () => Promise<{ default: Record<string, Record<string, unknown>> }>> = {
-  en: () => import('../locales/en/bundle.ts'),
-  es: () => import('../locales/es/bundle.ts'),
-  fr: () => import('../locales/fr/bundle.ts'),
-  de: () => import('../locales/de/bundle.ts'),
+  en: () => import('../locales/en/texts-en.ts'),
+  es: () => import('../locales/es/texts-es.ts'),
+  fr: () => import('../locales/fr/texts-fr.ts'),
+  de: () => import('../locales/de/texts-de.ts'),
 };
 const LONG_TEXT_FILES = import.meta.glob<Translations>('../locales/*/{help,legal}.json', { import: 'default' });
 export const LONG_TEXT_NAMESPACES = ['help', 'legal'];

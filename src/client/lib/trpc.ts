@@ -12,6 +12,8 @@ const withCookies: typeof fetch = (input, init) => fetch(input, { ...init, crede
  * Calls go to the same origin with cookies. A query made with `trpc: { context: { noCache: true } }`
  * (the dashboard limits) travels alone with a `Cache-Control: no-cache` request header.
  */
+export type TrpcClient = ReturnType<typeof createTrpcClient>;
+
 export function createTrpcClient() {
   return trpc.createClient({
     links: [

@@ -17,10 +17,11 @@ import { marketingRouter } from '../modules/marketing/marketing.router.ts';
 import { settingsRouter } from '../modules/settings/settings.router.ts';
 import { storesRouter } from '../modules/stores/stores.router.ts';
 import { subscriptionsRouter } from '../modules/subscriptions/subscriptions.router.ts';
+import { shellRouter } from '../modules/shell/shell.router.ts';
 import { supportRouter } from '../modules/support/support.router.ts';
 import { createCallerFactory, router } from './init.ts';
 
-export const appRouter = router({
+const featureRouters = {
   auth: authRouter,
   stores: storesRouter,
   subscription: subscriptionsRouter,
@@ -41,6 +42,14 @@ export const appRouter = router({
   marketing: marketingRouter,
   analytics: analyticsRouter,
   integrations: integrationsRouter,
+};
+
+/** The feature routers alone: what `shell.bootstrap` calls on the client's behalf. */
+const featuresRouter = router(featureRouters);
+
+export const appRouter = router({
+  ...featureRouters,
+  shell: shellRouter(createCallerFactory(featuresRouter)),
 });
 
 export type AppRouter = typeof appRouter;
