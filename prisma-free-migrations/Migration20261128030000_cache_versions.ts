@@ -11,7 +11,9 @@ import { Migration } from '@mikro-orm/migrations';
  *   - 'auth': moves with every write that can change who may see what (users, sessions other than a
  *     new one, subscriptions, plans, stores, store guests): a cached sign-in check is then redone.
  * Statement-level triggers with transition tables: one counter update per statement and store, not
- * per row, so a bulk ingest pays next to nothing. No MikroORM entity: only raw SQL reads it.
+ * per row, so a bulk ingest pays next to nothing. ENABLE ALWAYS: ingest batches run with
+ * session_replication_role = replica (rollups.ts, lockStoreForIngest, to skip foreign-key checks),
+ * which silences ordinary triggers; these must fire anyway. No MikroORM entity: only raw SQL reads it.
  */
 const STORE_TABLES = [
   'daily_rollups',
@@ -54,17 +56,21 @@ end $$;`);
     for (const table of STORE_TABLES) this.addStoreTriggers(table, 'bump_store_cache_versions');
     this.addStoreTriggers('stores', 'bump_store_row_cache_versions');
     this.addSql(`create trigger "fx_rates_cache_version" after insert or update or delete on "fx_rates" for each statement execute function bump_scope_cache_version('fx');`);
+    this.addSql(`alter table "fx_rates" enable always trigger "fx_rates_cache_version";`);
     for (const table of AUTH_TABLES) {
       this.addSql(`create trigger "${table}_auth_cache_version" after insert or update or delete on "${table}" for each statement execute function bump_scope_cache_version('auth');`);
+      this.addSql(`alter table "${table}" enable always trigger "${table}_auth_cache_version";`);
     }
     // A new session row (a sign-in) changes nobody's rights; a changed or deleted one (sign-out, guest mode, store switch) does.
     this.addSql(`create trigger "sessions_auth_cache_version" after update or delete on "sessions" for each statement execute function bump_scope_cache_version('auth');`);
+    this.addSql(`alter table "sessions" enable always trigger "sessions_auth_cache_version";`);
   }
 
   private addStoreTriggers(table: string, fn: string): void {
-    this.addSql(`create trigger "${table}_cache_version_insert" after insert on "${table}" referencing new table as changed_rows for each statement execute function ${fn}();`);
-    this.addSql(`create trigger "${table}_cache_version_update" after update on "${table}" referencing new table as changed_rows for each statement execute function ${fn}();`);
-    this.addSql(`create trigger "${table}_cache_version_delete" after delete on "${table}" referencing old table as changed_rows for each statement execute function ${fn}();`);
+    for (const [event, transition] of [['insert', 'new'], ['update', 'new'], ['delete', 'old']]) {
+      this.addSql(`create trigger "${table}_cache_version_${event}" after ${event} on "${table}" referencing ${transition} table as changed_rows for each statement execute function ${fn}();`);
+      this.addSql(`alter table "${table}" enable always trigger "${table}_cache_version_${event}";`);
+    }
   }
 
   override down(): void | Promise<void> {

@@ -86,7 +86,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
 
   await app.register(securityPlugin, { allowedHosts: config.allowedHosts });
   // Before the session plugin: a granted cached answer goes out without reading the session (answer-cache-plugin.ts).
-  await app.register(answerCachePlugin, { orm });
+  await app.register(answerCachePlugin, { orm, answers: services.answers });
   await app.register(sessionPlugin, { orm, secret: resolveSessionSecret(config) });
 
   await app.register(fastifyTRPCPlugin, {

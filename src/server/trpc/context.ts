@@ -1,4 +1,4 @@
-import type { AnswerNote } from '../modules/answer-cache/answer-cache.ts';
+import { createAnswerCache, type AnswerNote, type BoundedCache, type CachedAnswer } from '../modules/answer-cache/answer-cache.ts';
 import { answerNoteFor } from '../modules/answer-cache/answer-cache-plugin.ts';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -13,12 +13,15 @@ import { publicOriginResolver, type PublicOriginSettings } from '../public-origi
 export interface AppServices {
   paymentProvider: PaymentProvider;
   authLimiters: AuthLimiters;
+  /** Answers of data procedures by (store, procedure, input, data version) (answer-cache.ts). */
+  answers: BoundedCache<CachedAnswer>;
 }
 
 export function createServices(overrides: Partial<AppServices> = {}): AppServices {
   return {
     paymentProvider: overrides.paymentProvider ?? testPaymentProvider,
     authLimiters: overrides.authLimiters ?? createAuthLimiters(),
+    answers: overrides.answers ?? createAnswerCache(),
   };
 }
 

@@ -2,7 +2,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { SESSION_COOKIE_NAME } from '../sessions/session-control.ts';
-import { answers, BoundedCache, etagOf, poolOf, versionsOnPool, type AnswerNote, type CachedAnswer } from './answer-cache.ts';
+import { BoundedCache, etagOf, poolOf, versionsOnPool, type AnswerNote, type CachedAnswer } from './answer-cache.ts';
 
 /**
  * The HTTP fast path for cached answers (answer-cache.ts) of single tRPC GET calls.
@@ -39,7 +39,6 @@ interface Capture {
   note: Parameters<AnswerNote>[0] | null;
 }
 
-export const grants = new BoundedCache<Grant>(GRANT_LIMIT);
 const captures = new WeakMap<FastifyRequest, Capture>();
 
 const SESSION_COOKIE = new RegExp(`(?:^|;\\s*)${SESSION_COOKIE_NAME.replace('.', '\\.')}=([^;]+)`);
@@ -82,8 +81,10 @@ export function answerNoteFor(request: FastifyRequest): AnswerNote | null {
   };
 }
 
-export const answerCachePlugin = fp(async (app: FastifyInstance, options: { orm: MikroORM }) => {
+export const answerCachePlugin = fp(async (app: FastifyInstance, options: { orm: MikroORM; answers: BoundedCache<CachedAnswer> }) => {
   const pool = await poolOf(options.orm.em);
+  const { answers } = options;
+  const grants = new BoundedCache<Grant>(GRANT_LIMIT);
 
   app.addHook('onRequest', async (request, reply) => {
     if (request.method !== 'GET') return;

@@ -64,7 +64,10 @@ export class BoundedCache<V> {
 /** At most this many answers per process (a 365-day KPI answer is ~60 kB: ~120 MB at worst). */
 export const ANSWER_LIMIT = 2000;
 
-export const answers = new BoundedCache<CachedAnswer>(ANSWER_LIMIT);
+/** One per app (AppServices.answers): an app's answers belong to its database's store ids and counters. */
+export function createAnswerCache(limit = ANSWER_LIMIT): BoundedCache<CachedAnswer> {
+  return new BoundedCache<CachedAnswer>(limit);
+}
 
 export interface Versions {
   /** Moves with every write that can change who may see what (cache_versions 'auth'). */
@@ -116,7 +119,7 @@ export type AnswerNote = (note: { key: string; storeId: number; version: string 
  * write landing meanwhile moves it past the cached answer (which is then recomputed, never stale).
  */
 export async function cachedAnswer<T>(
-  ctx: { em: EntityManager; noteAnswer?: AnswerNote | null },
+  ctx: { em: EntityManager; noteAnswer?: AnswerNote | null; services: { answers: BoundedCache<CachedAnswer> } },
   procedure: string,
   storeId: number,
   input: unknown,
@@ -124,6 +127,7 @@ export async function cachedAnswer<T>(
 ): Promise<T> {
   const { data: version } = await versionsOnPool(await poolOf(ctx.em), storeId);
   const key = answerKey(storeId, procedure, input);
+  const answers = ctx.services.answers;
   let entry = answers.get(key);
   if (!entry || entry.version !== version) {
     entry = { version, value: await compute() };
