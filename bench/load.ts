@@ -108,7 +108,8 @@ async function main() {
       { name: 'GET /api/user (authenticated floor)', path: '/api/user', connections: 10 },
       { name: 'GET /api/user (authenticated floor)', path: '/api/user', connections },
     ];
-    for (const { name, path: url, connections: caseConnections } of cases) {
+    // ONLY=<text>: just the cases whose name contains it (e.g. ONLY=/api/user).
+    for (const { name, path: url, connections: caseConnections } of cases.filter(({ name }) => !process.env.ONLY || name.includes(process.env.ONLY))) {
       const check = await fetch(base + url, { headers: { cookie } });
       if (check.status !== 200) throw new Error(`${name}: ${check.status} ${(await check.text()).slice(0, 300)}`);
       // Warm-up (JIT, caches), not counted.
