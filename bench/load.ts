@@ -3,7 +3,7 @@
 // SCHEDULED_SYNCS=false; this process signs in as the bench user and drives it with autocannon
 // (closed loop: each connection sends its next request when the previous answer arrived):
 //   - commerce.kpis (compare previous_period) for 30/90/365 days and the first page of orders.list,
-//     at CONNECTIONS (default 50) connections for SECONDS (default 8) each;
+//     at CONNECTIONS (default 50) connections for SECONDS_PER_CASE (default 8) s each;
 //   - the 365-day KPIs one at a time (1 connection), for the median of a single user;
 //   - GET /api/user (the authenticated floor: session, user, subscription) at 10 and CONNECTIONS.
 // Prints p50/p99 latency and requests/s per case, and the CPU time per request of the server's Node
@@ -65,7 +65,7 @@ function postmasterPid(): number | null {
 
 async function main() {
   if (!process.env.DATABASE_URL) process.env.DATA_DIR ??= '/tmp/engine-bench/data';
-  const seconds = Number(process.env.SECONDS_PER_CASE ?? process.env.SECONDS ?? 8);
+  const seconds = Number(process.env.SECONDS_PER_CASE ?? 8);
   const connections = Number(process.env.CONNECTIONS ?? 50);
   const child = spawn(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), '--server'], {
     env: { ...process.env, SCHEDULED_SYNCS: 'false' },
