@@ -1,10 +1,8 @@
 import type { SessionStore } from '@fastify/session';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Session as FastifySession } from 'fastify';
-import type pg from 'pg';
 import { Session } from './session.entity.ts';
 
-const SESSION_QUERY = { name: 'session-get', text: 'select data from sessions where sid = $1 and expires_at > now()' };
 const DEFAULT_LIFETIME_MS = 30 * 24 * 60 * 60 * 1000;
 
 function expiryOf(session: FastifySession): Date {
@@ -16,7 +14,6 @@ function expiryOf(session: FastifySession): Date {
 /** Sessions in PostgreSQL, so a restart or a second process keeps users signed in. */
 export class PostgresSessionStore implements SessionStore {
   private readonly orm: MikroORM;
-  private nativePool: Promise<pg.Pool> | undefined;
 
   constructor(orm: MikroORM) {
     this.orm = orm;
@@ -30,19 +27,11 @@ export class PostgresSessionStore implements SessionStore {
       .then(() => callback(), callback);
   }
 
-  /**
-   * Read on every signed-in request: one named (prepared once per connection) statement on the
-   * driver's pool, without an EntityManager fork or entity hydration (bench/load.ts, the floor).
-   */
   get(sessionId: string, callback: (error: unknown, session?: FastifySession | null) => void): void {
-    this.pool()
-      .then((pool) => pool.query<{ data: FastifySession }>({ ...SESSION_QUERY, values: [sessionId] }))
-      .then((result) => callback(null, result.rows[0]?.data ?? null), (error) => callback(error));
-  }
-
-  private pool(): Promise<pg.Pool> {
-    this.nativePool ??= this.orm.em.getConnection().getNativeClient() as Promise<pg.Pool>;
-    return this.nativePool;
+    this.orm.em
+      .fork()
+      .findOne(Session, { sid: sessionId, expiresAt: { $gt: new Date() } })
+      .then((row) => callback(null, (row?.data as FastifySession | undefined) ?? null), (error) => callback(error));
   }
 
   destroy(sessionId: string, callback: (error?: unknown) => void): void {
