@@ -1,3 +1,4 @@
+import { answerCachePlugin } from './modules/answer-cache/answer-cache-plugin.ts';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { fastifyTRPCPlugin, type FastifyTRPCPluginOptions } from '@trpc/server/adapters/fastify';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
@@ -85,6 +86,8 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   });
 
   await app.register(securityPlugin, { allowedHosts: config.allowedHosts });
+  // Before the session plugin: a granted cached answer goes out without reading the session (answer-cache-plugin.ts).
+  await app.register(answerCachePlugin, { orm, answers: services.answers });
   await app.register(sessionPlugin, { orm, secret: resolveSessionSecret(config) });
   await app.register(compressionPlugin);
 

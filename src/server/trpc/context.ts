@@ -1,3 +1,5 @@
+import { createAnswerCache, type AnswerNote, type BoundedCache, type CachedAnswer } from '../modules/answer-cache/answer-cache.ts';
+import { answerNoteFor } from '../modules/answer-cache/answer-cache-plugin.ts';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { createAuthLimiters, type AuthLimiters } from '../modules/auth/attempt-limiter.ts';
@@ -11,12 +13,15 @@ import { publicOriginResolver, type PublicOriginSettings } from '../public-origi
 export interface AppServices {
   paymentProvider: PaymentProvider;
   authLimiters: AuthLimiters;
+  /** Answers of data procedures by (store, procedure, input, data version) (answer-cache.ts). */
+  answers: BoundedCache<CachedAnswer>;
 }
 
 export function createServices(overrides: Partial<AppServices> = {}): AppServices {
   return {
     paymentProvider: overrides.paymentProvider ?? testPaymentProvider,
     authLimiters: overrides.authLimiters ?? createAuthLimiters(),
+    answers: overrides.answers ?? createAnswerCache(),
   };
 }
 
@@ -38,6 +43,8 @@ export interface Context {
   /** SHA-256 of the caller's session id: binds an OAuth flow to the browser session that started it; null off HTTP. */
   sessionKey: string | null;
   services: AppServices;
+  /** Over HTTP, for a call whose answer may be cached: where the procedure notes the cached answer it gave (answer-cache-plugin.ts). */
+  noteAnswer: AnswerNote | null;
 }
 
 export async function createContextInner(options: {
@@ -49,6 +56,7 @@ export async function createContextInner(options: {
   rememberOrigin?: () => Promise<void>;
   sessionKey?: string | null;
   systemActor?: boolean;
+  noteAnswer?: AnswerNote | null;
 }): Promise<Context> {
   const { em, session } = options;
   const sessionUser = session.userId === null ? null : await em.findOne(User, { id: session.userId });
@@ -73,6 +81,7 @@ export async function createContextInner(options: {
     rememberOrigin: options.rememberOrigin ?? (async () => {}),
     sessionKey: options.sessionKey ?? null,
     services: options.services,
+    noteAnswer: options.noteAnswer ?? null,
   };
 }
 
@@ -88,5 +97,6 @@ export function contextFactory(fork: () => EntityManager, services: AppServices,
       origin: await publicOrigin.resolve(req),
       rememberOrigin: () => publicOrigin.remember(req),
       sessionKey: req.session?.sessionId ? secretHash(req.session.sessionId) : null,
+      noteAnswer: answerNoteFor(req),
     });
 }

@@ -7,6 +7,7 @@ import { router } from '../../trpc/init.ts';
 import { adminProcedure, storeProcedure } from '../../trpc/procedures.ts';
 import { Store, type StoreEntity } from '../stores/store.entity.ts';
 import { STORE_NOT_FOUND_MESSAGE, visibleStore } from '../stores/stores.service.ts';
+import { cachedAnswer } from '../answer-cache/answer-cache.ts';
 import { dataStatus, kpis, ltvCohorts } from './kpis.service.ts';
 import { rebuildRollups } from './rollups.ts';
 
@@ -24,7 +25,10 @@ export const commerceRouter = router({
   kpis: storeProcedure
     .input(kpisInput)
     .output(kpisOutput)
-    .query(async ({ ctx, input }) => kpis(ctx.em, await storeInScope(ctx, input.storeId), input)),
+    .query(async ({ ctx, input }) => {
+      const store = await storeInScope(ctx, input.storeId);
+      return cachedAnswer(ctx, 'commerce.kpis', store.id, input, () => kpis(ctx.em, store, input));
+    }),
 
   /** LTV by monthly cohort of first orders. */
   ltvCohorts: storeProcedure
@@ -36,7 +40,10 @@ export const commerceRouter = router({
   dataStatus: storeProcedure
     .input(dataStatusInput)
     .output(dataStatusOutput)
-    .query(async ({ ctx, input }) => dataStatus(ctx.em, await storeInScope(ctx, input?.storeId))),
+    .query(async ({ ctx, input }) => {
+      const store = await storeInScope(ctx, input?.storeId);
+      return cachedAnswer(ctx, 'commerce.dataStatus', store.id, input ?? {}, () => dataStatus(ctx.em, store));
+    }),
 
   /** Recomputes a store's rollups from its raw rows (admin CLI: rebuild-rollups --store <id>). */
   rebuildRollups: adminProcedure

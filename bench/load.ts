@@ -1,0 +1,136 @@
+// Benchmark: the dashboard under concurrent users. The real server (buildApp) runs in a child process
+// of its own on BENCH_PORT (default 4451) over the store `npm run bench:demo` filled, with
+// SCHEDULED_SYNCS=false; this process signs in as the bench user and drives it with autocannon
+// (closed loop: each connection sends its next request when the previous answer arrived):
+//   - commerce.kpis (compare previous_period) for 30/90/365 days and the first page of orders.list,
+//     at CONNECTIONS (default 50) connections for SECONDS_PER_CASE (default 8) s each;
+//   - the 365-day KPIs one at a time (1 connection), for the median of a single user;
+//   - GET /api/user (the authenticated floor: session, user, subscription) at 10 and CONNECTIONS.
+// Prints p50/p99 latency and requests/s per case, and the CPU time per request of the server's Node
+// process and of the embedded PostgreSQL's processes (Linux /proc), which depend far less on what
+// else the machine runs than the latencies do. Every request sends the same cookie, so cached
+// answers (and the per-session cache) are what a user who reloads the dashboard gets; no
+// If-None-Match is sent, so every answer is a full 200 with its body.
+// `npm run bench:load` (see BENCHMARKS.md). DATABASE_URL or DATA_DIR as for bench/demo.ts.
+import autocannon from 'autocannon';
+import { spawn } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { addDays, dayInZone } from '../src/shared/date-ranges.ts';
+
+const USER_HZ_MS = 10; // one clock tick of /proc/<pid>/stat's utime and stime
+
+if (process.argv[2] === '--server') {
+  // The child: the real server, until its parent closes stdin.
+  const { startBenchServer } = await import('./http-bench.ts');
+  const server = await startBenchServer(4451);
+  process.stdout.write(`ready ${server.base}\n`);
+  process.stdin.resume();
+  process.stdin.on('end', () => {
+    server.close().then(() => process.exit(0), () => process.exit(1));
+  });
+} else {
+  await main();
+}
+
+/** CPU milliseconds (user + system) of a process and, with `children`, of the processes whose parent it is. */
+function cpuMsOf(pid: number, children = false): number {
+  let ticks = 0;
+  const pids = children ? readdirSync('/proc').filter((name) => /^\d+$/.test(name)) : [String(pid)];
+  for (const candidate of pids) {
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${candidate}/stat`, 'utf8');
+    } catch {
+      continue; // gone meanwhile
+    }
+    // After the command name in parentheses: state, ppid, ..., utime (14th field), stime (15th).
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (Number(candidate) === pid || (children && fields[1] === String(pid))) ticks += Number(fields[11]) + Number(fields[12]);
+  }
+  return ticks * USER_HZ_MS;
+}
+
+/** The embedded PostgreSQL's postmaster, or null with DATABASE_URL (then no database CPU figure). */
+function postmasterPid(): number | null {
+  if (process.env.DATABASE_URL) return null;
+  try {
+    return Number(readFileSync(path.join(process.env.DATA_DIR!, 'postgres', 'postmaster.pid'), 'utf8').split('\n')[0]!.trim());
+  } catch {
+    return null;
+  }
+}
+
+async function main() {
+  if (!process.env.DATABASE_URL) process.env.DATA_DIR ??= '/tmp/engine-bench/data';
+  const seconds = Number(process.env.SECONDS_PER_CASE ?? 8);
+  const connections = Number(process.env.CONNECTIONS ?? 50);
+  const child = spawn(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), '--server'], {
+    env: { ...process.env, SCHEDULED_SYNCS: 'false' },
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  const base = await new Promise<string>((resolve, reject) => {
+    let output = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /ready (\S+)\n/.exec(output);
+      if (match) resolve(match[1]!);
+    });
+    child.on('exit', (code) => reject(new Error(`The server exited (${code}) before it was ready: ${output}`)));
+  });
+  try {
+    const login = await fetch(`${base}/api/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin: base },
+      body: JSON.stringify({ username: process.env.BENCH_USER ?? 'bench', password: process.env.BENCH_PASSWORD ?? 'bench-password-123' }),
+    });
+    if (login.status !== 200) throw new Error(`Sign-in failed: ${login.status} ${await login.text()}`);
+    const cookie = login.headers.getSetCookie().map((value) => value.split(';')[0]).join('; ');
+    const active = await (await fetch(`${base}/api/stores/active`, { headers: { cookie } })).json();
+    const today = dayInZone(new Date(), active.store?.timezone ?? 'Europe/London');
+    const trpc = (procedure: string, input: unknown) => `/trpc/${procedure}?input=${encodeURIComponent(JSON.stringify(input))}`;
+    const kpis = (days: number) => trpc('commerce.kpis', { from: addDays(today, -(days - 1)), to: today, compare: 'previous_period' });
+
+    const postmaster = postmasterPid();
+    console.log(
+      `Machine: ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? 'unknown'}), Node ${process.version}, load average ${os
+        .loadavg()
+        .map((value) => value.toFixed(2))
+        .join(' ')}, ${new Date().toISOString()}`,
+    );
+    console.log(`Store ${active.store?.id} (${active.store?.name}); ${seconds} s per case; server pid ${child.pid}, PostgreSQL ${postmaster ?? 'n/a'}`);
+    const cases: { name: string; path: string; connections: number }[] = [
+      { name: 'commerce.kpis 365 days, one at a time', path: kpis(365), connections: 1 },
+      ...[30, 90, 365].map((days) => ({ name: `commerce.kpis ${days} days, compare previous_period`, path: kpis(days), connections })),
+      { name: 'orders.list first page (25, newest first)', path: trpc('orders.list', {}), connections },
+      { name: 'GET /api/user (authenticated floor)', path: '/api/user', connections: 10 },
+      { name: 'GET /api/user (authenticated floor)', path: '/api/user', connections },
+    ];
+    // ONLY=<text>: just the cases whose name contains it (e.g. ONLY=/api/user).
+    for (const { name, path: url, connections: caseConnections } of cases.filter(({ name }) => !process.env.ONLY || name.includes(process.env.ONLY))) {
+      const check = await fetch(base + url, { headers: { cookie } });
+      if (check.status !== 200) throw new Error(`${name}: ${check.status} ${(await check.text()).slice(0, 300)}`);
+      // Warm-up (JIT, caches), not counted.
+      await autocannon({ url: base + url, headers: { cookie }, connections: caseConnections, duration: 1 });
+      const serverBefore = cpuMsOf(child.pid!);
+      const databaseBefore = postmaster === null ? null : cpuMsOf(postmaster, true);
+      const result = await autocannon({ url: base + url, headers: { cookie }, connections: caseConnections, duration: seconds });
+      const serverMs = cpuMsOf(child.pid!) - serverBefore;
+      const databaseMs = databaseBefore === null ? null : cpuMsOf(postmaster!, true) - databaseBefore;
+      const answered = result.requests.total;
+      const failures = result.non2xx + result.errors + result.timeouts;
+      console.log(
+        `${name.padEnd(52)} ${String(caseConnections).padStart(3)} conn  p50 ${result.latency.p50.toFixed(1).padStart(7)} ms  p99 ${result.latency.p99
+          .toFixed(1)
+          .padStart(7)} ms  ${result.requests.average.toFixed(0).padStart(6)} req/s  CPU per request: server ${(serverMs / answered).toFixed(2)} ms, database ${
+          databaseMs === null ? 'n/a' : `${(databaseMs / answered).toFixed(2)} ms`
+        }${failures ? `  FAILED: ${failures} (non-2xx ${result.non2xx}, errors ${result.errors}, timeouts ${result.timeouts})` : ''}`,
+      );
+    }
+  } finally {
+    child.stdin!.end();
+    await new Promise((resolve) => child.once('exit', resolve));
+  }
+}
