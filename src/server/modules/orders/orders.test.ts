@@ -199,6 +199,21 @@ describe('orders.list: filters, search, sort', () => {
     expect((await page({ search: 'W105' })).rows.map((row) => row.orderNumber)).toEqual(['W105']);
     expect((await page({ search: 'W10' })).rows.map((row) => row.orderNumber)).toEqual(['W10']);
     expect((await listOrdersWithPlan(store, 'walk', { search: 'lantern' })).rows.map((row) => row.orderNumber)).toEqual(['W7']);
+    // Deeper pages and other sorts: the set (counted and paged in one statement) gives the walk's pages.
+    const orderNumbers = (result: { rows: { orderNumber: string | null }[] }) => result.rows.map((row) => row.orderNumber);
+    for (const input of [
+      { search: 'blanket', page: 3, pageSize: 50, sort: 'orderNumber', direction: 'asc' },
+      { search: 'blanket', page: 2, sort: 'placedAt', direction: 'asc' },
+      { search: 'blanket', page: 5, pageSize: 100, sort: 'gross', direction: 'desc' },
+    ] as const) {
+      const set = await listOrdersWithPlan(store, 'set', input);
+      expect(set).toMatchObject({ total: 1_050, totalIsExact: true, page: input.page });
+      expect(set.rows).toHaveLength(input.page === 5 ? 100 : input.page === 3 ? 50 : 25);
+      expect(orderNumbers(set)).toEqual(orderNumbers(await listOrdersWithPlan(store, 'walk', input)));
+    }
+    // Order numbers sort as text (W0, W1, W10, W100, W1000, ..., W1009, W101, ...; W7 is the lantern): the 101st and 102nd.
+    expect(orderNumbers(await listOrdersWithPlan(store, 'set', { search: 'blanket', page: 3, pageSize: 50, sort: 'orderNumber', direction: 'asc' })).slice(0, 2)).toEqual(['W142', 'W143']);
+    expect(await listOrdersWithPlan(store, 'set', { search: 'blanket', page: 12, pageSize: 100 })).toMatchObject({ total: 1_050, rows: [] });
   });
 
   it("keeps the store's distinct line texts as orders come in, change and lose lines; searches stay within the store and the date range", async () => {
