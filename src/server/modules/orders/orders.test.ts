@@ -199,6 +199,62 @@ describe('orders.list: filters, search, sort', () => {
     expect((await page({ search: 'W105' })).rows.map((row) => row.orderNumber)).toEqual(['W105']);
     expect((await page({ search: 'W10' })).rows.map((row) => row.orderNumber)).toEqual(['W10']);
     expect((await listOrdersWithPlan(store, 'walk', { search: 'lantern' })).rows.map((row) => row.orderNumber)).toEqual(['W7']);
+    // Deeper pages and other sorts: the set (counted and paged in one statement) gives the walk's pages.
+    const orderNumbers = (result: { rows: { orderNumber: string | null }[] }) => result.rows.map((row) => row.orderNumber);
+    for (const input of [
+      { search: 'blanket', page: 3, pageSize: 50, sort: 'orderNumber', direction: 'asc' },
+      { search: 'blanket', page: 2, sort: 'placedAt', direction: 'asc' },
+      { search: 'blanket', page: 5, pageSize: 100, sort: 'gross', direction: 'desc' },
+    ] as const) {
+      const set = await listOrdersWithPlan(store, 'set', input);
+      expect(set).toMatchObject({ total: 1_050, totalIsExact: true, page: input.page });
+      expect(set.rows).toHaveLength(input.page === 5 ? 100 : input.page === 3 ? 50 : 25);
+      expect(orderNumbers(set)).toEqual(orderNumbers(await listOrdersWithPlan(store, 'walk', input)));
+    }
+    // Order numbers sort as text (W0, W1, W10, W100, W1000, ..., W1009, W101, ...; W7 is the lantern): the 101st and 102nd.
+    expect(orderNumbers(await listOrdersWithPlan(store, 'set', { search: 'blanket', page: 3, pageSize: 50, sort: 'orderNumber', direction: 'asc' })).slice(0, 2)).toEqual(['W142', 'W143']);
+    expect(await listOrdersWithPlan(store, 'set', { search: 'blanket', page: 12, pageSize: 100 })).toMatchObject({ total: 1_050, rows: [] });
+  });
+
+  it("keeps the store's distinct line texts as orders come in, change and lose lines; searches stay within the store and the date range", async () => {
+    const store = await createCommerceStore(testApp.orm);
+    const other = await createCommerceStore(testApp.orm);
+    const page = async (input: OrdersListInput, inStore = store) =>
+      (await listOrders(testApp.orm.em.fork(), inStore, ordersListInput.parse(input))).rows.map((row) => row.orderNumber);
+    const texts = async (storeId: number) =>
+      (
+        await testApp.orm.em
+          .fork()
+          .getConnection()
+          .execute<{ kind: string; text: string }[]>('select kind, text from order_line_texts where store_id = ? order by kind, text', [storeId])
+      ).map((row) => `${row.kind}:${row.text}`);
+    const lantern = (externalId: string, orderNumber: string, day: string, title = 'Storm Lantern', sku = 'LAN-0042', updatedAt?: string) =>
+      testOrder({ externalId, orderNumber, placedAt: `2026-06-${day}T10:00:00Z`, updatedAt, lines: [{ externalId: `${externalId}-1`, title, sku, quantity: 1, unitPriceMinor: 1_000 }] });
+    await ingestOrders(testApp.orm.em.fork(), store, [lantern('L1', 'L1', '01'), lantern('L2', 'L2', '10'), testOrder({ externalId: 'L3', orderNumber: 'L3', placedAt: '2026-06-11T10:00:00Z' })]);
+    // The same SKU in another store: never found from this one.
+    await ingestOrders(testApp.orm.em.fork(), other, [lantern('X1', 'X1', '05')]);
+    expect(await texts(store.id)).toEqual(['sku:LAN-0042', 'title:Storm Lantern']);
+    expect(await page({ search: 'lan-004' })).toEqual(['L2', 'L1']);
+    expect(await page({ search: 'STORM' })).toEqual(['L2', 'L1']);
+    expect(await page({ search: 'lan-0042', from: '2026-06-05' })).toEqual(['L2']);
+    expect(await page({ search: 'lan-0042', to: '2026-06-05' })).toEqual(['L1']);
+    expect(await page({ search: 'lan-0042' }, other)).toEqual(['X1']);
+
+    // L1's line renamed and given a new SKU: found by the new texts, no longer by the old ones; L2 keeps them.
+    await ingestOrders(testApp.orm.em.fork(), store, [lantern('L1', 'L1', '01', 'Camp Lamp', 'LAMP-7', '2026-06-20T10:00:00Z')]);
+    expect(await texts(store.id)).toEqual(['sku:LAMP-7', 'sku:LAN-0042', 'title:Camp Lamp', 'title:Storm Lantern']);
+    expect(await page({ search: 'lamp' })).toEqual(['L1']);
+    expect(await page({ search: 'lamp-7' })).toEqual(['L1']);
+    expect(await page({ search: 'lantern' })).toEqual(['L2']);
+    // L2's lantern line replaced by another: the order is no longer found by it (the text stays, matching no line).
+    await ingestOrders(testApp.orm.em.fork(), store, [
+      testOrder({ externalId: 'L2', orderNumber: 'L2', placedAt: '2026-06-10T10:00:00Z', updatedAt: '2026-06-20T10:00:00Z', lines: [{ externalId: 'L2-2', title: 'Wick', quantity: 1, unitPriceMinor: 100 }] }),
+    ]);
+    expect(await page({ search: 'lantern' })).toEqual([]);
+    expect(await page({ search: 'wick' })).toEqual(['L2']);
+    expect(await page({ search: 'lantern' }, other)).toEqual(['X1']);
+    // Both plans agree.
+    expect((await listOrdersWithPlan(store, 'walk', { search: 'lamp' })).rows.map((row) => row.orderNumber)).toEqual(['L1']);
   });
 
   it('sorts by net sales, gross, order number and date, both ways', async () => {
