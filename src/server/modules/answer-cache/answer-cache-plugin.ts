@@ -1,6 +1,7 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+import { CACHED_ANSWER_PROCEDURES } from '../../../shared/cached-answers.ts';
 import { SESSION_COOKIE_NAME } from '../sessions/session-control.ts';
 import { BoundedCache, etagOf, poolOf, versionsOnPool, type AnswerNote, type CachedAnswer } from './answer-cache.ts';
 
@@ -22,7 +23,7 @@ import { BoundedCache, etagOf, poolOf, versionsOnPool, type AnswerNote, type Cac
  */
 
 /** Procedures whose answers are cached (the dashboard's first calls). */
-export const CACHED_PROCEDURES = new Set(['commerce.kpis', 'commerce.dataStatus']);
+export const CACHED_PROCEDURES = new Set(CACHED_ANSWER_PROCEDURES);
 export const GRANT_MS = 60_000;
 const GRANT_LIMIT = 20_000;
 
