@@ -5,9 +5,10 @@ import { createStore, register, startTrial, test } from './account-helpers.ts';
 import { seriousViolations } from './admin-helpers.ts';
 import { screenSettled, UNTIL_DONE } from './waits.ts';
 
-// Issue 16, "Finish": every screen is reached by clicking from /dashboard (Bing Ads in the Advertising
-// group, the Analytics tabs, "All stores" in the store switcher, Manage Users in the account menu), on
-// a desktop and through the phone's menu; a currency change reaches every money figure without a
+// Issue 16, "Finish": with the spec's sidebar and account menu word for word, every screen is reached by
+// clicking from /dashboard (Bing Ads through the Advertising tabs, the Analytics tabs, "All stores" in the
+// store switcher, Manage Users from Guest Users and from Store Management), on a desktop and through the
+// phone's menu; a currency change reaches every money figure without a
 // reload; a new subscriber without a store makes no data call; placeholders of a store with data do
 // not ask to connect it. With SCREENSHOTS_DIR set, the last test saves the changed parts of the shell.
 
@@ -37,6 +38,16 @@ async function signInToDemo(page: Page): Promise<void> {
 
 const heading = (page: Page, name: string) => page.getByRole('heading', { level: 1, name, exact: true });
 
+/** The spec's account menu (section 2), in order; an admin's adds the admin tools. */
+const ACCOUNT_MENU = ['Profile', 'Guest Users', 'Affiliate Dashboard', 'Pricing & Plans', 'Settings', 'Help Center', 'Request A Feature', 'Store Management'];
+
+/** Opens the account menu and returns its panel's links, in order (the trial's Upgrade Plan first when on trial). */
+async function openAccountMenu(page: Page): Promise<Locator> {
+  await page.getByRole('button', { name: 'Account menu' }).click();
+  await expect(page.getByRole('button', { name: 'Account menu' })).toHaveAttribute('aria-expanded', 'true');
+  return page.getByTestId('account-menu').getByRole('link');
+}
+
 /** The place links of the sidebar live: the 90 px rail on a desktop, the slide-in menu (opened) on a phone. */
 async function navigation(page: Page, phone: boolean): Promise<Locator> {
   if (!phone) return page.getByTestId('sidebar');
@@ -50,15 +61,33 @@ async function clickThrough(page: Page, phone: boolean) {
   await page.goto('/dashboard');
   await expect(page.getByTestId('kpi-card').first()).toBeVisible();
 
-  // Bing Ads, in the Advertising group beside Google Ads and Meta Ads.
+  // The Advertising group: exactly the spec's Google Ads and Meta Ads; Bing Ads is a tab of their screens.
   const advertising = (await navigation(page, phone)).getByRole('list', { name: 'Advertising' });
-  await expect(advertising.getByRole('link')).toHaveText(['Google Ads', 'Meta Ads', 'Bing Ads']);
-  await advertising.getByRole('link', { name: 'Bing Ads' }).click();
+  await expect(advertising.getByRole('link')).toHaveText(['Google Ads', 'Meta Ads']);
+  await advertising.getByRole('link', { name: 'Google Ads' }).click();
+  await expect(page).toHaveURL(/\/google-ads$/);
+  await expect(heading(page, 'Google Ads')).toBeVisible();
+  if (phone) await expect(page.getByTestId('mobile-navigation')).toBeHidden();
+  const adTabs = page.getByRole('navigation', { name: 'Advertising platforms' });
+  await expect(adTabs.getByRole('link')).toHaveText(['Google Ads', 'Meta Ads', 'Bing Ads']);
+  await expect(adTabs.getByRole('link', { name: 'Google Ads' })).toHaveAttribute('aria-current', 'page');
+  await adTabs.getByRole('link', { name: 'Meta Ads' }).click();
+  await expect(heading(page, 'Meta Ads')).toBeVisible();
+  await adTabs.getByRole('link', { name: 'Bing Ads' }).click();
   await expect(page).toHaveURL(/\/bing-ads$/);
   await expect(heading(page, 'Bing Ads')).toBeVisible();
+  await expect(adTabs.getByRole('link', { name: 'Bing Ads' })).toHaveAttribute('aria-current', 'page');
   // Its campaigns: a table on a desktop, cards on a phone.
   await expect(page.locator(phone ? '[data-testid="campaigns-cards"] > li' : '[data-testid="campaign-row"]').first()).toBeVisible();
-  if (phone) await expect(page.getByTestId('mobile-navigation')).toBeHidden();
+  // On Bing Ads the sidebar marks the Advertising group as the current place, none of its two entries.
+  const menu = await navigation(page, phone);
+  await expect(menu.getByTestId('nav-group-advertising')).toHaveAttribute('data-current', 'true');
+  await expect(menu.getByTestId('nav-group-advertising')).toContainText('current section');
+  await expect(menu.locator('[aria-current]')).toHaveCount(0);
+  if (phone) {
+    await page.keyboard.press('Escape');
+    await expect(page.getByTestId('mobile-navigation')).toBeHidden();
+  }
 
   // Analytics, then each tab of its section; the sidebar's Analytics stays the current entry.
   await (await navigation(page, phone)).getByRole('link', { name: 'Analytics', exact: true }).click();
@@ -86,15 +115,26 @@ async function clickThrough(page: Page, phone: boolean) {
   await expect(heading(page, 'All stores')).toBeVisible();
   await expect(page.getByTestId('store-row')).toHaveCount(1);
 
-  // Manage Users, from the account menu.
-  await page.getByRole('button', { name: 'Account menu' }).click();
+  // The account menu: the spec's entries, no more (the trial's Upgrade Plan first).
+  const menuLinks = await openAccountMenu(page);
+  await expect(menuLinks).toHaveText(['Upgrade Plan', ...ACCOUNT_MENU]);
+
+  // Manage Users, from Guest Users ...
+  await menuLinks.filter({ hasText: 'Guest Users' }).click();
+  await expect(heading(page, 'Guest Users')).toBeVisible();
   await page.getByRole('link', { name: 'Manage Users' }).click();
   await expect(page).toHaveURL(/\/manage-users$/);
   await expect(heading(page, 'Manage Users')).toBeVisible();
   await expect(page.getByText('Navigation Demo').first()).toBeVisible();
+  // ... and from Store Management.
+  await (await openAccountMenu(page)).filter({ hasText: 'Store Management' }).click();
+  await expect(heading(page, 'Store management')).toBeVisible();
+  await page.getByRole('link', { name: 'Manage Users' }).click();
+  await expect(page).toHaveURL(/\/manage-users$/);
+  await expect(heading(page, 'Manage Users')).toBeVisible();
 }
 
-test('from /dashboard a subscriber reaches Bing Ads, Revenue, P&L, Performance distribution, All stores and Manage Users by clicking (1280 px)', async ({ page }) => {
+test('from /dashboard a subscriber reaches Bing Ads, Revenue, P&L, Performance distribution, All stores and Manage Users by clicking; the sidebar and account menu are the spec\'s (1280 px)', async ({ page }) => {
   await signInToDemo(page);
   await page.setViewportSize(DESKTOP);
   await clickThrough(page, false);
@@ -106,20 +146,43 @@ test('the same screens by clicking on a phone (390 px), through the slide-in men
   await clickThrough(page, true);
 });
 
-test('without a subscription no link leads to these screens: Bing Ads greyed out, no All stores, no Manage Users', async ({ page }) => {
+test('a subscriber without the tools (basic plan) has no Guest Users in the account menu but reaches Manage Users from Store Management', async ({ page }) => {
+  await register(page.request, 'navbasic');
+  await startTrial(page.request, 'basic');
+  await createStore(page.request, 'Basic Corner');
+  await page.setViewportSize(DESKTOP);
+  await page.goto('/dashboard');
+  await expect(page.getByRole('button', { name: 'Load demo data' })).toBeVisible();
+  const menuLinks = await openAccountMenu(page);
+  await expect(menuLinks).toHaveText(['Upgrade Plan', ...ACCOUNT_MENU.filter((entry) => entry !== 'Guest Users')]);
+  await menuLinks.filter({ hasText: 'Store Management' }).click();
+  await expect(heading(page, 'Store management')).toBeVisible();
+  await page.getByRole('link', { name: 'Manage Users' }).click();
+  await expect(page).toHaveURL(/\/manage-users$/);
+  await expect(heading(page, 'Manage Users')).toBeVisible();
+  await expect(page.getByTestId('people-table')).toContainText('Basic Corner');
+});
+
+test('without a subscription no link leads to these screens: ads greyed out, no tabs, no All stores, no Manage Users', async ({ page }) => {
   await register(page.request, 'navnosub');
   await page.setViewportSize(DESKTOP);
   await page.goto('/help-center');
   await expect(heading(page, 'Help Center')).toBeVisible();
-  await expect(page.getByTestId('sidebar').getByTestId('nav-bingAds')).toHaveAttribute('aria-disabled', 'true');
+  const sidebar = page.getByTestId('sidebar');
+  await expect(sidebar.getByTestId('nav-googleAds')).toHaveAttribute('aria-disabled', 'true');
+  await expect(sidebar.getByText('Bing Ads')).toHaveCount(0);
   await page.getByTestId('store-switcher').getByRole('button').first().click();
   await expect(page.getByRole('link', { name: 'Manage stores' })).toBeVisible();
   await expect(page.getByRole('link', { name: 'All stores' })).toHaveCount(0);
   await page.keyboard.press('Escape');
-  await page.getByRole('button', { name: 'Account menu' }).click();
-  await expect(page.getByRole('link', { name: 'Profile' })).toBeVisible();
+  const menuLinks = await openAccountMenu(page);
+  await expect(menuLinks).toHaveText(ACCOUNT_MENU.filter((entry) => entry !== 'Guest Users'));
+  await menuLinks.filter({ hasText: 'Store Management' }).click();
+  await expect(heading(page, 'Store management')).toBeVisible();
+  await expect(page.getByTestId('dashboard-limits')).toBeVisible();
   await expect(page.getByRole('link', { name: 'Manage Users' })).toHaveCount(0);
   await expect(page.getByTestId('analytics-tabs')).toHaveCount(0);
+  await expect(page.getByTestId('advertising-tabs')).toHaveCount(0);
 });
 
 /** The procedures a tRPC request calls ("/trpc/a.b,c.d?batch=1" -> ["a.b", "c.d"]), or [] for another request. */
@@ -293,8 +356,22 @@ test('the tabs and menus pass an axe scan; screenshots of the changed shell (lig
       expect(await seriousViolations(page, '[data-testid="analytics-tabs"]')).toEqual([]);
       await shot('analytics-tabs');
 
+      for (const [route, title] of [
+        ['/google-ads', 'Google Ads'],
+        ['/bing-ads', 'Bing Ads'],
+      ] as const) {
+        await page.goto(route);
+        await expect(heading(page, title)).toBeVisible();
+        await expect(page.getByTestId('advertising-tabs')).toBeVisible();
+        await expect(page.getByTestId('ads-kpi-spend').getByTestId('kpi-value')).toBeVisible();
+        expect(await seriousViolations(page, '[data-testid="advertising-tabs"]')).toEqual([]);
+        await shot(route.slice(1));
+      }
+
+      // On /bing-ads: the sidebar (the phone's slide-in menu) with the Advertising group marked.
       const menu = await navigation(page, phone);
-      await expect(menu.getByRole('link', { name: 'Bing Ads' })).toBeVisible();
+      await expect(menu.getByTestId('nav-group-advertising')).toHaveAttribute('data-current', 'true');
+      expect(await seriousViolations(page, phone ? '[data-testid="mobile-navigation"]' : '[data-testid="sidebar"]')).toEqual([]);
       await shot('sidebar');
       if (phone) await page.keyboard.press('Escape');
 
@@ -304,10 +381,21 @@ test('the tabs and menus pass an axe scan; screenshots of the changed shell (lig
       await shot('store-switcher');
       await page.keyboard.press('Escape');
 
-      await page.getByRole('button', { name: 'Account menu' }).click();
-      await expect(page.getByRole('link', { name: 'Manage Users' })).toBeVisible();
+      await expect(await openAccountMenu(page)).toHaveText(['Upgrade Plan', ...ACCOUNT_MENU]);
+      expect(await seriousViolations(page, '[data-testid="account-menu"]')).toEqual([]);
       await shot('account-menu');
       await page.keyboard.press('Escape');
+
+      for (const [route, title] of [
+        ['/guest-users', 'Guest Users'],
+        ['/store-management', 'Store management'],
+      ] as const) {
+        await page.goto(route);
+        await expect(heading(page, title)).toBeVisible();
+        await expect(page.getByTestId('manage-users-link')).toBeVisible();
+        expect(await seriousViolations(page, '[data-testid="manage-users-link"]')).toEqual([]);
+        await shot(route.slice(1));
+      }
 
       await page.goto('/touchpoints');
       await expect(page.getByTestId('placeholder-screen').getByTestId('empty-state')).toBeVisible();

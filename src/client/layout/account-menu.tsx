@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'wouter';
-import { ChevronDownIcon, CreditCardIcon, GiftIcon, LifeBuoyIcon, LightbulbIcon, LogOutIcon, MailIcon, MonitorIcon, MoonIcon, SettingsIcon, ShieldIcon, SparklesIcon, StoreIcon, SunIcon, UserCogIcon, UserIcon, UsersIcon } from 'lucide-react';
+import { ChevronDownIcon, CreditCardIcon, GiftIcon, LifeBuoyIcon, LightbulbIcon, LogOutIcon, MailIcon, MonitorIcon, MoonIcon, SettingsIcon, ShieldIcon, SparklesIcon, StoreIcon, SunIcon, UserIcon, UsersIcon } from 'lucide-react';
 import { Popover } from '../components/popover.tsx';
 import { toast } from '../components/toast.tsx';
 import type { Access } from '../lib/access.ts';
@@ -9,7 +9,6 @@ import { useCurrency } from '../lib/currency.tsx';
 import { LANGUAGES, currentLanguage } from '../lib/i18n.ts';
 import type { CurrentUser } from '../lib/session.ts';
 import { serverMessage } from '../lib/session.ts';
-import { shellLinks } from './navigation.ts';
 import { THEME_PREFERENCES, useTheme, type ThemePreference } from '../lib/theme.tsx';
 import { CURRENCIES, CURRENCY_CODES } from '../../shared/currencies.ts';
 
@@ -147,7 +146,11 @@ function MenuLink({ href, icon: Icon, label, onNavigate }: { href: string; icon:
   );
 }
 
-/** The account menu: pages of the account, admin tools, preferences, the trial, and logout. */
+/**
+ * The account menu, with the spec's entries word for word: pages of the account, admin tools (Admin
+ * Dashboard, Email Templates; the console's Users list is its first tab), preferences, the trial, and
+ * logout. Manage Users lives on Guest Users and Store Management.
+ */
 export function AccountMenu({ user, access }: { user: CurrentUser; access: Access }) {
   const { t, i18n } = useTranslation('shell');
   const initial = user.username.slice(0, 1).toUpperCase();
@@ -206,9 +209,6 @@ export function AccountMenu({ user, access }: { user: CurrentUser; access: Acces
             {!user.isGuest && access.toolsAvailable && (
               <MenuLink href="/guest-users" icon={UsersIcon} label={t('account.links.guestUsers')} onNavigate={close} />
             )}
-            {shellLinks(access).manageUsers && (
-              <MenuLink href="/manage-users" icon={UserCogIcon} label={t('account.links.manageUsers')} onNavigate={close} />
-            )}
             <MenuLink href="/affiliate-dashboard" icon={GiftIcon} label={t('account.links.affiliate')} onNavigate={close} />
             <MenuLink href="/pricing" icon={CreditCardIcon} label={t('account.links.pricing')} onNavigate={close} />
             <MenuLink href="/settings" icon={SettingsIcon} label={t('account.links.settings')} onNavigate={close} />
@@ -222,7 +222,6 @@ export function AccountMenu({ user, access }: { user: CurrentUser; access: Acces
               <p className="text-base-content/70 px-6 pt-3 text-xs font-semibold tracking-wide uppercase">{t('account.admin.heading')}</p>
               <ul className="menu w-full p-2">
                 <MenuLink href="/admin/dashboard" icon={ShieldIcon} label={t('account.admin.dashboard')} onNavigate={close} />
-                <MenuLink href="/admin" icon={UsersIcon} label={t('account.admin.users')} onNavigate={close} />
                 <MenuLink href="/admin/email-management" icon={MailIcon} label={t('account.admin.emailTemplates')} onNavigate={close} />
               </ul>
             </div>

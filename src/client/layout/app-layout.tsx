@@ -3,11 +3,11 @@ import { useTranslation } from 'react-i18next';
 import { useLocation } from 'wouter';
 import { useAccess, useGuestStatus, useStores } from '../lib/use-access.ts';
 import type { CurrentUser } from '../lib/session.ts';
-import { AnalyticsTabs } from './analytics-tabs.tsx';
 import { FirstStoreGate } from './first-store-gate.tsx';
 import { GuestBanner } from './guest-banner.tsx';
 import { Header } from './header.tsx';
-import { analyticsTabOf, shellLinks } from './navigation.ts';
+import { sectionOf, shellLinks } from './navigation.ts';
+import { SectionTabs } from './section-tabs.tsx';
 import { MobileNavigation, Sidebar } from './sidebar.tsx';
 
 /** Spinner inside the layout while a page's code loads. */
@@ -44,7 +44,7 @@ export function AppLayout({ user, readsStoreData = true, children }: { user: Cur
   // makes no data call that can only answer "No active store selected".
   // Pages that read no store data (help center, store management, pricing) show dimmed behind it.
   const holdPage = readsStoreData && storeRequired && (list.isPending || showGate);
-  const tab = shellLinks(access).analyticsSection ? analyticsTabOf(location) : null;
+  const section = shellLinks(access).sectionTabs ? sectionOf(location) : null;
 
   return (
     <div className="flex min-h-screen flex-col">
@@ -72,7 +72,7 @@ export function AppLayout({ user, readsStoreData = true, children }: { user: Cur
               !showGate && <ContentLoading message={t('routing.checkingAccess')} />
             ) : (
               <>
-                {tab && <AnalyticsTabs path={location} />}
+                {section && <SectionTabs section={section} path={location} />}
                 <Suspense fallback={<ContentLoading message={t('routing.loadingPage')} />}>{children}</Suspense>
               </>
             )}

@@ -1,4 +1,4 @@
-import { ChartColumnIcon, FileTextIcon, LayoutDashboardIcon, LifeBuoyIcon, MegaphoneIcon, MessageCircleIcon, MousePointerClickIcon, PlugIcon, RouteIcon, ScanSearchIcon, SearchIcon, ShoppingBagIcon, ShoppingCartIcon, TagIcon } from 'lucide-react';
+import { ChartColumnIcon, FileTextIcon, LayoutDashboardIcon, LifeBuoyIcon, MegaphoneIcon, MessageCircleIcon, PlugIcon, RouteIcon, ScanSearchIcon, SearchIcon, ShoppingBagIcon, ShoppingCartIcon, TagIcon } from 'lucide-react';
 import type { Access } from '../lib/access.ts';
 
 /** What an entry needs: a subscription (or admin), the AI tools, admin tools, or nothing. */
@@ -18,12 +18,15 @@ export interface NavGroup {
   /** Key under `shell:nav.groups`, or null for ungrouped entries. */
   key: string | null;
   entries: NavEntry[];
+  /** Screens of the group that have no entry of their own: on them the group as a whole is marked current. */
+  section?: readonly string[];
 }
 
 /**
- * The sidebar of spec section 2, in its order. Beyond the spec's list, the Advertising group ends with
- * Bing Ads (the third ad platform of the spec's /bing-ads), and Analytics stands for its section
- * (ANALYTICS_SECTION: Revenue, Profit & Loss, Performance distribution), reached through its tabs.
+ * The sidebar of spec section 2, word for word: its entries, groups and order. The screens it does not
+ * list are one click from an entry: Analytics stands for its section (ANALYTICS_SECTION: Revenue, Profit
+ * & Loss, Performance distribution) and the Advertising group for Bing Ads (ADVERTISING_SECTION), both
+ * reached through the section's tabs.
  */
 export const NAVIGATION: readonly NavGroup[] = [
   {
@@ -45,8 +48,8 @@ export const NAVIGATION: readonly NavGroup[] = [
     entries: [
       { key: 'googleAds', href: '/google-ads', icon: SearchIcon, requirement: 'subscription' },
       { key: 'metaAds', href: '/meta-ads', icon: MegaphoneIcon, requirement: 'subscription' },
-      { key: 'bingAds', href: '/bing-ads', icon: MousePointerClickIcon, requirement: 'subscription' },
     ],
+    section: ['/bing-ads'],
   },
   {
     key: null,
@@ -106,32 +109,62 @@ export function isActiveEntry(entry: Pick<NavEntry, 'href' | 'section'>, path: s
   return [entry.href, ...(entry.section ?? [])].some((href) => isActivePath(href, path));
 }
 
+/** Whether the group's own section (a screen without an entry, e.g. Bing Ads under Advertising) is shown. */
+export function isActiveGroup(group: Pick<NavGroup, 'section'>, path: string): boolean {
+  return (group.section ?? []).some((href) => isActivePath(href, path));
+}
+
 export interface SectionTab {
-  /** Key under `shell:nav.analyticsSection.tabs`. */
-  key: string;
+  /** Key under `shell:` of the tab's label. */
+  labelKey: string;
   href: string;
 }
 
-/** The Analytics section: the screens its tabs link, in order (all behind a subscription, like Analytics). */
-export const ANALYTICS_SECTION: readonly SectionTab[] = [
-  { key: 'overview', href: '/analytics' },
-  { key: 'revenue', href: '/revenue' },
-  { key: 'profitAndLoss', href: '/profit-and-loss' },
-  { key: 'performanceDistribution', href: '/performance-distribution' },
-];
+/** A row of tabs above each screen of a section (all behind a subscription, like the screens). */
+export interface NavSection {
+  key: 'analytics' | 'advertising';
+  /** Key under `shell:` of the row's accessible name. */
+  labelKey: string;
+  tabs: readonly SectionTab[];
+}
 
-/** The tab of the Analytics section a path shows, or null outside the section. */
-export function analyticsTabOf(path: string): SectionTab | null {
-  return ANALYTICS_SECTION.find((tab) => isActivePath(tab.href, path)) ?? null;
+/** The Analytics section: Overview (/analytics) and the screens the sidebar's Analytics stands for. */
+export const ANALYTICS_SECTION: NavSection = {
+  key: 'analytics',
+  labelKey: 'nav.analyticsSection.label',
+  tabs: [
+    { labelKey: 'nav.analyticsSection.tabs.overview', href: '/analytics' },
+    { labelKey: 'nav.analyticsSection.tabs.revenue', href: '/revenue' },
+    { labelKey: 'nav.analyticsSection.tabs.profitAndLoss', href: '/profit-and-loss' },
+    { labelKey: 'nav.analyticsSection.tabs.performanceDistribution', href: '/performance-distribution' },
+  ],
+};
+
+/** The Advertising section: the three ad platforms' screens; Bing Ads is the one the sidebar does not list. */
+export const ADVERTISING_SECTION: NavSection = {
+  key: 'advertising',
+  labelKey: 'nav.advertisingSection.label',
+  tabs: [
+    { labelKey: 'nav.items.googleAds', href: '/google-ads' },
+    { labelKey: 'nav.items.metaAds', href: '/meta-ads' },
+    { labelKey: 'nav.items.bingAds', href: '/bing-ads' },
+  ],
+};
+
+export const SECTIONS: readonly NavSection[] = [ANALYTICS_SECTION, ADVERTISING_SECTION];
+
+/** The section whose tabs a path shows, or null outside every section. */
+export function sectionOf(path: string): NavSection | null {
+  return SECTIONS.find((section) => section.tabs.some((tab) => isActivePath(tab.href, path))) ?? null;
 }
 
 export interface ShellLinks {
   /** "All stores" (/dashboards) in the store switcher. */
   allStores: boolean;
-  /** "Manage users" (/manage-users) in the account menu. */
+  /** "Manage Users" (/manage-users) on Guest Users and Store Management (the spec's account menu has no place for it). */
   manageUsers: boolean;
-  /** The Analytics section's tabs (Revenue, Profit & Loss, Performance distribution). */
-  analyticsSection: boolean;
+  /** The sections' tabs: Analytics (Revenue, Profit & Loss, Performance distribution) and Advertising (Bing Ads). */
+  sectionTabs: boolean;
 }
 
 /**
@@ -141,5 +174,5 @@ export interface ShellLinks {
  * stores shared with them and by whom.
  */
 export function shellLinks(access: Pick<Access, 'hasAccess'>): ShellLinks {
-  return { allStores: access.hasAccess, manageUsers: access.hasAccess, analyticsSection: access.hasAccess };
+  return { allStores: access.hasAccess, manageUsers: access.hasAccess, sectionTabs: access.hasAccess };
 }

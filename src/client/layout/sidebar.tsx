@@ -3,7 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { Link, useLocation } from 'wouter';
 import { XIcon } from 'lucide-react';
 import type { Access } from '../lib/access.ts';
-import { NAVIGATION, isActiveEntry, isActivePath, navEntryState, type NavEntry } from './navigation.ts';
+import { NAVIGATION, isActiveEntry, isActiveGroup, isActivePath, navEntryState, type NavEntry } from './navigation.ts';
 import { PulseIcon } from '../components/brand.tsx';
 
 type Variant = 'rail' | 'drawer';
@@ -62,33 +62,47 @@ function NavItem({ entry, access, variant }: { entry: NavEntry; access: Access; 
   );
 }
 
-/** The navigation entries and groups, as a 90 px rail (desktop) or a wide list (slide-in menu). */
+/**
+ * The navigation entries and groups, as a 90 px rail (desktop) or a wide list (slide-in menu). On a
+ * screen of a group's own section (Bing Ads, reached through the Advertising tabs) none of its entries
+ * is current, so the group is: its heading turns the brand colour, its entries sit on a tinted panel,
+ * and screen readers hear "current section" after the heading.
+ */
 export function NavigationList({ access, variant }: { access: Access; variant: Variant }) {
   const { t } = useTranslation('shell');
+  const [location] = useLocation();
   const rail = variant === 'rail';
   return (
     <div className={rail ? 'space-y-1 px-1.5' : 'space-y-1 px-3'}>
-      {NAVIGATION.map((group, index) => (
-        <div key={group.key ?? `group-${index}`} className={group.key ? 'border-base-content/10 border-t pt-2' : undefined}>
-          {group.key && (
-            <p
-              id={`nav-group-${variant}-${group.key}`}
-              className={`text-base-content/70 font-semibold tracking-wide uppercase ${rail ? 'mb-1 text-center text-[9px]' : 'mb-1 px-3 text-xs'}`}
-            >
-              {t(`nav.groups.${group.key}`)}
-            </p>
-          )}
-          <ul
-            className={rail ? 'space-y-0.5' : 'space-y-0.5'}
-            aria-labelledby={group.key ? `nav-group-${variant}-${group.key}` : undefined}
+      {NAVIGATION.map((group, index) => {
+        const current = access.hasAccess && isActiveGroup(group, location);
+        return (
+          <div
+            key={group.key ?? `group-${index}`}
+            className={group.key ? 'border-base-content/10 border-t pt-2' : undefined}
+            data-testid={group.key ? `nav-group-${group.key}` : undefined}
+            data-current={current || undefined}
           >
-            {group.entries.map((entry) => (
-              <NavItem key={entry.key} entry={entry} access={access} variant={variant} />
-            ))}
-          </ul>
-          {group.key && <div className="border-base-content/10 mt-2 border-b" aria-hidden="true" />}
-        </div>
-      ))}
+            {group.key && (
+              <p
+                className={`font-semibold tracking-wide uppercase ${current ? 'text-primary' : 'text-base-content/70'} ${rail ? 'mb-1 text-center text-[9px]' : 'mb-1 px-3 text-xs'}`}
+              >
+                <span id={`nav-group-${variant}-${group.key}`}>{t(`nav.groups.${group.key}`)}</span>
+                {current && <span className="sr-only"> ({t('nav.currentSection')})</span>}
+              </p>
+            )}
+            <ul
+              className={`space-y-0.5 ${current ? 'bg-primary/8 rounded-box ring-primary/25 ring-1' : ''}`}
+              aria-labelledby={group.key ? `nav-group-${variant}-${group.key}` : undefined}
+            >
+              {group.entries.map((entry) => (
+                <NavItem key={entry.key} entry={entry} access={access} variant={variant} />
+              ))}
+            </ul>
+            {group.key && <div className="border-base-content/10 mt-2 border-b" aria-hidden="true" />}
+          </div>
+        );
+      })}
     </div>
   );
 }

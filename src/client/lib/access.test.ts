@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ANALYTICS_SECTION, NAVIGATION, analyticsTabOf, isActiveEntry, isActivePath, navEntryState, shellLinks } from '../layout/navigation.ts';
+import { ADVERTISING_SECTION, ANALYTICS_SECTION, NAVIGATION, isActiveEntry, isActiveGroup, isActivePath, navEntryState, sectionOf, shellLinks } from '../layout/navigation.ts';
 import { accessFrom, routeDecision, type SubscriptionSummary } from './access.ts';
 
 function subscription(planName: string, status: 'trial' | 'active' | 'canceled' = 'active', active = true): SubscriptionSummary {
@@ -57,8 +57,8 @@ describe('sidebar', () => {
   it("lists exactly the spec's entries and groups, in order", () => {
     expect(labels).toEqual([
       [null, ['dashboard /dashboard', 'orders /orders', 'analytics /analytics']],
-      // The spec's Google Ads and Meta Ads, then Bing Ads (issue 16: /bing-ads is reachable by clicking).
-      ['advertising', ['googleAds /google-ads', 'metaAds /meta-ads', 'bingAds /bing-ads']],
+      // Exactly the spec's Google Ads and Meta Ads: Bing Ads is reached through the Advertising tabs.
+      ['advertising', ['googleAds /google-ads', 'metaAds /meta-ads']],
       [null, ['reports /reports', 'touchpoints /touchpoints']],
       [
         'tools',
@@ -111,27 +111,42 @@ describe('sidebar', () => {
       false,
     ]);
     expect(isActiveEntry(entry('orders'), '/revenue')).toBe(false);
-    expect(ANALYTICS_SECTION.map((tab) => tab.href)).toEqual(['/analytics', '/revenue', '/profit-and-loss', '/performance-distribution']);
-    expect(analyticsTabOf('/profit-and-loss')?.key).toBe('profitAndLoss');
-    expect(analyticsTabOf('/reports')).toBeNull();
+    expect(ANALYTICS_SECTION.tabs.map((tab) => tab.href)).toEqual(['/analytics', '/revenue', '/profit-and-loss', '/performance-distribution']);
+    expect(sectionOf('/profit-and-loss')).toBe(ANALYTICS_SECTION);
+    expect(sectionOf('/reports')).toBeNull();
+  });
+
+  it('shows the Advertising tabs on the three ad screens and marks the Advertising group, not one of its entries, current on Bing Ads', () => {
+    const advertising = NAVIGATION.find((group) => group.key === 'advertising')!;
+    expect(ADVERTISING_SECTION.tabs.map((tab) => `${tab.labelKey} ${tab.href}`)).toEqual([
+      'nav.items.googleAds /google-ads',
+      'nav.items.metaAds /meta-ads',
+      'nav.items.bingAds /bing-ads',
+    ]);
+    for (const path of ['/google-ads', '/meta-ads', '/bing-ads']) expect(sectionOf(path), path).toBe(ADVERTISING_SECTION);
+    expect(['/bing-ads', '/google-ads', '/meta-ads', '/dashboard'].map((path) => isActiveGroup(advertising, path))).toEqual([true, false, false, false]);
+    expect(advertising.entries.filter((item) => isActiveEntry(item, '/bing-ads'))).toEqual([]);
+    // Every tab of a section is an entry of the sidebar or in the section of the entry or group standing for it.
+    const reached = NAVIGATION.flatMap((group) => [...(group.section ?? []), ...group.entries.flatMap((item) => [item.href, ...(item.section ?? [])])]);
+    for (const tab of [...ANALYTICS_SECTION.tabs, ...ADVERTISING_SECTION.tabs]) expect(reached, tab.href).toContain(tab.href);
   });
 });
 
 describe('links beyond the sidebar', () => {
-  it('offers All stores, Manage users and the Analytics tabs to whoever may open them: subscribers, invited guests, admins', () => {
+  it('offers All stores, Manage users and the section tabs to whoever may open them: subscribers, invited guests, admins', () => {
     const subscriber = accessFrom({ user: member, subscription: subscription('Basic'), guestMode: false });
     const ownAdmin = accessFrom({ user: admin, subscription: undefined, guestMode: false });
     // An invited guest has access through the invitation (and finds the stores shared with them under Manage users).
     const invitedGuest = accessFrom({ user: member, subscription: { hasActiveSubscription: true, subscription: null }, guestMode: false });
     for (const access of [subscriber, ownAdmin, invitedGuest]) {
-      expect(shellLinks(access)).toEqual({ allStores: true, manageUsers: true, analyticsSection: true });
+      expect(shellLinks(access)).toEqual({ allStores: true, manageUsers: true, sectionTabs: true });
     }
   });
 
   it('offers none of them without a subscription, where each would only lead to /pricing', () => {
     for (const sub of [null, undefined, subscription('Business', 'canceled', false)]) {
       const access = accessFrom({ user: member, subscription: sub, guestMode: false });
-      expect(shellLinks(access)).toEqual({ allStores: false, manageUsers: false, analyticsSection: false });
+      expect(shellLinks(access)).toEqual({ allStores: false, manageUsers: false, sectionTabs: false });
       expect(routeDecision('subscription', access)).toBe('pricing');
     }
   });

@@ -114,8 +114,6 @@ describe('translations', () => {
     expect(shell.account.links).toEqual({
       profile: 'Profile',
       guestUsers: 'Guest Users',
-      // Not in the spec's list: the way to /manage-users (issue 16, every screen reachable).
-      manageUsers: 'Manage Users',
       affiliate: 'Affiliate Dashboard',
       pricing: 'Pricing & Plans',
       settings: 'Settings',
@@ -123,7 +121,7 @@ describe('translations', () => {
       requestFeature: 'Request A Feature',
       storeManagement: 'Store Management',
     });
-    expect(shell.account.admin).toMatchObject({ dashboard: 'Admin Dashboard', emailTemplates: 'Email Templates' });
+    expect(shell.account.admin).toEqual({ heading: 'Administration', dashboard: 'Admin Dashboard', emailTemplates: 'Email Templates' });
     expect(shell.account.trial).toMatchObject({ badge: 'Trial', upgrade: 'Upgrade Plan' });
     expect(shell.nav.comingSoon).toBe('Coming Soon');
     const common = JSON.parse(readFileSync(path.join(LOCALES_DIR, 'en', 'common.json'), 'utf8'));

@@ -1,7 +1,7 @@
 import { useMemo, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'wouter';
-import { ClockIcon, MailIcon, ShieldIcon, TrashIcon, UserPlusIcon, UsersIcon } from 'lucide-react';
+import { ClockIcon, MailIcon, ShieldIcon, TrashIcon, UserPlusIcon } from 'lucide-react';
 import { GUEST_INVITATION_VALID_DAYS, type PendingInvitation, type StoreGuestDto } from '../../../shared/guests.ts';
 import { toast } from '../../components/toast.tsx';
 import { fieldErrorsOf, serverMessage } from '../../lib/session.ts';
@@ -9,6 +9,7 @@ import { trpc } from '../../lib/trpc.ts';
 import { ErrorBlock, LoadingBlock, PageHeader, Section, useDates } from '../admin/ui.tsx';
 import { ConfirmDialog } from '../../components/confirm-dialog.tsx';
 import { useGuestInviteAccess } from './guest-access.ts';
+import { ManageUsersLink } from '../manage-users/manage-users-link.tsx';
 
 const STORES_OPTIONS = { staleTime: 120_000 } as const;
 
@@ -23,12 +24,7 @@ export function GuestUsersPage() {
       <PageHeader
         title={t('guestUsers.title')}
         description={t('guestUsers.description')}
-        actions={
-          <Link href="/manage-users" className="btn btn-ghost btn-sm gap-2">
-            <UsersIcon />
-            {t('guestUsers.manageLink')}
-          </Link>
-        }
+        actions={<ManageUsersLink />}
       />
 
       <div className="grid gap-4 md:grid-cols-5">

@@ -7,6 +7,7 @@ import { DASHBOARD_LIMITS_QUERY, STORES_QUERY } from '../../lib/query-settings.t
 import { trpc } from '../../lib/trpc.ts';
 import { errorText } from '../account-shared/messages.ts';
 import { InlineLoading, PageHeader } from '../account-shared/page-header.tsx';
+import { ManageUsersLink } from '../manage-users/manage-users-link.tsx';
 import { CreateStoreCard } from './create-store-card.tsx';
 import { DashboardLimitsCard } from './dashboard-limits-card.tsx';
 import { DeleteStoreDialog } from './delete-store-dialog.tsx';
@@ -43,7 +44,7 @@ export function StoreManagementPage() {
 
   return (
     <div className="mx-auto max-w-5xl space-y-6">
-      <PageHeader title={t('stores.title')} description={t('stores.description')} />
+      <PageHeader title={t('stores.title')} description={t('stores.description')} actions={<ManageUsersLink />} />
 
       <div className="grid gap-4 md:grid-cols-5">
         <div className="md:col-span-3">
