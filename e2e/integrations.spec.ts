@@ -166,12 +166,14 @@ test('connect Shopify and Meta Ads through their consent pages, see the sync and
   await card(page, 'email').getByRole('button', { name: 'Upload CSV' }).click();
   const uploadDialog = page.getByTestId('upload-dialog');
   const header = 'day,campaign_id,campaign_name,sends,opens,clicks,orders,revenue,cost,currency';
-  const today = new Date().toISOString().slice(0, 10);
-  await uploadDialog.getByLabel('CSV file').setInputFiles({ name: 'brevo.csv', mimeType: 'text/csv', buffer: Buffer.from(`${header}\n${today},c1,Spring sale,100,40,9,2,"12,5",1.50,GBP\n`) });
+  // Two days ago in UTC: a day the sync reads in any time zone (the store took the fake shop's zone,
+  // whose "today" is still yesterday for hours after midnight UTC, and a later day is outside the window).
+  const sendDay = new Date(Date.now() - 2 * 86_400_000).toISOString().slice(0, 10);
+  await uploadDialog.getByLabel('CSV file').setInputFiles({ name: 'brevo.csv', mimeType: 'text/csv', buffer: Buffer.from(`${header}\n${sendDay},c1,Spring sale,100,40,9,2,"12,5",1.50,GBP\n`) });
   await uploadDialog.getByRole('button', { name: 'Upload and import' }).click();
   await expect(uploadDialog.getByTestId('upload-error')).toContainText('Line 2: revenue "12,5" is not a number');
   await shootElement(uploadDialog.locator('.modal-box'), 'integrations-upload-error');
-  await uploadDialog.getByLabel('CSV file').setInputFiles({ name: 'brevo.csv', mimeType: 'text/csv', buffer: Buffer.from(`${header}\n${today},c1,Spring sale,100,40,9,2,125.00,1.50,GBP\n`) });
+  await uploadDialog.getByLabel('CSV file').setInputFiles({ name: 'brevo.csv', mimeType: 'text/csv', buffer: Buffer.from(`${header}\n${sendDay},c1,Spring sale,100,40,9,2,125.00,1.50,GBP\n`) });
   await uploadDialog.getByRole('button', { name: 'Upload and import' }).click();
   await expect(uploadDialog).not.toBeVisible();
   await expectSynced(page, 'email');

@@ -35,6 +35,9 @@ function Providers() {
                 {/* Blank until the language's texts are in (one chunk, fetched beside the session request). */}
                 <Suspense fallback={null}>
                   <App />
+                </Suspense>
+                {/* A boundary of its own: a screen that suspends while loading must not hide an open toast. */}
+                <Suspense fallback={null}>
                   <Toaster />
                 </Suspense>
               </CurrencyProvider>

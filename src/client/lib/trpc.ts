@@ -1,6 +1,5 @@
 import { httpBatchLink, httpLink, splitLink } from '@trpc/client';
 import { createTRPCReact } from '@trpc/react-query';
-import { CACHED_ANSWER_PROCEDURES } from '../../shared/cached-answers.ts';
 import type { AppRouter } from '../../server/trpc/router.ts';
 
 /** Typed React hooks for every procedure of the server's router. */
@@ -11,9 +10,7 @@ const withCookies: typeof fetch = (input, init) => fetch(input, { ...init, crede
 
 /**
  * Calls go to the same origin with cookies. A query made with `trpc: { context: { noCache: true } }`
- * (the dashboard limits) travels alone with a `Cache-Control: no-cache` request header. Procedures with
- * cached answers (shared/cached-answers.ts) travel alone too, so the server's fast path answers them
- * and the browser revalidates them by ETag (304).
+ * (the dashboard limits) travels alone with a `Cache-Control: no-cache` request header.
  */
 export type TrpcClient = ReturnType<typeof createTrpcClient>;
 
@@ -23,11 +20,7 @@ export function createTrpcClient() {
       splitLink({
         condition: (op) => op.context.noCache === true,
         true: httpLink({ url: TRPC_URL, fetch: withCookies, headers: { 'Cache-Control': 'no-cache' } }),
-        false: splitLink({
-          condition: (op) => op.type === 'query' && CACHED_ANSWER_PROCEDURES.includes(op.path),
-          true: httpLink({ url: TRPC_URL, fetch: withCookies }),
-          false: httpBatchLink({ url: TRPC_URL, fetch: withCookies }),
-        }),
+        false: httpBatchLink({ url: TRPC_URL, fetch: withCookies }),
       }),
     ],
   });

@@ -1,7 +1,6 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { CACHED_ANSWER_PROCEDURES } from '../../../shared/cached-answers.ts';
 import { SESSION_COOKIE_NAME } from '../sessions/session-control.ts';
 import { BoundedCache, etagOf, poolOf, versionsOnPool, type AnswerNote, type CachedAnswer } from './answer-cache.ts';
 
@@ -23,7 +22,7 @@ import { BoundedCache, etagOf, poolOf, versionsOnPool, type AnswerNote, type Cac
  */
 
 /** Procedures whose answers are cached (the dashboard's first calls). */
-export const CACHED_PROCEDURES = new Set(CACHED_ANSWER_PROCEDURES);
+export const CACHED_PROCEDURES = new Set(['commerce.kpis', 'commerce.dataStatus']);
 export const GRANT_MS = 60_000;
 const GRANT_LIMIT = 20_000;
 
