@@ -18,6 +18,7 @@ import { settingsRouter } from '../modules/settings/settings.router.ts';
 import { storesRouter } from '../modules/stores/stores.router.ts';
 import { subscriptionsRouter } from '../modules/subscriptions/subscriptions.router.ts';
 import { supportRouter } from '../modules/support/support.router.ts';
+import { trackingRouter } from '../modules/tracking/tracking.router.ts';
 import { createCallerFactory, router } from './init.ts';
 
 export const appRouter = router({
@@ -41,6 +42,7 @@ export const appRouter = router({
   marketing: marketingRouter,
   analytics: analyticsRouter,
   integrations: integrationsRouter,
+  tracking: trackingRouter,
 });
 
 export type AppRouter = typeof appRouter;
