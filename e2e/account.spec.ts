@@ -186,7 +186,8 @@ test.describe('plans', () => {
     await expect(page.getByText('10 store dashboards')).toBeVisible();
     await expect(page.getByTestId('plan-price')).toHaveText('£199 / month');
     await page.getByRole('button', { name: 'Confirm and subscribe' }).click();
-    await expectToast(page, "You're now on the Business plan.");
+    // Read while it shows (not hovered: the dashboard opening behind it may cover it with its dialog).
+    await expect(page.getByTestId('toast').filter({ hasText: "You're now on the Business plan." })).toBeVisible();
     await expect(page).toHaveURL(/\/dashboard$/);
     const current = await (await page.request.get('/api/subscription/current')).json();
     expect(current).toMatchObject({ hasActiveSubscription: true, subscription: { status: 'active', provider: 'test', plan: { name: 'Business' } } });

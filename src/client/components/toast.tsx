@@ -72,7 +72,11 @@ const VARIANT_CLASS: Record<ToastVariant, string> = {
 function ToastCard({ item }: { item: ToastItem }) {
   const { t } = useTranslation();
   const [offset, setOffset] = useState(0);
-  const [paused, setPaused] = useState(false);
+  // Pointer and keyboard each hold the toast open on their own: focus moving away (a new screen
+  // taking focus) must not restart the timer while the pointer is still on it, and the reverse.
+  const [hovered, setHovered] = useState(false);
+  const [focused, setFocused] = useState(false);
+  const paused = hovered || focused;
   /** When the running auto-close timer fires (Date.now() time); null while paused. Shown as data-closes-at. */
   const [closesAt, setClosesAt] = useState<number | null>(null);
   const dragStart = useRef<number | null>(null);
@@ -123,10 +127,10 @@ function ToastCard({ item }: { item: ToastItem }) {
       onPointerMove={onPointerMove}
       onPointerUp={onPointerUp}
       onPointerCancel={onPointerUp}
-      onMouseEnter={() => setPaused(true)}
-      onMouseLeave={() => setPaused(false)}
-      onFocus={() => setPaused(true)}
-      onBlur={() => setPaused(false)}
+      onMouseEnter={() => setHovered(true)}
+      onMouseLeave={() => setHovered(false)}
+      onFocus={() => setFocused(true)}
+      onBlur={() => setFocused(false)}
       onKeyDown={(event) => {
         if (event.key === 'Escape') dismissToast(item.id);
       }}
