@@ -13,6 +13,7 @@ import type { Connector } from '../../connectors/connector.ts';
 import { connectorFor } from '../../connectors/registry.ts';
 import { sqlRunner } from '../commerce/raw-sql.ts';
 import { ingestRefunds } from '../commerce/ingest.ts';
+import { countingOrderSql } from '../../../shared/commerce.ts';
 import { dayInZone } from '../../../shared/date-ranges.ts';
 import { Store } from '../stores/store.entity.ts';
 import { ReconciliationResult, SyncRun } from './integration.entities.ts';
@@ -181,13 +182,13 @@ describe('explanations from the platform\'s own list of a differing day', () => 
     const { store, connectionId, window } = await backfill('woocommerce', wooCredentials(), 'EUR');
     const q = sqlRunner(testApp.orm.em.fork());
     const [lost] = await q.rows<{ id: number; external_id: string; day: string }>(
-      `select id, external_id, to_char(placed_day, 'YYYY-MM-DD') as day from orders where store_id = $1 and status <> 'cancelled' and refunds_minor = 0 order by placed_at desc limit 1`,
+      `select id, external_id, to_char(placed_day, 'YYYY-MM-DD') as day from orders where store_id = $1 and ${countingOrderSql()} and refunds_minor = 0 order by placed_at desc limit 1`,
       [store.id],
     );
     await q.run(`delete from order_lines where store_id = $1 and order_id = $2`, [store.id, lost!.id]);
     await q.run(`delete from orders where store_id = $1 and id = $2`, [store.id, lost!.id]);
     const [counted] = await q.rows<{ external_id: string; day: string }>(
-      `select external_id, to_char(placed_day, 'YYYY-MM-DD') as day from orders where store_id = $1 and status <> 'cancelled' and placed_day < $2 order by placed_at desc limit 1`,
+      `select external_id, to_char(placed_day, 'YYYY-MM-DD') as day from orders where store_id = $1 and ${countingOrderSql()} and placed_day < $2 order by placed_at desc limit 1`,
       [store.id, lost!.day],
     );
     woo.updateOrder(counted!.external_id, { status: 'cancelled', at: new Date(Date.now() - 60_000) });
