@@ -4,43 +4,15 @@
 // Starts the real server (buildApp) on BENCH_PORT (default 4401), signs in as the bench user, makes
 // 5 warm-up requests and then REQUESTS (default 50) timed requests per case; prints median and p95.
 // `npm run bench:kpis` (see BENCHMARKS.md). DATABASE_URL or DATA_DIR as for bench/demo.ts.
-import { readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
 import { addDays, dayInZone } from '../src/shared/date-ranges.ts';
 import { percentile, startBenchServer } from './http-bench.ts';
+import { databaseCpuMs } from './proc-cpu.ts';
 
 const requests = Number(process.env.REQUESTS ?? 50);
 const server = await startBenchServer(4401);
 const { base } = server;
 
-/**
- * CPU milliseconds used so far by the embedded PostgreSQL's processes (Linux /proc; null with
- * DATABASE_URL or elsewhere). With the process's own CPU time, a figure that hardly depends on
- * what else the machine runs, unlike the round trip.
- */
-function databaseCpuMs(): number | null {
-  if (process.env.DATABASE_URL) return null;
-  try {
-    const postmaster = readFileSync(path.join(process.env.DATA_DIR!, 'postgres', 'postmaster.pid'), 'utf8').split('\n')[0]!.trim();
-    const ticksPerMs = 100 / 1000; // USER_HZ
-    let ticks = 0;
-    for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
-      let stat: string;
-      try {
-        stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      } catch {
-        continue; // gone meanwhile
-      }
-      // After the command name in parentheses: state, ppid, ..., utime (14th field), stime (15th).
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (pid === postmaster || fields[1] === postmaster) ticks += Number(fields[11]) + Number(fields[12]);
-    }
-    return ticks / ticksPerMs;
-  } catch {
-    return null;
-  }
-}
 
 try {
   const cookie = await server.signIn();

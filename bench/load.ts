@@ -14,13 +14,11 @@
 // `npm run bench:load` (see BENCHMARKS.md). DATABASE_URL or DATA_DIR as for bench/demo.ts.
 import autocannon from 'autocannon';
 import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { addDays, dayInZone } from '../src/shared/date-ranges.ts';
+import { cpuMsOf, postmasterPid } from './proc-cpu.ts';
 
-const USER_HZ_MS = 10; // one clock tick of /proc/<pid>/stat's utime and stime
 
 if (process.argv[2] === '--server') {
   // The child: the real server, until its parent closes stdin.
@@ -33,34 +31,6 @@ if (process.argv[2] === '--server') {
   });
 } else {
   await main();
-}
-
-/** CPU milliseconds (user + system) of a process and, with `children`, of the processes whose parent it is. */
-function cpuMsOf(pid: number, children = false): number {
-  let ticks = 0;
-  const pids = children ? readdirSync('/proc').filter((name) => /^\d+$/.test(name)) : [String(pid)];
-  for (const candidate of pids) {
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/${candidate}/stat`, 'utf8');
-    } catch {
-      continue; // gone meanwhile
-    }
-    // After the command name in parentheses: state, ppid, ..., utime (14th field), stime (15th).
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    if (Number(candidate) === pid || (children && fields[1] === String(pid))) ticks += Number(fields[11]) + Number(fields[12]);
-  }
-  return ticks * USER_HZ_MS;
-}
-
-/** The embedded PostgreSQL's postmaster, or null with DATABASE_URL (then no database CPU figure). */
-function postmasterPid(): number | null {
-  if (process.env.DATABASE_URL) return null;
-  try {
-    return Number(readFileSync(path.join(process.env.DATA_DIR!, 'postgres', 'postmaster.pid'), 'utf8').split('\n')[0]!.trim());
-  } catch {
-    return null;
-  }
 }
 
 async function main() {
