@@ -1,47 +1,35 @@
-import type { MikroORM } from '@mikro-orm/postgresql';
 import type { FastifyInstance } from 'fastify';
-import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
-import os from 'node:os';
+import { readFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { brotliDecompressSync, gunzipSync, gzipSync } from 'node:zlib';
 import type { ResolvedConfig } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { precompress } from '../../../scripts/precompress.ts';
-import { createTestDatabase, testServices } from '../../../test/harness.ts';
-import { buildApp } from '../app.ts';
-import { loadConfig } from '../config.ts';
+import { appServingClientDist, type ClientDistApp } from '../../../test/client-dist-app.ts';
 import { COMPRESSED_REQUEST_MESSAGE } from './compression.ts';
 
-let database: Awaited<ReturnType<typeof createTestDatabase>>;
-let orm: MikroORM;
+let served: ClientDistApp;
 let app: FastifyInstance;
 let distDir: string;
 const script = `export const figures = [${Array.from({ length: 400 }, (_, i) => i).join(', ')}];\n`;
 
 beforeAll(async () => {
-  database = await createTestDatabase();
-  orm = database.orm;
   // A client build as vite writes it, then the build's precompress step over it.
-  distDir = await mkdtemp(path.join(os.tmpdir(), 'storepulse-dist-'));
-  await mkdir(path.join(distDir, 'assets'));
-  await writeFile(path.join(distDir, 'index.html'), `<!doctype html><title>StorePulse</title><div id="root"></div>${'<!-- padding -->'.repeat(100)}`);
-  await writeFile(path.join(distDir, 'assets', 'index-abc123.js'), script);
-  await writeFile(path.join(distDir, 'assets', 'tiny-abc123.js'), 'export {};');
-  const plugin = precompress();
-  (plugin.configResolved as (config: ResolvedConfig) => void)({ root: distDir, build: { outDir: '.' } } as ResolvedConfig);
-  await (plugin.closeBundle as () => Promise<void>)();
-  app = await buildApp({
-    config: { ...loadConfig({ LOG_LEVEL: 'silent' }), sessionSecret: 's'.repeat(40), clientDistDir: distDir },
-    orm,
-    services: testServices(),
-    logger: false,
-  });
+  served = await appServingClientDist(
+    {
+      'index.html': `<!doctype html><title>StorePulse</title><div id="root"></div>${'<!-- padding -->'.repeat(100)}`,
+      'assets/index-abc123.js': script,
+      'assets/tiny-abc123.js': 'export {};',
+    },
+    async (root) => {
+      const plugin = precompress();
+      (plugin.configResolved as (config: ResolvedConfig) => void)({ root, build: { outDir: '.' } } as ResolvedConfig);
+      await (plugin.closeBundle as () => Promise<void>)();
+    },
+  );
+  ({ app, distDir } = served);
 });
-afterAll(async () => {
-  await app.close();
-  await database.close();
-  await rm(distDir, { recursive: true, force: true });
-});
+afterAll(() => served.close());
 
 describe('compression', () => {
   it('writes .br and .gz beside each built text file of 1 KB or more, not beside tiny ones', async () => {

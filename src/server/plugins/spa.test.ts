@@ -1,37 +1,19 @@
-import type { MikroORM } from '@mikro-orm/postgresql';
 import type { FastifyInstance } from 'fastify';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiClient, createTestDatabase, testServices } from '../../../test/harness.ts';
-import { buildApp } from '../app.ts';
-import { loadConfig } from '../config.ts';
+import { appServingClientDist, type ClientDistApp } from '../../../test/client-dist-app.ts';
+import { ApiClient } from '../../../test/harness.ts';
 
-let database: Awaited<ReturnType<typeof createTestDatabase>>;
-let orm: MikroORM;
+let served: ClientDistApp;
 let app: FastifyInstance;
-let distDir: string;
 
 beforeAll(async () => {
-  database = await createTestDatabase();
-  orm = database.orm;
-  distDir = await mkdtemp(path.join(os.tmpdir(), 'storepulse-dist-'));
-  await mkdir(path.join(distDir, 'assets'));
-  await writeFile(path.join(distDir, 'index.html'), '<!doctype html><title>StorePulse</title><div id="root"></div>');
-  await writeFile(path.join(distDir, 'assets', 'index-abc123.js'), 'console.log("app")');
-  app = await buildApp({
-    config: { ...loadConfig({ LOG_LEVEL: 'silent' }), sessionSecret: 's'.repeat(40), clientDistDir: distDir },
-    orm,
-    services: testServices(),
-    logger: false,
+  served = await appServingClientDist({
+    'index.html': '<!doctype html><title>StorePulse</title><div id="root"></div>',
+    'assets/index-abc123.js': 'console.log("app")',
   });
+  app = served.app;
 });
-afterAll(async () => {
-  await app.close();
-  await database.close();
-  await rm(distDir, { recursive: true, force: true });
-});
+afterAll(() => served.close());
 
 describe('serving the built client', () => {
   it('answers every page path with index.html, not cached', async () => {
