@@ -6,6 +6,13 @@ import fp from 'fastify-plugin';
 import { PostgresSessionStore } from '../modules/sessions/postgres-session-store.ts';
 import { SESSION_COOKIE_NAME } from '../modules/sessions/session-control.ts';
 
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The users row of the session's user, read in the session's own statement (PostgresSessionStore.get), or null. */
+    sessionUserRow: Record<string, unknown> | null;
+  }
+}
+
 const DAY_MS = 24 * 60 * 60 * 1000;
 const SESSION_LIFETIME_MS = 30 * DAY_MS;
 const EXPIRED_SESSION_SWEEP_MS = 60 * 60 * 1000;
@@ -28,6 +35,12 @@ export const sessionPlugin = fp(async (app: FastifyInstance, options: { orm: Mik
       secure: 'auto',
       maxAge: SESSION_LIFETIME_MS,
     },
+  });
+
+  // The signed-in user's row came with the session (one statement); the request context uses it.
+  app.decorateRequest('sessionUserRow', null);
+  app.addHook('onRequest', async (request) => {
+    if (request.session.userId !== undefined) request.sessionUserRow = store.takeUserRow(request.session.sessionId);
   });
 
   // A signed-in session's 30 days restart with use, as with `rolling`, but the row and the cookie are

@@ -88,9 +88,12 @@ export async function createContextInner(options: {
 /** HTTP requests: links use the app's public origin, never the request's Host header (public-origin.ts). */
 export function contextFactory(fork: () => EntityManager, services: AppServices, originSettings: PublicOriginSettings) {
   const publicOrigin = publicOriginResolver(originSettings, fork);
-  return async ({ req, res }: { req: FastifyRequest; res: FastifyReply }) =>
-    createContextInner({
-      em: fork(),
+  return async ({ req, res }: { req: FastifyRequest; res: FastifyReply }) => {
+    const em = fork();
+    // Already read with the session: managed without a query, so the user look-up below finds it.
+    if (req.sessionUserRow && req.sessionUserRow.id === req.session?.userId) em.map(User, req.sessionUserRow);
+    return createContextInner({
+      em,
       session: httpSession(req, res),
       services,
       clientIp: req.ip,
@@ -99,4 +102,5 @@ export function contextFactory(fork: () => EntityManager, services: AppServices,
       sessionKey: req.session?.sessionId ? secretHash(req.session.sessionId) : null,
       noteAnswer: answerNoteFor(req),
     });
+  };
 }
