@@ -1,6 +1,6 @@
 // Day ranges of the data screens: the presets of the date picker and the period a range is compared
 // with. Pure functions over 'YYYY-MM-DD' strings, shared by the client (picker) and the server.
-import { MAX_RANGE_DAYS, type Comparison } from './commerce.ts';
+import { MAX_RANGE_DAYS, type Comparison } from './commerce-constants.ts';
 
 const DAY_MS = 86_400_000;
 

@@ -2,7 +2,7 @@ import { CalendarDaysIcon } from 'lucide-react';
 import { useCallback, useEffect, useId, useMemo, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useLocation, useSearch } from 'wouter';
-import { COMPARISONS, type Comparison } from '../../shared/commerce.ts';
+import { COMPARISONS, type Comparison } from '../../shared/commerce-constants.ts';
 import {
   comparisonRange,
   dayInZone,

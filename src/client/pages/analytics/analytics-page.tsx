@@ -4,7 +4,7 @@ import { useEffect, useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'wouter';
 import { GRANULARITIES, type Granularity, type TrendOutput } from '../../../shared/analytics.ts';
-import { KPI_KEYS, type KpiKey } from '../../../shared/commerce.ts';
+import { KPI_KEYS, type KpiKey } from '../../../shared/commerce-constants.ts';
 import { Chart } from '../../components/chart.tsx';
 import { DataError, DataPage, StoreDataGate } from '../../components/data-page.tsx';
 import { useDateRange } from '../../components/date-range-picker.tsx';

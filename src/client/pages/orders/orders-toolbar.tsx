@@ -1,7 +1,7 @@
 import { SearchIcon, XIcon } from 'lucide-react';
 import { useEffect, useId, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { CHANNELS, ORDER_STATUSES } from '../../../shared/commerce.ts';
+import { CHANNELS, ORDER_STATUSES } from '../../../shared/commerce-constants.ts';
 import { CUSTOMER_TYPES, ORDER_PLATFORMS, ORDER_SEARCH_MAX_LENGTH, type CustomerType } from '../../../shared/orders.ts';
 import { platformDisplayName } from '../../../shared/platforms.ts';
 import { Popover } from '../../components/popover.tsx';

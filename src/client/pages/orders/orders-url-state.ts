@@ -1,6 +1,6 @@
 import { useCallback, useMemo } from 'react';
 import { useLocation, useSearch } from 'wouter';
-import { CHANNELS, ORDER_STATUSES, type Channel, type OrderStatus } from '../../../shared/commerce.ts';
+import { CHANNELS, ORDER_STATUSES, type Channel, type OrderStatus } from '../../../shared/commerce-constants.ts';
 import {
   CUSTOMER_TYPES,
   ORDER_PAGE_SIZES,

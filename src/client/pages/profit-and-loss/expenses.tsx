@@ -1,7 +1,7 @@
 import { PencilIcon, PlusIcon, ReceiptIcon, TrashIcon } from 'lucide-react';
 import { useEffect, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
-import { EXPENSE_RECURRENCES } from '../../../shared/commerce.ts';
+import { EXPENSE_RECURRENCES } from '../../../shared/commerce-constants.ts';
 import { CURRENCY_CODES } from '../../../shared/currencies.ts';
 import { createExpenseInput, type Expense } from '../../../shared/finance.ts';
 import { ConfirmDialog, useConfirmation } from '../../components/confirm-dialog.tsx';
