@@ -59,7 +59,7 @@ function matches(ifNoneMatch: string | undefined, etag: string): boolean {
 /** The body of a single tRPC call answering the value (the adapter's own format, without a transformer). */
 function withBody(answer: CachedAnswer): Required<Pick<CachedAnswer, 'body' | 'etag'>> {
   if (answer.body === undefined || answer.etag === undefined) {
-    answer.body = JSON.stringify({ result: { data: answer.value } });
+    answer.body = Buffer.from(JSON.stringify({ result: { data: answer.value } }));
     answer.etag = etagOf(answer.body);
   }
   return { body: answer.body, etag: answer.etag };

@@ -18,8 +18,8 @@ export interface CachedAnswer {
   /** The data version ('<store counter>.<fx counter>') the answer was computed at. */
   version: string;
   value: unknown;
-  /** The tRPC HTTP body of a single call answering `value` and its ETag, once a request sent it. */
-  body?: string;
+  /** The tRPC HTTP body of a single call answering `value` (UTF-8, encoded once) and its ETag, once a request sent it. */
+  body?: Buffer;
   etag?: string;
 }
 
@@ -137,6 +137,6 @@ export async function cachedAnswer<T>(
   return entry.value as T;
 }
 
-export function etagOf(body: string): string {
+export function etagOf(body: string | Buffer): string {
   return `"${createHash('sha1').update(body).digest('base64url')}"`;
 }
