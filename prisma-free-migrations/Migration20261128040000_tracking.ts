@@ -87,6 +87,7 @@ export class Migration20261128040000_tracking extends Migration {
       "landing_url" text null,
       "referrer" text null,
       "channel" varchar(32) null,
+      "campaign_key" text null,
       "payment_return" boolean not null default false,
       "touchpoint_id" bigint null,
       "events" int not null default 0,
