@@ -101,5 +101,6 @@ interface Queued {
   w.addEventListener('popstate', pageView);
   w.addEventListener('pagehide', flush);
   d.addEventListener('visibilitychange', () => d.visibilityState == 'hidden' && flush());
+  anonymousId();
   pageView();
 })(window, document);
