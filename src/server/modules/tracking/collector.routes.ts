@@ -43,7 +43,7 @@ export const ID_COOKIE = '_sp_id';
 /** 400 days: the longest lifetime browsers accept for a cookie (RFC 6265bis). */
 export const ID_COOKIE_MAX_AGE_SECONDS = 400 * 24 * 60 * 60;
 const SETTINGS_CACHE_MS = 10_000;
-const RECHECK_MS = 1_000;
+const RECHECK_MS = 100;
 
 /** Paths the cross-origin check leaves alone: shops on other sites post to them (security.ts). */
 export function isCollectorPath(url: string): boolean {
@@ -57,7 +57,7 @@ class SettingsCache {
     this.orm = orm;
   }
 
-  /** `maxAgeMs`: a key that does not match is checked again against settings at most a second old (a key just rotated). */
+  /** `maxAgeMs`: a key that does not match is checked again against settings at most 100 ms old (a key just rotated). */
   get(storeId: number, maxAgeMs = SETTINGS_CACHE_MS): Promise<TrackingSettings | null> {
     const now = Date.now();
     const entry = this.entries.get(storeId);

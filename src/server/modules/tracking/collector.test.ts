@@ -10,6 +10,7 @@ import { EventWriter, partitionOf } from './event-writer.ts';
 import { buildPixel } from './pixel.ts';
 import { firstPartyCookieDomain } from './collector.routes.ts';
 import pg from 'pg';
+import { waitFor } from '../../../../test/two-instances.ts';
 
 // The collector over real HTTP (the app listening on a loopback port) and a real PostgreSQL.
 
@@ -225,6 +226,8 @@ describe('POST /api/tracking/events (server-side)', () => {
     const secret = rotated.body.secretKey as string;
     expect((await owner.client.get('/api/tracking/setup')).body.secretKeyHint).toBe(secret.slice(-4));
     expect((await events({ events: [{ name: 'page_view' }] }, `${secret.slice(0, -1)}x`)).status).toBe(401);
+    // The new key works as soon as the collector has looked the store up again (at most 100 ms later).
+    await waitFor('the new secret key to be accepted', async () => ((await events({ events: [{ name: 'page_view', id: 'key-check' }] }, secret)).status === 200 ? true : undefined));
 
     const orderId = `order-${randomBytes(4).toString('hex')}`;
     // The pixel's purchase first...
