@@ -75,3 +75,24 @@ export const recentEventsOutput = z.array(
     currency: z.string().nullable(),
   }),
 );
+
+/** The tracking screen's health figures (tracking.health). */
+export const trackingHealthOutput = z.object({
+  /** Events that occurred in the last 24 hours. */
+  eventsLast24h: z.number().int(),
+  /** When the latest event was received (ISO time), or null when none ever was (within retention). */
+  lastEventAt: z.string().nullable(),
+  /** Purchases the tracking received in the last 30 days, and how many of them match an order of the store (by its id or number). */
+  purchasesLast30d: z.number().int(),
+  purchasesMatched: z.number().int(),
+  /** matched / purchases as a percentage with one decimal, or null when no purchase was tracked. */
+  matchedPercent: z.number().nullable(),
+  /** The store's orders placed in the last 30 days, and how many of them the tracking saw a purchase for. */
+  ordersLast30d: z.number().int(),
+  ordersTracked: z.number().int(),
+});
+export type TrackingHealth = z.infer<typeof trackingHealthOutput>;
+
+/** The name and source of the event the "Send test event" button writes. */
+export const TEST_EVENT_NAME = 'test_event';
+export const TEST_EVENT_SOURCE = 'test';

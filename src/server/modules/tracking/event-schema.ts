@@ -82,7 +82,7 @@ export interface EventRow {
   occurredAt: Date;
   eventId: string;
   name: string;
-  source: 'pixel' | 'server';
+  source: 'pixel' | 'server' | 'test';
   consent: boolean;
   anonymousId: string | null;
   visitorHash: string | null;

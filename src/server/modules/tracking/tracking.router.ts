@@ -1,9 +1,10 @@
 import { z } from 'zod';
-import { droppedEventsOutput, recentEventsOutput, trackingSettingsInput, trackingSetupOutput, type TrackingSetup } from '../../../shared/tracking.ts';
+import { droppedEventsOutput, recentEventsOutput, trackingHealthOutput, trackingSettingsInput, trackingSetupOutput, type TrackingSetup } from '../../../shared/tracking.ts';
 import { router } from '../../trpc/init.ts';
 import { storeProcedure } from '../../trpc/procedures.ts';
 import { sqlRunner } from '../commerce/raw-sql.ts';
 import { COLLECTOR_PATH, PIXEL_PATH, SERVER_EVENTS_PATH } from './collector.routes.ts';
+import { sendTestEvent, trackingHealth } from './tracking-health.service.ts';
 import { rotateSecretKey, trackingSettingsOf, updateTrackingSettings, type TrackingSettings } from './tracking-settings.service.ts';
 
 // The active store's tracking set-up: its keys, the tag to install, allowed domains and privacy
@@ -72,4 +73,16 @@ export const trackingRouter = router({
       );
       return rows;
     }),
+
+  health: storeProcedure
+    .meta({ openapi: { method: 'GET', path: '/tracking/health', tags: ['tracking'], summary: 'Events in the last 24 hours, the last event, and tracked purchases matched to orders (30 days)' } })
+    .input(z.void())
+    .output(trackingHealthOutput)
+    .query(async ({ ctx }) => trackingHealth(ctx.em, ctx.store.id)),
+
+  sendTestEvent: storeProcedure
+    .meta({ openapi: { method: 'POST', path: '/tracking/test-event', tags: ['tracking'], summary: 'Writes a test event through the collector (shown in the live view and health)' } })
+    .input(z.void())
+    .output(z.object({ eventId: z.string(), occurredAt: z.string() }))
+    .mutation(async ({ ctx }) => sendTestEvent(ctx.em, ctx.store.id, ctx.origin)),
 });
