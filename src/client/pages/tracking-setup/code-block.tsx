@@ -17,7 +17,7 @@ export async function copyText(text: string, what: string, t: TFunction<'trackin
 }
 
 /** A block of code to paste somewhere, with a copy button; `label` names it for the button and the toast. */
-export function CodeBlock({ code, label, testId }: { code: string; label: string; testId?: string }) {
+export function CodeBlock({ code, label, testId, wrap = false }: { code: string; label: string; testId?: string; /** Short code (a tag, a key): wrapped instead of scrolled. */ wrap?: boolean }) {
   const { t } = useTranslation('tracking-setup');
   const [copied, setCopied] = useState(false);
   return (
@@ -39,7 +39,7 @@ export function CodeBlock({ code, label, testId }: { code: string; label: string
           {copied ? t('copy.copied') : t('copy.short')}
         </button>
       </div>
-      <pre className="max-h-96 overflow-auto p-3 text-xs leading-relaxed" tabIndex={0}>
+      <pre className={`max-h-96 overflow-auto p-3 text-xs leading-relaxed ${wrap ? 'break-all whitespace-pre-wrap' : ''}`} tabIndex={0}>
         <code>{code}</code>
       </pre>
     </div>

@@ -2,7 +2,6 @@ import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { z } from 'zod';
 import type { droppedEventsOutput, recentEventsOutput, TrackingHealth } from '../../../shared/tracking.ts';
-import { KpiCard } from '../../components/kpi-card.tsx';
 import { SectionCard } from '../../components/section-card.tsx';
 
 type RecentEvent = z.infer<typeof recentEventsOutput>[number];
@@ -19,6 +18,19 @@ export function dropsByReason(drops: readonly Drop[]): { reason: string; count: 
   return [...totals].map(([reason, count]) => ({ reason, count })).sort((a, b) => b.count - a.count || a.reason.localeCompare(b.reason));
 }
 
+/** One figure of the health card: label, value ("—" when there is none), and what it means. */
+function StatTile({ label, value, hint, testId }: { label: string; value: string | null; hint: string; testId: string }) {
+  return (
+    <article className="bg-base-100 border-base-content/10 rounded-box flex min-w-0 flex-col border p-4 shadow-xs" aria-label={label} data-testid={testId}>
+      <h3 className="text-base-content/80 text-sm leading-snug font-semibold">{label}</h3>
+      <p className="mt-2 text-xl font-semibold tracking-tight break-words tabular-nums" data-testid="kpi-value">
+        {value ?? <span className="text-base-content/45">—</span>}
+      </p>
+      <p className="text-base-content/70 mt-1 text-xs leading-snug break-words">{hint}</p>
+    </article>
+  );
+}
+
 /** Events in 24 h, purchases matched to orders, the last event, and dropped events by reason. */
 export function HealthCard({ health, drops }: { health: TrackingHealth; drops: readonly Drop[] }) {
   const { t, i18n } = useTranslation('tracking-setup');
@@ -27,23 +39,18 @@ export function HealthCard({ health, drops }: { health: TrackingHealth; drops: r
   return (
     <SectionCard titleId="tracking-health" title={t('health.title')} description={t('health.description')} testId="tracking-health">
       <div className="grid grid-cols-1 gap-3 sm:grid-cols-3">
-        <div data-testid="health-events">
-          <KpiCard label={t('health.events24h')} value={number.format(health.eventsLast24h)} hint={t('health.events24hHint')} />
-        </div>
-        <div data-testid="health-matched">
-          <KpiCard
-            label={t('health.matched')}
-            value={health.matchedPercent === null ? null : `${new Intl.NumberFormat(i18n.language, { maximumFractionDigits: 1 }).format(health.matchedPercent)} %`}
-            hint={
-              health.purchasesLast30d === 0
-                ? t('health.matchedNone')
-                : t('health.matchedHint', { matched: number.format(health.purchasesMatched), purchases: number.format(health.purchasesLast30d), tracked: number.format(health.ordersTracked), orders: number.format(health.ordersLast30d) })
-            }
-          />
-        </div>
-        <div data-testid="health-last-event">
-          <KpiCard label={t('health.lastEvent')} value={health.lastEventAt ? dateTime(health.lastEventAt, i18n.language, true) : null} hint={health.lastEventAt ? t('health.lastEventHint') : t('health.lastEventNone')} />
-        </div>
+        <StatTile testId="health-events" label={t('health.events24h')} value={number.format(health.eventsLast24h)} hint={t('health.events24hHint')} />
+        <StatTile
+          testId="health-matched"
+          label={t('health.matched')}
+          value={health.matchedPercent === null ? null : `${new Intl.NumberFormat(i18n.language, { maximumFractionDigits: 1 }).format(health.matchedPercent)} %`}
+          hint={
+            health.purchasesLast30d === 0
+              ? t('health.matchedNone')
+              : t('health.matchedHint', { matched: number.format(health.purchasesMatched), purchases: number.format(health.purchasesLast30d), tracked: number.format(health.ordersTracked), orders: number.format(health.ordersLast30d) })
+          }
+        />
+        <StatTile testId="health-last-event" label={t('health.lastEvent')} value={health.lastEventAt ? dateTime(health.lastEventAt, i18n.language, true) : null} hint={health.lastEventAt ? t('health.lastEventHint') : t('health.lastEventNone')} />
       </div>
       <div data-testid="health-drops">
         <h3 className="mb-2 text-sm font-medium">{t('health.drops')}</h3>

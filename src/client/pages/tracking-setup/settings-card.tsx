@@ -181,7 +181,7 @@ export function TrackingSettingsCard({ setup, viewOnly }: { setup: TrackingSetup
       </div>
       <div className="divider my-0" />
       <form
-        className="flex flex-wrap items-end gap-3"
+        className="flex flex-col gap-3 sm:flex-row sm:items-end"
         noValidate
         onSubmit={(event) => {
           event.preventDefault();
@@ -201,6 +201,7 @@ export function TrackingSettingsCard({ setup, viewOnly }: { setup: TrackingSetup
             </p>
           )}
         </div>
+        <div className="flex items-center gap-3">
         <div className="join">
           <input
             id="retention-months"
@@ -219,6 +220,7 @@ export function TrackingSettingsCard({ setup, viewOnly }: { setup: TrackingSetup
         <button type="submit" className="btn btn-sm" disabled={viewOnly || save.isPending || !retentionValid || retentionValue === setup.retentionMonths}>
           {t('settings.save')}
         </button>
+        </div>
       </form>
       <div className="divider my-0" />
       <DomainList

@@ -35,7 +35,7 @@ export function SnippetCard({ setup, viewOnly }: { setup: TrackingSetup; viewOnl
           {setup.storeKey}
         </dd>
       </dl>
-      <CodeBlock code={headCode(setup)} label={t('snippet.codeLabel')} testId="snippet-code" />
+      <CodeBlock code={headCode(setup)} label={t('snippet.codeLabel')} testId="snippet-code" wrap />
       <p className="text-base-content/70 text-sm">{t('snippet.where')}</p>
 
       <div className="divider my-0" />
@@ -58,7 +58,7 @@ export function SnippetCard({ setup, viewOnly }: { setup: TrackingSetup; viewOnl
       {newSecret && (
         <div role="status" className="alert alert-warning alert-soft grid gap-2" data-testid="new-secret">
           <p className="text-sm font-medium">{t('secret.onceTitle')}</p>
-          <CodeBlock code={newSecret} label={t('secret.codeLabel')} />
+          <CodeBlock code={newSecret} label={t('secret.codeLabel')} wrap />
           <button type="button" className="btn btn-sm btn-ghost justify-self-start" onClick={() => setNewSecret(null)}>
             {t('secret.hide')}
           </button>

@@ -67,18 +67,14 @@ export function TrackingSetupPage() {
             }
           />
         )}
-        <div className="grid gap-6 xl:grid-cols-2">
-          <div className="min-w-0 space-y-6">
-            <SnippetCard setup={setup.data} viewOnly={viewOnly} />
-            {!neverReceived && <HealthCard health={health.data} drops={drops.data ?? []} />}
-          </div>
-          <div className="min-w-0 space-y-6">
-            <LiveEvents events={recent.data ?? []} updatedAt={recent.dataUpdatedAt || Date.now()} actions={neverReceived ? undefined : <SendTestEventButton disabled={viewOnly} />} />
-          </div>
+        <div className="grid items-start gap-6 xl:grid-cols-2">
+          <SnippetCard setup={setup.data} viewOnly={viewOnly} />
+          {!neverReceived && <HealthCard health={health.data} drops={drops.data ?? []} />}
         </div>
+        <LiveEvents events={recent.data ?? []} updatedAt={recent.dataUpdatedAt || Date.now()} actions={neverReceived ? undefined : <SendTestEventButton disabled={viewOnly} />} />
         <InstallSteps setup={setup.data} />
-        <FirstPartySetup setup={setup.data} />
         <TrackingSettingsCard key={setup.data.storeKey} setup={setup.data} viewOnly={viewOnly} />
+        <FirstPartySetup setup={setup.data} />
       </>
     );
   }
