@@ -67,7 +67,7 @@ export function TrackingSetupPage() {
             }
           />
         )}
-        <div className="grid items-start gap-6 xl:grid-cols-2">
+        <div className={`grid items-start gap-6 ${neverReceived ? '' : 'xl:grid-cols-2'}`}>
           <SnippetCard setup={setup.data} viewOnly={viewOnly} />
           {!neverReceived && <HealthCard health={health.data} drops={drops.data ?? []} />}
         </div>
