@@ -237,7 +237,6 @@ test("placeholders of a store with a year of orders never say 'Connect your plat
     ['/touchpoints', 'Touchpoints'],
     ['/landing-page-reviewer', 'Page Reviewer'],
     ['/price-tracker', 'Price Tracker'],
-    ['/tracking-setup', 'Tracking Setup'],
     ['/product-image-generator', 'Product Image Generator'],
     ['/affiliate-dashboard', 'Affiliate Dashboard'],
     ['/meta-comments-manager', 'Meta Comments'],

@@ -38,10 +38,10 @@ const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..
  * Starts `node src/server/main.ts` (with npm start's heap settings) on `databaseUrl` and resolves once
  * it answers /healthz. Every process of one set-up must get the same SESSION_SECRET and ENCRYPTION_KEY
  * (pass them in `env`): each would otherwise generate its own into its data directory. `root` starts
- * another checkout's server (a benchmark's "before" figure).
+ * another checkout's server (a benchmark's "before" figure); `port` a port of the caller's (a benchmark's assigned one).
  */
-export async function startServerProcess(name: string, databaseUrl: string, env: Record<string, string> = {}, options: { root?: string } = {}): Promise<ServerProcess> {
-  const port = await findFreePort();
+export async function startServerProcess(name: string, databaseUrl: string, env: Record<string, string> = {}, options: { root?: string; port?: number } = {}): Promise<ServerProcess> {
+  const port = options.port ?? (await findFreePort());
   const dataDir = path.join(os.tmpdir(), `storepulse-two-processes-${randomBytes(4).toString('hex')}`);
   const child: ChildProcess = spawn(process.execPath, ['--max-old-space-size=1024', '--max-semi-space-size=8', 'src/server/main.ts'], {
     cwd: options.root ?? REPO_ROOT,

@@ -51,6 +51,7 @@ const ProfitAndLossPage = lazy(() => import('./pages/profit-and-loss/profit-and-
 const ReportsPage = lazy(() => import('./pages/reports/reports-page.tsx').then((m) => ({ default: m.ReportsPage })));
 const IntegrationsPage = lazy(() => import('./pages/integrations/integrations-page.tsx').then((m) => ({ default: m.IntegrationsPage })));
 const PerformanceDistributionPage = lazy(() => import('./pages/performance-distribution/performance-distribution-page.tsx').then((m) => ({ default: m.PerformanceDistributionPage })));
+const TrackingSetupPage = lazy(() => import('./pages/tracking-setup/tracking-setup-page.tsx').then((m) => ({ default: m.TrackingSetupPage })));
 
 function SessionError({ error, retry }: { error: unknown; retry: () => void }) {
   const { t } = useTranslation();
@@ -143,7 +144,6 @@ const DATA_SCREEN_ROUTES: readonly { path: string; screen: DataScreen; requireme
   { path: '/landing-page-reviewer', screen: 'pageReviewer', requirement: 'tools' },
   { path: '/landing-page-reviewer/:id', screen: 'pageReviewerDetail', requirement: 'tools' },
   { path: '/price-tracker', screen: 'priceTracker', requirement: 'tools' },
-  { path: '/tracking-setup', screen: 'trackingSetup', requirement: 'subscription' },
   { path: '/shopping-optimizer', screen: 'shoppingOptimizer', requirement: 'subscription' },
   { path: '/product-image-generator', screen: 'productImageGenerator', requirement: 'subscription' },
   { path: '/affiliate-dashboard', screen: 'affiliateDashboard', requirement: 'subscription' },
@@ -265,6 +265,11 @@ export function App() {
       <Route path="/integrations">
         <ShellPage requirement="subscription">
           <IntegrationsPage />
+        </ShellPage>
+      </Route>
+      <Route path="/tracking-setup">
+        <ShellPage requirement="subscription">
+          <TrackingSetupPage />
         </ShellPage>
       </Route>
       {/* Marketing and analytics screens */}

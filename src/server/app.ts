@@ -17,6 +17,7 @@ import { financeRoutes } from './modules/finance/finance.routes.ts';
 import { integrationsRoutes } from './modules/integrations/integrations.routes.ts';
 import { createAuthLimiters, deleteExpiredAttempts } from './modules/auth/attempt-limiter.ts';
 import { storedOrigin } from './public-origin.ts';
+import { trackingCollectorPlugin } from './modules/tracking/collector.routes.ts';
 import { contextFactory, createServices, type AppServices } from './trpc/context.ts';
 import { appRouter, type AppRouter } from './trpc/router.ts';
 
@@ -106,6 +107,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   await app.register(reportsRoutes, { createContext });
   await app.register(ordersExportPlugin, { createContext });
   await app.register(integrationsRoutes, { createContext, config, orm });
+  await app.register(trackingCollectorPlugin, { config, orm });
   await app.register(spaPlugin, { clientDistDir: config.clientDistDir });
 
   const attemptSweep = setInterval(() => {

@@ -32,6 +32,9 @@ const envSchema = z.object({
   ENCRYPTION_KEY: z.string().min(1).optional(),
   OUTBOUND_ALLOW_HOSTS: z.string().optional(),
   SCHEDULED_SYNCS: booleanFromEnv.default(true),
+  TRACKING_REQUESTS_PER_IP_PER_SECOND: z.coerce.number().int().min(1).default(20),
+  TRACKING_EVENTS_PER_STORE_PER_SECOND: z.coerce.number().int().min(1).default(5000),
+  TRACKING_COUNTRY_HEADER: z.string().trim().toLowerCase().regex(/^[a-z0-9-]+$/).optional(),
 });
 
 /**
@@ -163,6 +166,12 @@ export interface AppConfig {
   outboundAllowHosts: AllowEntry[];
   /** SCHEDULED_SYNCS: the 15-minute incremental syncs of every connection (false: only "Sync now", backfills and webhooks). */
   scheduledSyncs: boolean;
+  /**
+   * The tracking collector (modules/tracking): requests per client address and events per store, each
+   * per second and per app process; and the header a trusted proxy puts the visitor's country in
+   * (e.g. cf-ipcountry), read only when TRUST_PROXY is set.
+   */
+  tracking: { requestsPerIpPerSecond: number; eventsPerStorePerSecond: number; countryHeader: string | undefined };
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
@@ -211,5 +220,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     platforms: platformSettingsFromEnv(env),
     outboundAllowHosts,
     scheduledSyncs: values.SCHEDULED_SYNCS,
+    tracking: {
+      requestsPerIpPerSecond: values.TRACKING_REQUESTS_PER_IP_PER_SECOND,
+      eventsPerStorePerSecond: values.TRACKING_EVENTS_PER_STORE_PER_SECOND,
+      countryHeader: values.TRACKING_COUNTRY_HEADER,
+    },
   };
 }

@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { INTEGRATION_CHECKS, INTEGRATION_JOBS } from '../modules/integrations/integration-jobs.ts';
 import { deliverDueReports } from '../modules/reports/report-delivery.ts';
 import { STORE_TIMEZONE_JOB } from '../modules/stores/store-timezone.service.ts';
+import { TRACKING_JOBS } from '../modules/tracking/tracking-jobs.ts';
 
 // Every background job of the app: its pg-boss queue, an optional schedule (cron, UTC) that puts a
 // job on the queue, and the work one job does. Platform syncs add their entries here.
@@ -67,6 +68,8 @@ export const JOBS: readonly JobDefinition[] = [
   ...INTEGRATION_JOBS,
   // A store's new time zone: its days recomputed and its rollups rebuilt (stores/store-timezone.service.ts).
   STORE_TIMEZONE_JOB,
+  // First-party tracking: sessions every minute, partitions ahead and retention daily (modules/tracking).
+  ...TRACKING_JOBS,
 ];
 
 export const CHECKS: readonly RecurringCheck[] = [...INTEGRATION_CHECKS];

@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { redactSecrets } from '../modules/email/email.service.ts';
 import { isAllowedHost } from '../public-origin.ts';
+import { isCollectorPath } from '../modules/tracking/collector.routes.ts';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 export const CROSS_ORIGIN_REFUSED_MESSAGE = 'Cross-origin requests are not allowed';
@@ -72,7 +73,8 @@ export const securityPlugin = fp(async (app: FastifyInstance, options: { allowed
     }
     // Behind a TLS-terminating proxy (TRUST_PROXY), request.protocol is what X-Forwarded-Proto says.
     if (request.protocol === 'https') reply.header('Strict-Transport-Security', HSTS_VALUE);
-    if (SAFE_METHODS.has(request.method) || !isCrossOrigin(request)) return;
+    // The tracking collector takes events from the shops' own sites: it checks their domains itself.
+    if (SAFE_METHODS.has(request.method) || isCollectorPath(request.url) || !isCrossOrigin(request)) return;
     return reply.code(403).send({ message: CROSS_ORIGIN_REFUSED_MESSAGE });
   });
 

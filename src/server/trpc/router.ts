@@ -19,6 +19,7 @@ import { storesRouter } from '../modules/stores/stores.router.ts';
 import { subscriptionsRouter } from '../modules/subscriptions/subscriptions.router.ts';
 import { shellRouter } from '../modules/shell/shell.router.ts';
 import { supportRouter } from '../modules/support/support.router.ts';
+import { trackingRouter } from '../modules/tracking/tracking.router.ts';
 import { createCallerFactory, router } from './init.ts';
 
 const featureRouters = {
@@ -42,6 +43,7 @@ const featureRouters = {
   marketing: marketingRouter,
   analytics: analyticsRouter,
   integrations: integrationsRouter,
+  tracking: trackingRouter,
 };
 
 /** The feature routers alone: what `shell.bootstrap` calls on the client's behalf. */
