@@ -190,6 +190,13 @@ test('reports screenshots at 1280 and 390 px, light and dark', async ({ page }) 
       await expect(drawnChart(page, 'report-chart')).toBeVisible();
       await screenSettled(page);
       await page.screenshot({ path: path.join(directory!, `reports-${size}-${theme}.png`), fullPage: true });
+      // The saved report's settings with a schedule being filled in.
+      await page.getByTestId('saved-report').filter({ hasText: 'Channel mix' }).getByTestId('saved-report-edit').click();
+      const form = page.getByTestId('report-settings-form');
+      await form.getByTestId('report-schedule').selectOption('daily');
+      await form.getByTestId('report-recipients').fill('owner@example.com, analyst@example.com');
+      await form.scrollIntoViewIfNeeded();
+      await form.screenshot({ path: path.join(directory!, `reports-schedule-${size}-${theme}.png`) });
     }
   }
 });
