@@ -116,6 +116,27 @@ describe('sessions (30 minutes of inactivity) and touchpoints', () => {
     expect(sessions).toHaveLength(1);
     expect(new Date(sessions[0]!.started_at).getTime()).toBe(T0);
     expect(sessions[0]!.events).toBe(2);
+    // The earlier event is the session's source: its one touchpoint moves to it.
+    expect(sessions[0]!.channel).toBe('tiktokads');
+    expect((await touchpointsOf('visitor_d')).map((t) => [t.channel, t.utm_source, t.session_id])).toEqual([['tiktokads', 'tiktok', sessions[0]!.id]]);
+  });
+
+  it('a purchase that arrives before the visit it ends (a backend event, then the browser’s beacon) still credits that visit', async () => {
+    await writer.write([event('visitor_f', 20, { name: 'purchase', url: 'https://shop.example/thanks', referrer: 'https://www.paypal.com/checkoutnow', orderId: 'f-1', valueMinor: 4200, currency: 'GBP' })], []);
+    await build();
+    expect(await touchpointsOf('visitor_f')).toEqual([]);
+    await writer.write([
+      event('visitor_f', 0, { url: 'https://shop.example/?gclid=abc123', referrer: 'https://www.google.com/' }),
+      event('visitor_f', 8, { url: 'https://shop.example/p/2' }),
+    ], []);
+    await build();
+    const sessions = await sessionsOf('visitor_f');
+    expect(sessions.map((s) => [s.channel, s.payment_return, s.events])).toEqual([['googleads', false, 3]]);
+    expect((await touchpointsOf('visitor_f')).map((t) => [t.channel, t.click_id_kind, t.click_id, t.session_id])).toEqual([['googleads', 'gclid', 'abc123', sessions[0]!.id]]);
+    // A late return from a payment page before it does not take the source away.
+    await writer.write([event('visitor_f', -5, { url: 'https://shop.example/thanks', referrer: 'https://www.paypal.com/checkoutnow' })], []);
+    await build();
+    expect((await sessionsOf('visitor_f')).map((s) => [s.channel, s.payment_return, s.events])).toEqual([['googleads', false, 4]]);
   });
 
   it('counts cookieless visitors by their daily hash, and leaves events not yet settled for the next run', async () => {

@@ -198,8 +198,19 @@ async function buildChunk(tx: EntityManager, storeId: number, settleMs: number, 
   }
 
   const created: SessionState[] = [];
-  const touchpoints: Omit<TouchpointRow, 'id' | 'sessionId'>[] = [];
-  const touchpointSession: SessionState[] = [];
+  // Sessions whose source (first event) is new or moved earlier in this chunk: their touchpoint is
+  // written from that event. An event can arrive after later ones (a backend's purchase before the
+  // browser's beacon, a late batch): the session's source is always its earliest event.
+  const sourceEvents = new Map<SessionState, EventForSession>();
+  const takeSource = (session: SessionState, event: EventForSession, campaign: string | null) => {
+    const paymentReturn = isPaymentReferrer(event.referrer, paymentReferrers);
+    session.landingUrl = event.url;
+    session.referrer = event.referrer;
+    session.channel = paymentReturn ? null : touchpointChannel(event);
+    session.campaignKey = campaign;
+    session.paymentReturn = paymentReturn;
+    if (!paymentReturn) sourceEvents.set(session, event);
+  };
   for (const [visitorKey, list] of byVisitor) {
     list.sort((a, b) => new Date(a.occurred_at).getTime() - new Date(b.occurred_at).getTime() || Number(a.seq) - Number(b.seq));
     const sessions = sessionsOf.get(visitorKey) ?? [];
@@ -216,19 +227,16 @@ async function buildChunk(tx: EntityManager, storeId: number, settleMs: number, 
       // A new campaign after the session's last event starts a new session (a new ad click).
       if (session && campaign && campaign !== session.campaignKey && time >= session.lastEventAt.getTime()) session = undefined;
       if (!session) {
-        const paymentReturn = isPaymentReferrer(event.referrer, paymentReferrers);
         session = {
           id: '', visitorKey, anonymousId: event.anonymous_id, emailHash: event.email_hash, startedAt: at, lastEventAt: at,
-          landingUrl: event.url, referrer: event.referrer, channel: paymentReturn ? null : touchpointChannel(event), campaignKey: campaign,
-          paymentReturn, touchpointId: null, events: 0, pageViews: 0, isNew: true, changed: true,
+          landingUrl: null, referrer: null, channel: null, campaignKey: null, paymentReturn: false, touchpointId: null, events: 0, pageViews: 0, isNew: true, changed: true,
         };
+        takeSource(session, event, campaign);
         sessions.push(session);
         created.push(session);
-        if (!paymentReturn) {
-          const click = clickIdOf(event);
-          touchpoints.push({ visitorKey, anonymousId: event.anonymous_id, occurredAt: at, channel: session.channel!, event, clickIdKind: click?.kind ?? null, clickId: click?.value ?? null, referrerHost: hostOf(event.referrer) });
-          touchpointSession.push(session);
-        }
+      } else if (time < session.startedAt.getTime() && (session.paymentReturn || !isPaymentReferrer(event.referrer, paymentReferrers))) {
+        // An earlier event is the session's source, unless it is a payment page's return and the session has a real one.
+        takeSource(session, event, campaign);
       }
       session.changed = true;
       session.events += 1;
@@ -243,8 +251,18 @@ async function buildChunk(tx: EntityManager, storeId: number, settleMs: number, 
 
   const sessionIds = await nextIds(sql, 'tracking_sessions_seq', created.length);
   created.forEach((session, index) => (session.id = sessionIds[index]!));
-  const touchpointIds = await nextIds(sql, 'tracking_touchpoints_seq', touchpoints.length);
-  touchpointSession.forEach((session, index) => (session.touchpointId = touchpointIds[index]!));
+  const sourced = [...sourceEvents.keys()];
+  const withoutTouchpoint = sourced.filter((session) => session.touchpointId === null);
+  const touchpointIds = await nextIds(sql, 'tracking_touchpoints_seq', withoutTouchpoint.length);
+  withoutTouchpoint.forEach((session, index) => (session.touchpointId = touchpointIds[index]!));
+  const touchpoints: TouchpointRow[] = sourced.map((session) => {
+    const event = sourceEvents.get(session)!;
+    const click = clickIdOf(event);
+    return {
+      id: session.touchpointId!, sessionId: session.id, visitorKey: session.visitorKey, anonymousId: event.anonymous_id, occurredAt: new Date(event.occurred_at),
+      channel: session.channel!, event, clickIdKind: click?.kind ?? null, clickId: click?.value ?? null, referrerHost: hostOf(event.referrer),
+    };
+  });
 
   const changed = [...sessionsOf.values()].flat().filter((session) => session.changed);
   if (changed.length > 0) {
@@ -253,7 +271,8 @@ async function buildChunk(tx: EntityManager, storeId: number, settleMs: number, 
        select $1, * from unnest($2::bigint[], $3::text[], $4::text[], $5::text[], $6::timestamptz[], $7::timestamptz[], $8::text[], $9::text[], $10::text[], $11::text[], $12::bool[], $13::bigint[], $14::int[], $15::int[])
        on conflict (store_id, id) do update set
          anonymous_id = excluded.anonymous_id, email_hash = excluded.email_hash, started_at = excluded.started_at, last_event_at = excluded.last_event_at,
-         events = excluded.events, page_views = excluded.page_views`,
+         landing_url = excluded.landing_url, referrer = excluded.referrer, channel = excluded.channel, campaign_key = excluded.campaign_key,
+         payment_return = excluded.payment_return, touchpoint_id = excluded.touchpoint_id, events = excluded.events, page_views = excluded.page_views`,
       [
         storeId,
         changed.map((s) => s.id), changed.map((s) => s.visitorKey), changed.map((s) => s.anonymousId), changed.map((s) => s.emailHash),
@@ -266,10 +285,14 @@ async function buildChunk(tx: EntityManager, storeId: number, settleMs: number, 
   if (touchpoints.length > 0) {
     await sql.run(
       `insert into tracking_touchpoints (store_id, id, session_id, visitor_key, anonymous_id, occurred_at, channel, utm_source, utm_medium, utm_campaign, utm_content, utm_term, click_id_kind, click_id, referrer_host, landing_url)
-       select $1, * from unnest($2::bigint[], $3::bigint[], $4::text[], $5::text[], $6::timestamptz[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::text[], $14::text[], $15::text[], $16::text[])`,
+       select $1, * from unnest($2::bigint[], $3::bigint[], $4::text[], $5::text[], $6::timestamptz[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::text[], $14::text[], $15::text[], $16::text[])
+       on conflict (store_id, id) do update set
+         anonymous_id = excluded.anonymous_id, occurred_at = excluded.occurred_at, channel = excluded.channel, utm_source = excluded.utm_source,
+         utm_medium = excluded.utm_medium, utm_campaign = excluded.utm_campaign, utm_content = excluded.utm_content, utm_term = excluded.utm_term,
+         click_id_kind = excluded.click_id_kind, click_id = excluded.click_id, referrer_host = excluded.referrer_host, landing_url = excluded.landing_url`,
       [
         storeId,
-        touchpointIds, touchpointSession.map((s) => s.id), touchpoints.map((t) => t.visitorKey), touchpoints.map((t) => t.anonymousId), touchpoints.map((t) => t.occurredAt.toISOString()),
+        touchpoints.map((t) => t.id), touchpoints.map((t) => t.sessionId), touchpoints.map((t) => t.visitorKey), touchpoints.map((t) => t.anonymousId), touchpoints.map((t) => t.occurredAt.toISOString()),
         touchpoints.map((t) => t.channel), touchpoints.map((t) => t.event.utm_source), touchpoints.map((t) => t.event.utm_medium), touchpoints.map((t) => t.event.utm_campaign),
         touchpoints.map((t) => t.event.utm_content), touchpoints.map((t) => t.event.utm_term), touchpoints.map((t) => t.clickIdKind), touchpoints.map((t) => t.clickId),
         touchpoints.map((t) => t.referrerHost), touchpoints.map((t) => t.event.url),
@@ -281,7 +304,7 @@ async function buildChunk(tx: EntityManager, storeId: number, settleMs: number, 
      on conflict (store_id) do update set last_seq = excluded.last_seq, updated_at = now()`,
     [storeId, events[events.length - 1]!.seq],
   );
-  return { events: events.length, sessionsCreated: created.length, touchpoints: touchpoints.length };
+  return { events: events.length, sessionsCreated: created.length, touchpoints: touchpointIds.length };
 }
 
 /** Every store with tracking: the sessions job's run (each store on its own, so one failing store stops no other). */
