@@ -139,6 +139,15 @@ describe('sessions (30 minutes of inactivity) and touchpoints', () => {
     expect((await sessionsOf('visitor_f')).map((s) => [s.channel, s.payment_return, s.events])).toEqual([['googleads', false, 4]]);
   });
 
+  it('reads events in stored order across many runs of the job (12,000 events, more than one chunk), skipping none', async () => {
+    const visitors = Array.from({ length: 12_000 }, (_, index) => `bulk_${index}`);
+    await writer.write(visitors.map((visitor, index) => event(visitor, index / 1_000)), []);
+    const built = await build();
+    expect(built.events).toBeGreaterThanOrEqual(12_000);
+    const [row] = await sql().rows<{ n: number }>(`select count(distinct visitor_key)::int as n from tracking_sessions where store_id = $1 and visitor_key like 'bulk\\_%'`, [storeId]);
+    expect(row!.n).toBe(12_000);
+  });
+
   it('counts cookieless visitors by their daily hash, and leaves events not yet settled for the next run', async () => {
     await writer.write([event('unused', 0, { anonymousId: null, consent: false, visitorHash: 'hash_visitor_e' }), event('unused', 3, { anonymousId: null, consent: false, visitorHash: 'hash_visitor_e' })], []);
     expect((await buildSessions(database.orm.em.fork(), storeId, { settleMs: 60 * MINUTE })).events).toBe(0);

@@ -163,7 +163,7 @@ async function buildChunk(tx: EntityManager, storeId: number, settleMs: number, 
             utm_source, utm_medium, utm_campaign, utm_content, utm_term, gclid, gbraid, wbraid, fbclid, msclkid, ttclid
        from tracking_events
       where store_id = $1 and seq > $2::bigint and received_at < now() - $3::float8 * interval '1 millisecond'
-      order by seq limit $4`,
+      order by tracking_events.seq limit $4`, // the column: the output `seq` is text and would sort '10' before '9'
     [storeId, cursor?.last_seq ?? '0', settleMs, size],
   );
   if (events.length === 0) return null;
