@@ -92,5 +92,15 @@ export async function runDemoCommand(args: ReturnType<typeof parseDemoArgs>, em:
     log(`  ${seconds.toFixed(1)} s  ${progress.phase.padEnd(14)} orders ${progress.orders.toLocaleString('en')} (${rate.toLocaleString('en')}/s)  refunds ${progress.refunds.toLocaleString('en')}  ad rows ${progress.adMetricRows.toLocaleString('en')}`);
   };
   const result = await loadDemoData(em, store, options, print);
+  const j = result.journeys;
+  const percent = (part: number, whole: number) => (whole > 0 ? `${((100 * part) / whole).toFixed(2)} %` : 'n/a');
+  log(
+    `Journeys: ${j.visits.toLocaleString('en')} visits (${j.nonBuyerVisitors.toLocaleString('en')} visitors who never buy), ${j.eventsStored.toLocaleString('en')} events stored, ${j.eventsDropped.toLocaleString('en')} dropped; ` +
+      `${j.sessions.toLocaleString('en')} sessions, ${j.touchpoints.toLocaleString('en')} touchpoints`,
+  );
+  log(
+    `Purchases matched to orders: ${j.ordersMatched.toLocaleString('en')} of ${j.orders.toLocaleString('en')} orders (${percent(j.ordersMatched, j.orders)}; ${j.phoneOrders.toLocaleString('en')} phone orders without visits); ` +
+      `double-counted: ${j.doubleCounted.toLocaleString('en')} (${percent(j.doubleCounted, j.orders)}; ${j.duplicatePurchasesSent.toLocaleString('en')} purchases sent twice, stored once)`,
+  );
   return `Loaded ${result.orders.toLocaleString('en')} orders, ${result.refunds.toLocaleString('en')} refunds, ${result.products} products, ${result.adMetricRows.toLocaleString('en')} ad metric rows and ${result.emailMetricRows.toLocaleString('en')} e-mail metric rows into store ${store.id} in ${(result.milliseconds / 1000).toFixed(1)} s (${Math.round(result.orders / (result.milliseconds / 1000)).toLocaleString('en')} orders/s)`;
 }

@@ -7,16 +7,16 @@ import { createHash } from 'node:crypto';
 import type { AppConfig } from '../../config.ts';
 import {
   campaignOf,
+  countDrop as drop,
   commerceOf,
   DroppedEvent,
-  emailHashOf,
   MAX_FUTURE_MS,
   MAX_PIXEL_EVENT_AGE_MS,
   pixelBatchSchema,
   pixelEventSchema,
   reasonOf,
   serverBatchSchema,
-  serverEventSchema,
+  serverEventRows,
   sha256Hex,
   type EventRow,
 } from './event-schema.ts';
@@ -94,9 +94,6 @@ export function firstPartyCookieDomain(pageHost: string, requestHost: string): s
   return common >= 2 ? page.slice(-common).join('.') : null;
 }
 
-function drop(drops: Map<string, number>, reason: string, count = 1): void {
-  drops.set(reason, (drops.get(reason) ?? 0) + count);
-}
 
 function dropList(storeId: number, drops: Map<string, number>): DropCount[] {
   return [...drops].map(([reason, count]) => ({ storeId, reason, count }));
@@ -257,51 +254,7 @@ export const trackingCollectorPlugin = fp(async (app: FastifyInstance, options: 
     const storeDecision = perStore.take(String(settings.storeId), batch.events.length);
     if (!storeDecision.allowed) return limited(reply, storeDecision.retryAfterSeconds);
 
-    const now = Date.now();
-    const oldest = now - settings.retentionMonths * 31 * 86_400_000;
-    const drops = new Map<string, number>();
-    const dropped: { index: number; reason: string }[] = [];
-    const rows: EventRow[] = [];
-    batch.events.forEach((raw, index) => {
-      const reject = (reason: string) => {
-        drop(drops, reason);
-        dropped.push({ index, reason });
-      };
-      const parsed = serverEventSchema.safeParse(raw);
-      if (!parsed.success) return reject(reasonOf(parsed.error));
-      const event = parsed.data;
-      const time = event.time === undefined ? now : typeof event.time === 'number' ? event.time : Date.parse(event.time);
-      if (time < oldest || time > now + MAX_FUTURE_MS) return reject('invalid time: out of range');
-      try {
-        const commerce = commerceOf(event.name, event.props);
-        const consent = event.consent !== false;
-        const emailHash = event.email ? emailHashOf(event.email) : (event.email_hash ?? event.props?.email_hash ?? null);
-        rows.push({
-          storeId: settings.storeId,
-          occurredAt: new Date(time),
-          eventId: event.name === 'purchase' ? commerce.orderId! : (event.id ?? `srv-${sha256Hex(JSON.stringify(raw)).slice(0, 40)}`),
-          name: event.name,
-          source: 'server',
-          consent,
-          anonymousId: consent ? (event.anonymous_id ?? null) : null,
-          visitorHash: null,
-          url: event.url ?? null,
-          referrer: event.referrer || null,
-          title: event.title ?? null,
-          ...campaignOf(event.url ?? null),
-          screen: null,
-          language: event.language ?? null,
-          country: event.country?.toUpperCase() ?? null,
-          emailHash: consent ? emailHash : null,
-          customerId: consent ? (event.customer_id ?? event.props?.customer_id ?? null) : null,
-          checkoutToken: consent ? (event.checkout_token ?? event.props?.checkout_token ?? null) : null,
-          ...commerce,
-        });
-      } catch (error) {
-        if (!(error instanceof DroppedEvent)) throw error;
-        reject(error.reason);
-      }
-    });
+    const { rows, drops, dropped } = serverEventRows(settings.storeId, settings.retentionMonths, batch.events, Date.now());
     const result = await writer.write(rows, dropList(settings.storeId, drops));
     return reply.code(200).send({ stored: result.stored, duplicates: result.duplicates, dropped });
   });

@@ -189,3 +189,66 @@ export function commerceOf(name: string, props: Props | undefined) {
     props: restJson,
   };
 }
+
+/** Counts a dropped event under its reason. */
+export function countDrop(drops: Map<string, number>, reason: string, count = 1): void {
+  drops.set(reason, (drops.get(reason) ?? 0) + count);
+}
+
+/** 4999 EUR minor units -> 49.99; 1200 JPY -> 1200 (what a backend sends as a purchase's `value`). */
+export function fromMinorUnits(minor: number, currency: string): number {
+  return minor / 10 ** minorDigits(currency);
+}
+
+/**
+ * The server API's validation (POST /api/tracking/events), event by event: the rows to store, the
+ * drop counters by reason and which events were dropped. The demo store's journeys go through it too
+ * (demo/journeys.ts), so they are stored exactly as a backend's events would be.
+ */
+export function serverEventRows(storeId: number, retentionMonths: number, events: readonly unknown[], now: number) {
+  const oldest = now - retentionMonths * 31 * 86_400_000;
+  const drops = new Map<string, number>();
+  const dropped: { index: number; reason: string }[] = [];
+  const rows: EventRow[] = [];
+  events.forEach((raw, index) => {
+    const reject = (reason: string) => {
+      countDrop(drops, reason);
+      dropped.push({ index, reason });
+    };
+    const parsed = serverEventSchema.safeParse(raw);
+    if (!parsed.success) return reject(reasonOf(parsed.error));
+    const event = parsed.data;
+    const time = event.time === undefined ? now : typeof event.time === 'number' ? event.time : Date.parse(event.time);
+    if (time < oldest || time > now + MAX_FUTURE_MS) return reject('invalid time: out of range');
+    try {
+      const commerce = commerceOf(event.name, event.props);
+      const consent = event.consent !== false;
+      const emailHash = event.email ? emailHashOf(event.email) : (event.email_hash ?? event.props?.email_hash ?? null);
+      rows.push({
+        storeId,
+        occurredAt: new Date(time),
+        eventId: event.name === 'purchase' ? commerce.orderId! : (event.id ?? `srv-${sha256Hex(JSON.stringify(raw)).slice(0, 40)}`),
+        name: event.name,
+        source: 'server',
+        consent,
+        anonymousId: consent ? (event.anonymous_id ?? null) : null,
+        visitorHash: null,
+        url: event.url ?? null,
+        referrer: event.referrer || null,
+        title: event.title ?? null,
+        ...campaignOf(event.url ?? null),
+        screen: null,
+        language: event.language ?? null,
+        country: event.country?.toUpperCase() ?? null,
+        emailHash: consent ? emailHash : null,
+        customerId: consent ? (event.customer_id ?? event.props?.customer_id ?? null) : null,
+        checkoutToken: consent ? (event.checkout_token ?? event.props?.checkout_token ?? null) : null,
+        ...commerce,
+      });
+    } catch (error) {
+      if (!(error instanceof DroppedEvent)) throw error;
+      reject(error.reason);
+    }
+  });
+  return { rows, drops, dropped };
+}

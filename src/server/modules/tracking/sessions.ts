@@ -136,19 +136,21 @@ async function nextIds(sql: SqlRunner, sequence: string, count: number): Promise
 }
 
 /** Builds the store's sessions from its events stored since the last run; returns what it did. */
-export async function buildSessions(em: EntityManager, storeId: number, options: { settleMs?: number } = {}): Promise<SessionBuildResult> {
+/** `chunk`: events per transaction (a bulk load, such as the demo's, reads larger ones). */
+export async function buildSessions(em: EntityManager, storeId: number, options: { settleMs?: number; chunk?: number } = {}): Promise<SessionBuildResult> {
   const total: SessionBuildResult = { events: 0, sessionsCreated: 0, touchpoints: 0 };
+  const size = options.chunk ?? CHUNK;
   for (;;) {
-    const chunk = await em.transactional((tx) => buildChunk(tx, storeId, options.settleMs ?? SETTLE_MS));
+    const chunk = await em.transactional((tx) => buildChunk(tx, storeId, options.settleMs ?? SETTLE_MS, size));
     if (chunk === null) return total;
     total.events += chunk.events;
     total.sessionsCreated += chunk.sessionsCreated;
     total.touchpoints += chunk.touchpoints;
-    if (chunk.events < CHUNK) return total;
+    if (chunk.events < size) return total;
   }
 }
 
-async function buildChunk(tx: EntityManager, storeId: number, settleMs: number): Promise<SessionBuildResult | null> {
+async function buildChunk(tx: EntityManager, storeId: number, settleMs: number, size: number): Promise<SessionBuildResult | null> {
   const sql = sqlRunner(tx);
   // One builder per store at a time, in any process; another run finds it busy and leaves.
   const [lock] = await sql.rows<{ locked: boolean }>(`select pg_try_advisory_xact_lock(hashtext('storepulse.tracking-sessions'), $1) as locked`, [storeId]);
@@ -161,8 +163,8 @@ async function buildChunk(tx: EntityManager, storeId: number, settleMs: number):
             utm_source, utm_medium, utm_campaign, utm_content, utm_term, gclid, gbraid, wbraid, fbclid, msclkid, ttclid
        from tracking_events
       where store_id = $1 and seq > $2::bigint and received_at < now() - $3::float8 * interval '1 millisecond'
-      order by tracking_events.seq limit ${CHUNK}`, // the column: the output `seq` is text and would sort '10' before '9'
-    [storeId, cursor?.last_seq ?? '0', settleMs],
+      order by tracking_events.seq limit $4`, // the column: the output `seq` is text and would sort '10' before '9'
+    [storeId, cursor?.last_seq ?? '0', settleMs, size],
   );
   if (events.length === 0) return null;
 
