@@ -138,3 +138,25 @@ export const attributionRestOutput = z.object({
   total: z.object({ orders: z.number(), revenue: z.number() }),
   channels: z.array(z.object({ channel: z.string(), orders: z.number(), revenue: z.number(), spend: z.number(), roas: z.number().nullable(), platformReportedRevenue: z.number() })),
 });
+
+/** A channel's name in paths ("Meta Ads → Google Ads → Direct"). */
+export const CHANNEL_NAMES: Readonly<Record<string, string>> = {
+  googleads: 'Google Ads',
+  metaads: 'Meta Ads',
+  bingads: 'Microsoft Ads',
+  tiktokads: 'TikTok Ads',
+  klaviyo: 'Klaviyo',
+  omnisend: 'Omnisend',
+  mailchimp: 'Mailchimp',
+  email: 'E-mail',
+  organic_search: 'Organic search',
+  organic_social: 'Organic social',
+  referral: 'Referral',
+  direct: 'Direct',
+};
+
+export function channelName(channel: string): string {
+  return CHANNEL_NAMES[channel] ?? channel;
+}
+
+export const attributionSettingsInput = z.object({ attributionWindowDays: attributionWindow });
