@@ -97,10 +97,12 @@ export const modelsSideBySideOutput = z.object({
 
 export const topPathsOutput = z.object({
   currency: z.string(),
-  paths: z.array(z.object({ path: z.array(z.string()), label: z.string(), orders: z.number(), revenueMinor: z.number() })),
+  window: z.number(),
+  paths: z.array(z.object({ path: z.array(z.string()), ownSource: z.boolean(), label: z.string(), orders: z.number(), revenueMinor: z.number() })),
 });
 
 export const distributionsOutput = z.object({
+  window: z.number(),
   /** Orders by days from first touchpoint to the order: buckets '0', '1', '2-3', '4-7', '8-14', '15-30', '31-60', '61-90'. */
   timeToConversion: z.array(z.object({ bucket: z.string(), orders: z.number() })),
   /** Orders by their number of touchpoints: '0' (own source), '1' ... '5', '6+'. */
