@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { INTEGRATION_CHECKS, INTEGRATION_JOBS } from '../modules/integrations/integration-jobs.ts';
 import { deliverDueReports } from '../modules/reports/report-delivery.ts';
 import { STORE_TIMEZONE_JOB } from '../modules/stores/store-timezone.service.ts';
+import { ATTRIBUTION_JOB } from '../modules/attribution/attribution-jobs.ts';
 import { TRACKING_JOBS } from '../modules/tracking/tracking-jobs.ts';
 
 // Every background job of the app: its pg-boss queue, an optional schedule (cron, UTC) that puts a
@@ -70,6 +71,8 @@ export const JOBS: readonly JobDefinition[] = [
   STORE_TIMEZONE_JOB,
   // First-party tracking: sessions every minute, partitions ahead and retention daily (modules/tracking).
   ...TRACKING_JOBS,
+  // Attribution credits: every minute, and at once for a new window (modules/attribution).
+  ATTRIBUTION_JOB,
 ];
 
 export const CHECKS: readonly RecurringCheck[] = [...INTEGRATION_CHECKS];

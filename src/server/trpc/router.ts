@@ -1,4 +1,5 @@
 import { adminRouter } from '../modules/admin/admin.router.ts';
+import { attributionRouter } from '../modules/attribution/attribution.router.ts';
 import { analyticsRouter } from '../modules/analytics/analytics.router.ts';
 import { authRouter } from '../modules/auth/auth.router.ts';
 import { commerceRouter } from '../modules/commerce/commerce.router.ts';
@@ -44,6 +45,7 @@ const featureRouters = {
   analytics: analyticsRouter,
   integrations: integrationsRouter,
   tracking: trackingRouter,
+  attribution: attributionRouter,
 };
 
 /** The feature routers alone: what `shell.bootstrap` calls on the client's behalf. */

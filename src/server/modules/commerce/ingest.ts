@@ -3,6 +3,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash } from 'node:crypto';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { isCountingOrder, ORDER_STATUSES, type OrderStatus } from '../../../shared/commerce.ts';
+import { markOrdersForAttribution, requestRecompute } from '../attribution/credits.ts';
 import { AppError } from '../../errors.ts';
 import { channelOfCompleted, withLandingSiteParameters, type AttributionFields } from './channel.ts';
 import { dayInZone } from '../../../shared/date-ranges.ts';
@@ -101,6 +102,8 @@ export async function bulkLoad<T>(em: EntityManager, store: StoreRef, load: (tx:
     clock.lap('aggregates');
     await recomputeRollups(q, storeId);
     clock.lap('rollups');
+    // Every order's attribution credits computed again, in the background.
+    await requestRecompute(q, storeId);
     clock.done();
     return result;
   });
@@ -936,6 +939,8 @@ async function ingestOrderBatch(em: EntityManager, storeId: number, orders: Norm
     clock.lap('after');
     await applyRollupDelta(q, storeId, delta);
     clock.lap('apply');
+    // Their attribution credits are computed again by the attribution job.
+    await markOrdersForAttribution(q, storeId, [...affectedOrders]);
     clock.done();
     return result;
   });
@@ -1089,6 +1094,7 @@ async function ingestRefundBatch(em: EntityManager, storeId: number, refunds: No
       await refreshCustomerAggregates(q, storeId, store.currency, customers);
       delta.add(await orderContributions(q, storeId, [...affectedOrders], { lines: false }), 1);
       await applyRollupDelta(q, storeId, delta);
+      await markOrdersForAttribution(q, storeId, [...changedOrders]);
     }
     clock.lap('all');
     clock.done();

@@ -12,6 +12,7 @@ import { AppError } from '../../errors.ts';
 import type { JobDefinition } from '../../jobs/queues.ts';
 import { settleCustomerAggregates } from '../commerce/ingest.ts';
 import { sqlRunner, type SqlRunner } from '../commerce/raw-sql.ts';
+import { requestRecompute } from '../attribution/credits.ts';
 import { analyzeCommerceTables, lockStoreForIngest, recomputeRollups } from '../commerce/rollups.ts';
 import { sendIntegrationJob } from '../integrations/integrations-runtime.ts';
 
@@ -294,6 +295,8 @@ export async function runTimezoneChange(
       await analyzeCommerceTables(q);
       await settleCustomerAggregates(q, storeId, store.currency);
       await recomputeRollups(q, storeId);
+      // The attribution credits' days move too: every order credited again in the background.
+      await requestRecompute(q, storeId);
       await q.run(`update stores set timezone = $2, updated_at = now() where id = $1`, [storeId, target]);
       // Last, so that no progress write of the pool waits for this row's lock.
       await q.run(
