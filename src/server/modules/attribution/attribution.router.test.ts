@@ -1,12 +1,10 @@
-import pg from 'pg';
-import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { signedInStoreOwner, testOrder, type StoreOwner } from '../../../../test/commerce-fixtures.ts';
 import { trpcMutation, trpcQuery, useTestApp } from '../../../../test/harness.ts';
+import { trackingEvent, useEventWriter } from '../../../../test/tracking-fixtures.ts';
 import { ingestAdMetrics, ingestEmailMetrics, ingestOrders } from '../commerce/ingest.ts';
 import { sqlRunner } from '../commerce/raw-sql.ts';
-import { campaignOf, type EventRow } from '../tracking/event-schema.ts';
-import { EventWriter } from '../tracking/event-writer.ts';
+import type { EventRow } from '../tracking/event-schema.ts';
 import { buildSessions } from '../tracking/sessions.ts';
 import { runAttribution } from './credits.ts';
 
@@ -16,29 +14,21 @@ import { runAttribution } from './credits.ts';
 // reports £300.00, Google spent £10.00 and reports £150.00, Klaviyo reports £80.00 for itself.
 
 const testApp = useTestApp();
+const events = useEventWriter(() => testApp.databaseUrl);
 let owner: StoreOwner;
 let stranger: StoreOwner;
-let pool: pg.Pool;
-let writer: EventWriter;
 const DAY = 86_400_000;
 const T = Date.UTC(2026, 9, 10, 12);
 const D = '2026-10-10';
 let orderWithVisits: number;
 
-function event(storeId: number, visitor: string, at: number, url: string, overrides: Partial<Omit<EventRow, 'url'>> = {}): EventRow {
-  return {
-    storeId, occurredAt: new Date(at), eventId: `r_${randomBytes(6).toString('hex')}`, name: 'page_view', source: 'pixel', consent: true,
-    anonymousId: visitor, visitorHash: null, url, referrer: null, title: null, ...campaignOf(url), screen: null, language: null, country: null,
-    emailHash: null, customerId: null, checkoutToken: null, orderId: null, valueMinor: null, currency: null, props: null, ...overrides,
-  };
-}
+const event = (storeId: number, visitor: string, at: number, url: string, overrides: Partial<Omit<EventRow, 'url'>> = {}): EventRow =>
+  trackingEvent(storeId, visitor, new Date(at), { url, ...overrides });
 
 beforeAll(async () => {
   owner = await signedInStoreOwner(testApp, 'attribution');
   stranger = await signedInStoreOwner(testApp, 'stranger');
   const storeId = owner.store.id;
-  pool = new pg.Pool({ connectionString: testApp.databaseUrl, max: 2 });
-  writer = new EventWriter(pool);
   const em = () => testApp.orm.em.fork();
   await ingestOrders(em(), storeId, [
     testOrder({ externalId: 'R-1', placedAt: new Date(T), grossMinor: 20_000 }),
@@ -49,7 +39,7 @@ beforeAll(async () => {
     { platform: 'googleads', accountId: 'g', campaignId: '222', day: D, campaignName: 'Brand', currency: 'GBP', spendMinor: 1_000, conversions: 1, conversionValueMinor: 15_000 },
   ]);
   await ingestEmailMetrics(em(), storeId, [{ platform: 'klaviyo', campaignId: 'welcome', day: D, campaignName: 'Welcome', currency: 'GBP', attributedOrders: 1, attributedRevenueMinor: 8_000 }]);
-  await writer.write([
+  await events.writer.write([
     event(storeId, 'rv1', T - 2 * DAY, 'https://shop.example/?fbclid=F&utm_campaign=spring'),
     event(storeId, 'rv1', T - DAY, 'https://shop.example/?gclid=G&utm_campaign=brand'),
     event(storeId, 'rv1', T + 60_000, 'https://shop.example/thanks', { name: 'purchase', orderId: 'R-1', eventId: 'R-1', valueMinor: 20_000, currency: 'GBP' }),
@@ -59,10 +49,6 @@ beforeAll(async () => {
   await runAttribution(em(), storeId);
   const [row] = await sqlRunner(em()).rows<{ id: string }>(`select id::text from orders where store_id = $1 and external_id = 'R-1'`, [storeId]);
   orderWithVisits = Number(row!.id);
-});
-afterAll(async () => {
-  await writer.close();
-  await pool.end();
 });
 
 describe('GET /api/attribution', () => {

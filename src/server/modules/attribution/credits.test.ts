@@ -1,13 +1,11 @@
-import pg from 'pg';
-import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createCommerceStore, testOrder } from '../../../../test/commerce-fixtures.ts';
 import { useTestDatabase } from '../../../../test/harness.ts';
+import { trackingEvent, useEventWriter } from '../../../../test/tracking-fixtures.ts';
 import { ATTRIBUTION_MODELS } from '../../../shared/attribution.ts';
 import { hashEmail, ingestOrders, ingestRefunds } from '../commerce/ingest.ts';
 import { sqlRunner } from '../commerce/raw-sql.ts';
-import { campaignOf, type EventRow } from '../tracking/event-schema.ts';
-import { EventWriter } from '../tracking/event-writer.ts';
+import type { EventRow } from '../tracking/event-schema.ts';
 import { buildSessions } from '../tracking/sessions.ts';
 import { trackingSettingsOf } from '../tracking/tracking-settings.service.ts';
 import { readState, requestRecompute, runAttribution } from './credits.ts';
@@ -17,8 +15,7 @@ import { attributionStatus, setAttributionWindow } from './attribution.service.t
 // built by the collector's session job) on a real PostgreSQL; checked against the commerce rollups.
 
 const database = useTestDatabase();
-let pool: pg.Pool;
-let writer: EventWriter;
+const events = useEventWriter(() => database.url);
 let storeId: number;
 const DAY = 86_400_000;
 const HOUR = 3_600_000;
@@ -27,27 +24,12 @@ const T = Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), new Da
 const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
 beforeAll(async () => {
-  pool = new pg.Pool({ connectionString: database.url, max: 2 });
-  writer = new EventWriter(pool);
   storeId = (await createCommerceStore(database.orm)).id;
   await trackingSettingsOf(database.orm.em.fork(), storeId);
 });
-afterAll(async () => {
-  await writer.close();
-  await pool.end();
-});
 
 const sql = () => sqlRunner(database.orm.em.fork());
-let counter = 0;
-function event(visitor: string, at: number, overrides: Partial<EventRow> & { url?: string } = {}): EventRow {
-  counter += 1;
-  const url = overrides.url ?? 'https://shop.example/';
-  return {
-    storeId, occurredAt: new Date(at), eventId: `a${counter}_${randomBytes(4).toString('hex')}`, name: 'page_view', source: 'pixel', consent: true,
-    anonymousId: visitor, visitorHash: null, url, referrer: null, title: null, ...campaignOf(url), screen: null, language: null, country: null,
-    emailHash: null, customerId: null, checkoutToken: null, orderId: null, valueMinor: null, currency: null, props: null, ...overrides,
-  };
-}
+const event = (visitor: string, at: number, overrides: Partial<EventRow> & { url?: string } = {}): EventRow => trackingEvent(storeId, visitor, new Date(at), overrides);
 function purchase(visitor: string, at: number, orderId: string, overrides: Partial<Omit<EventRow, 'url'>> = {}): EventRow {
   return event(visitor, at, { name: 'purchase', orderId, eventId: orderId, valueMinor: 1, currency: 'GBP', url: 'https://shop.example/thanks', referrer: 'https://checkout.stripe.com/', ...overrides });
 }
@@ -90,7 +72,7 @@ describe('attribution credits, incrementally', () => {
 
     // Then the visits: Meta 10 days before, Google 3 days before, direct 1 hour before; the
     // purchase comes back from Stripe (a payment page: no touchpoint).
-    await writer.write([
+    await events.writer.write([
       event('v1', T - 10 * DAY, { url: 'https://shop.example/?fbclid=F1&utm_campaign=meta-spring', referrer: 'https://www.facebook.com/' }),
       event('v1', T - 3 * DAY, { url: 'https://shop.example/?gclid=G1&utm_campaign=brand', referrer: 'https://www.google.com/' }),
       event('v1', T - HOUR),
@@ -120,7 +102,7 @@ describe('attribution credits, incrementally', () => {
   it('joins another device on the customer’s e-mail; a touchpoint after the order or before the window does not count; a cancelled order drops out', async () => {
     const email = 'buyer@example.com';
     // Phone: came from TikTok 2 days before the order, identified later.
-    await writer.write([
+    await events.writer.write([
       event('phone', T + 8 * DAY, { url: 'https://shop.example/?ttclid=TT1', referrer: 'https://www.tiktok.com/' }),
       event('phone', T + 8 * DAY + 60_000, { name: 'identify', emailHash: hashEmail(email) }),
       // A visit after the order and one 40 days before (outside 30 days) do not count.
@@ -145,7 +127,7 @@ describe('attribution credits, incrementally', () => {
       testOrder({ externalId: 'E-1', placedAt: new Date(T + 2 * DAY), grossMinor: 3_333, discountsMinor: 1 }),
       testOrder({ externalId: 'E-2', placedAt: new Date(T + 12 * DAY), grossMinor: 10_007, landingSite: '/?utm_source=google&utm_medium=organic' }),
     ]);
-    await writer.write([
+    await events.writer.write([
       event('v2', T + 11 * DAY, { url: 'https://shop.example/?gclid=G2' }),
       event('v2', T + 11 * DAY + HOUR, { url: 'https://shop.example/?fbclid=F2' }),
       event('v2', T + 12 * DAY - HOUR, { url: 'https://shop.example/?utm_source=newsletter&utm_medium=email' }),

@@ -1,11 +1,10 @@
-import pg from 'pg';
-import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createCommerceStore } from '../../../../test/commerce-fixtures.ts';
 import { useTestDatabase } from '../../../../test/harness.ts';
+import { trackingEvent, useEventWriter } from '../../../../test/tracking-fixtures.ts';
 import { sqlRunner } from '../commerce/raw-sql.ts';
-import { campaignOf, emailHashOf, type EventRow } from './event-schema.ts';
-import { EventWriter, partitionOf } from './event-writer.ts';
+import { emailHashOf, type EventRow } from './event-schema.ts';
+import { partitionOf } from './event-writer.ts';
 import { DailySalt, deleteOldSalts } from './privacy.ts';
 import { buildSessions } from './sessions.ts';
 import { applyRetention, deleteTrackedCustomer, ensurePartitionsAhead } from './tracking-jobs.ts';
@@ -14,33 +13,19 @@ import { trackingSettingsOf, updateTrackingSettings } from './tracking-settings.
 // Sessions and touchpoints from hand-made event sequences, and the privacy jobs, on a real PostgreSQL.
 
 const database = useTestDatabase();
-let pool: pg.Pool;
-let writer: EventWriter;
+const events = useEventWriter(() => database.url);
 let storeId: number;
 const MINUTE = 60_000;
 const T0 = Date.now() - 6 * 60 * MINUTE;
 
 beforeAll(async () => {
-  pool = new pg.Pool({ connectionString: database.url, max: 2 });
-  writer = new EventWriter(pool);
   storeId = (await createCommerceStore(database.orm)).id;
   await trackingSettingsOf(database.orm.em.fork(), storeId);
 });
-afterAll(async () => {
-  await writer.close();
-  await pool.end();
-});
 
-let counter = 0;
-function event(visitor: string, minutes: number, overrides: Partial<EventRow> & { url?: string } = {}): EventRow {
-  counter += 1;
-  const url = overrides.url ?? 'https://shop.example/';
-  return {
-    storeId, occurredAt: new Date(T0 + minutes * MINUTE), eventId: `e${counter}_${randomBytes(4).toString('hex')}`, name: 'page_view', source: 'pixel', consent: true,
-    anonymousId: visitor, visitorHash: null, url, referrer: null, title: null, ...campaignOf(url), screen: null, language: null, country: null,
-    emailHash: null, customerId: null, checkoutToken: null, orderId: null, valueMinor: null, currency: null, props: null, ...overrides,
-  };
-}
+/** A page view of `visitor` `minutes` after T0. */
+const event = (visitor: string, minutes: number, overrides: Partial<EventRow> & { url?: string } = {}): EventRow =>
+  trackingEvent(storeId, visitor, new Date(T0 + minutes * MINUTE), overrides);
 
 const sql = () => sqlRunner(database.orm.em.fork());
 const build = () => buildSessions(database.orm.em.fork(), storeId, { settleMs: 0 });
@@ -60,7 +45,7 @@ async function touchpointsOf(visitor: string) {
 
 describe('sessions (30 minutes of inactivity) and touchpoints', () => {
   it('splits after 30 quiet minutes, not before, and classifies each session’s source with the orders’ channel code', async () => {
-    await writer.write([
+    await events.writer.write([
       event('visitor_a', 0, { url: 'https://shop.example/?gclid=G1', referrer: 'https://www.google.com/' }),
       event('visitor_a', 10, { url: 'https://shop.example/p/1' }),
       event('visitor_a', 39, { url: 'https://shop.example/p/2', referrer: 'https://shop.example/p/1' }), // 29 min after the last
@@ -78,7 +63,7 @@ describe('sessions (30 minutes of inactivity) and touchpoints', () => {
 
   it('a return from a payment page (defaults and the store’s own checkout domain) starts no touchpoint', async () => {
     await updateTrackingSettings(database.orm.em.fork(), storeId, { paymentReferrers: ['paypal.com', 'stripe.com', 'klarna.com', 'shop.app', 'afterpay.com', 'pay.myshop.example'] });
-    await writer.write([
+    await events.writer.write([
       event('visitor_b', 0, { url: 'https://shop.example/', referrer: 'https://www.facebook.com/' }),
       event('visitor_b', 5, { name: 'begin_checkout' }),
       event('visitor_b', 50, { url: 'https://shop.example/thanks', referrer: 'https://www.paypal.com/checkoutnow?token=x' }),
@@ -97,7 +82,7 @@ describe('sessions (30 minutes of inactivity) and touchpoints', () => {
   });
 
   it('a new campaign within 30 minutes starts a new session; a page without one does not', async () => {
-    await writer.write([
+    await events.writer.write([
       event('visitor_c', 0, { url: 'https://shop.example/', referrer: 'https://www.google.com/' }),
       event('visitor_c', 5, { url: 'https://shop.example/?utm_source=newsletter&utm_medium=email&utm_campaign=nov' }),
       event('visitor_c', 8, { url: 'https://shop.example/p/1', referrer: 'https://shop.example/' }),
@@ -108,9 +93,9 @@ describe('sessions (30 minutes of inactivity) and touchpoints', () => {
   });
 
   it('an event that arrives late joins the session it belongs to', async () => {
-    await writer.write([event('visitor_d', 10, { url: 'https://shop.example/p/9' })], []);
+    await events.writer.write([event('visitor_d', 10, { url: 'https://shop.example/p/9' })], []);
     await build();
-    await writer.write([event('visitor_d', 0, { url: 'https://shop.example/?utm_source=tiktok&utm_medium=paid' })], []);
+    await events.writer.write([event('visitor_d', 0, { url: 'https://shop.example/?utm_source=tiktok&utm_medium=paid' })], []);
     await build();
     const sessions = await sessionsOf('visitor_d');
     expect(sessions).toHaveLength(1);
@@ -122,10 +107,10 @@ describe('sessions (30 minutes of inactivity) and touchpoints', () => {
   });
 
   it('a purchase that arrives before the visit it ends (a backend event, then the browser’s beacon) still credits that visit', async () => {
-    await writer.write([event('visitor_f', 20, { name: 'purchase', url: 'https://shop.example/thanks', referrer: 'https://www.paypal.com/checkoutnow', orderId: 'f-1', valueMinor: 4200, currency: 'GBP' })], []);
+    await events.writer.write([event('visitor_f', 20, { name: 'purchase', url: 'https://shop.example/thanks', referrer: 'https://www.paypal.com/checkoutnow', orderId: 'f-1', valueMinor: 4200, currency: 'GBP' })], []);
     await build();
     expect(await touchpointsOf('visitor_f')).toEqual([]);
-    await writer.write([
+    await events.writer.write([
       event('visitor_f', 0, { url: 'https://shop.example/?gclid=abc123', referrer: 'https://www.google.com/' }),
       event('visitor_f', 8, { url: 'https://shop.example/p/2' }),
     ], []);
@@ -134,14 +119,14 @@ describe('sessions (30 minutes of inactivity) and touchpoints', () => {
     expect(sessions.map((s) => [s.channel, s.payment_return, s.events])).toEqual([['googleads', false, 3]]);
     expect((await touchpointsOf('visitor_f')).map((t) => [t.channel, t.click_id_kind, t.click_id, t.session_id])).toEqual([['googleads', 'gclid', 'abc123', sessions[0]!.id]]);
     // A late return from a payment page before it does not take the source away.
-    await writer.write([event('visitor_f', -5, { url: 'https://shop.example/thanks', referrer: 'https://www.paypal.com/checkoutnow' })], []);
+    await events.writer.write([event('visitor_f', -5, { url: 'https://shop.example/thanks', referrer: 'https://www.paypal.com/checkoutnow' })], []);
     await build();
     expect((await sessionsOf('visitor_f')).map((s) => [s.channel, s.payment_return, s.events])).toEqual([['googleads', false, 4]]);
   });
 
   it('reads events in stored order across many runs of the job (12,000 events, more than one chunk), skipping none', async () => {
     const visitors = Array.from({ length: 12_000 }, (_, index) => `bulk_${index}`);
-    await writer.write(visitors.map((visitor, index) => event(visitor, index / 1_000)), []);
+    await events.writer.write(visitors.map((visitor, index) => event(visitor, index / 1_000)), []);
     const built = await build();
     expect(built.events).toBeGreaterThanOrEqual(12_000);
     const [row] = await sql().rows<{ n: number }>(`select count(distinct visitor_key)::int as n from tracking_sessions where store_id = $1 and visitor_key like 'bulk\\_%'`, [storeId]);
@@ -149,7 +134,7 @@ describe('sessions (30 minutes of inactivity) and touchpoints', () => {
   });
 
   it('counts cookieless visitors by their daily hash, and leaves events not yet settled for the next run', async () => {
-    await writer.write([event('unused', 0, { anonymousId: null, consent: false, visitorHash: 'hash_visitor_e' }), event('unused', 3, { anonymousId: null, consent: false, visitorHash: 'hash_visitor_e' })], []);
+    await events.writer.write([event('unused', 0, { anonymousId: null, consent: false, visitorHash: 'hash_visitor_e' }), event('unused', 3, { anonymousId: null, consent: false, visitorHash: 'hash_visitor_e' })], []);
     expect((await buildSessions(database.orm.em.fork(), storeId, { settleMs: 60 * MINUTE })).events).toBe(0);
     await build();
     expect((await sessionsOf('hash_visitor_e')).map((s) => s.events)).toEqual([2]);
@@ -159,7 +144,7 @@ describe('sessions (30 minutes of inactivity) and touchpoints', () => {
 describe('privacy jobs', () => {
   it('deletes a customer’s events, purchases, sessions and touchpoints by e-mail hash, across their browsers', async () => {
     const hash = emailHashOf('gone@example.com');
-    await writer.write([
+    await events.writer.write([
       event('browser_1', 0, { url: 'https://shop.example/?fbclid=F1' }),
       event('browser_1', 2, { name: 'identify', emailHash: hash }),
       event('browser_2', 0, { name: 'purchase', orderId: 'gdpr-1', eventId: 'gdpr-1', valueMinor: 500, currency: 'GBP', emailHash: hash }),
@@ -185,7 +170,7 @@ describe('privacy jobs', () => {
     const now = new Date();
     const old = new Date(now.getTime() - 45 * 86_400_000);
     const ancient = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 27, 15));
-    await writer.write([
+    await events.writer.write([
       { ...event('ret_1', 0), storeId: short, occurredAt: old },
       { ...event('ret_1', 0), storeId: short, occurredAt: now },
       { ...event('ret_2', 0), occurredAt: old },
