@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { anySiteCode, gtmCode, headCode, nginxCode, shopifyCustomPixelCode, shopifyThemeCode, wooCommerceCode, type InstallTarget } from './install-code.ts';
 import { parseDomain } from './settings-card.tsx';
 
@@ -36,8 +36,8 @@ describe('install code', () => {
       id: 'sh-0f3a-4b2c-9d1e', clientId: 'client-1234', timestamp: '2026-11-28T05:00:00.000Z', context,
       data: { checkout: { token: 'tok123', currencyCode: 'EUR', email: ' Buyer@Example.com ', totalPrice: { amount: 25 }, order: { id: 'gid://shopify/OrderIdentity/5001' }, lineItems: [{ title: 'Mug', quantity: 2, variant }] } },
     });
-    await new Promise((resolve) => setTimeout(resolve, 0));
-    expect(sent).toHaveLength(1);
+    // The pixel code hashes the e-mail (crypto.subtle, asynchronous) before it posts.
+    await vi.waitFor(() => expect(sent).toHaveLength(1));
     expect(sent[0]!.url).toBe(target.collectorUrl);
     expect(sent[0]!.body).toMatchObject({ key: target.storeKey, aid: 'visitor_cookie_01', consent: 1 });
     expect(sent[0]!.body.events[0]).toMatchObject({

@@ -152,7 +152,6 @@ describe('POST /p/e', () => {
 
     // A store that does not honour GPC keeps the id of a GPC visitor who consented.
     await owner.client.patch('/api/tracking/settings', { honourGpc: false });
-    await new Promise<void>((resolve) => setTimeout(resolve, 0));
     const ignoring = await createTestApp(testApp.orm);
     try {
       const answer = await ignoring.inject({ method: 'POST', url: '/p/e', headers: { 'content-type': 'text/plain', origin: 'https://shop.example', 'user-agent': BROWSER_UA, 'sec-gpc': '1' }, payload: JSON.stringify(batch(setup.storeKey, [pageEvent()], { aid })) });
