@@ -36,10 +36,8 @@ function Providers() {
                 <Suspense fallback={null}>
                   <App />
                 </Suspense>
-                {/* A boundary of its own: a screen that suspends while loading must not hide an open toast. */}
-                <Suspense fallback={null}>
-                  <Toaster />
-                </Suspense>
+                {/* Never suspends (its texts do not wait): a suspended boundary would hide an open toast and freeze its timer. */}
+                <Toaster />
               </CurrencyProvider>
             </AuthProvider>
           </LucideProvider>

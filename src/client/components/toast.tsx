@@ -70,7 +70,7 @@ const VARIANT_CLASS: Record<ToastVariant, string> = {
 };
 
 function ToastCard({ item }: { item: ToastItem }) {
-  const { t } = useTranslation();
+  const { t } = useTranslation(undefined, { useSuspense: false });
   const [offset, setOffset] = useState(0);
   // Pointer and keyboard each hold the toast open on their own: focus moving away (a new screen
   // taking focus) must not restart the timer while the pointer is still on it, and the reverse.
@@ -155,7 +155,7 @@ function ToastCard({ item }: { item: ToastItem }) {
 
 /** The notification area; F8 moves focus to it (as in Radix's toast viewport). */
 export function Toaster() {
-  const { t } = useTranslation();
+  const { t } = useTranslation(undefined, { useSuspense: false });
   const { toasts: items } = useToast();
   const viewport = useRef<HTMLOListElement>(null);
 
