@@ -1,5 +1,5 @@
 import { DatabaseIcon, RouteIcon } from 'lucide-react';
-import { useId, useState } from 'react';
+import { useEffect, useId, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { ATTRIBUTION_MODELS, ATTRIBUTION_WINDOWS, type AttributionModel, type AttributionReportOutput, type AttributionWindow } from '../../../shared/attribution.ts';
 import { DataError, DataLoading, DataPage, StoreDataGate, useViewOnly } from '../../components/data-page.tsx';
@@ -71,7 +71,17 @@ function DemoOffer() {
 
 function TouchpointsContent() {
   const { t } = useTranslation('touchpoints');
-  const status = trpc.attribution.status.useQuery();
+  // While the credits are being computed, the progress is followed (every 3 s); when it ends, the figures are read again.
+  const status = trpc.attribution.status.useQuery(undefined, { refetchInterval: (query) => (query.state.data?.recomputing ? 3_000 : false) });
+  const utils = trpc.useUtils();
+  const recomputing = status.data ? status.data.recomputing !== null : null;
+  const wasRecomputing = useRef(recomputing);
+  useEffect(() => {
+    if (wasRecomputing.current === true && recomputing === false) {
+      void Promise.all([utils.attribution.report.invalidate(), utils.attribution.modelsSideBySide.invalidate(), utils.attribution.topPaths.invalidate(), utils.attribution.distributions.invalidate(), utils.attribution.journey.invalidate()]);
+    }
+    wasRecomputing.current = recomputing;
+  }, [recomputing, utils]);
   if (status.isError) return <DataError error={status.error} onRetry={() => void status.refetch()} />;
   if (status.isPending) return <DataLoading label={t('loading')} cards={5} gridClassName="grid-cols-2 sm:grid-cols-3 xl:grid-cols-5" />;
   return <TouchpointsScreen storeWindow={String(status.data.windowDays)} recomputing={status.data.recomputing} />;
@@ -85,6 +95,7 @@ function TouchpointsScreen({ storeWindow, recomputing }: { storeWindow: string; 
   const window = Number(windowText) as AttributionWindow;
   const [channel, setChannel] = useSearchParam<string>('channel', CHANNEL_PARAMS, ALL_CHANNELS);
   const [journeyOf, setJourneyOf] = useState<number | null>(null);
+  const format = useFigureFormat();
   const input = { from: range.from, to: range.to, model, window };
   const report = trpc.attribution.report.useQuery({ ...input, compare: range.compare }, { placeholderData: (previous) => previous });
 
@@ -93,7 +104,7 @@ function TouchpointsScreen({ storeWindow, recomputing }: { storeWindow: string; 
       <Pickers model={model} setModel={setModel} windowText={windowText} setWindow={setWindow} storeWindow={storeWindow} channel={channel} setChannel={setChannel} channels={report.data?.current.channels.map((row) => row.channel) ?? []} />
       {recomputing && (
         <p className="alert alert-info alert-soft text-sm" role="status" data-testid="recomputing">
-          {t('recomputing', { window: recomputing.windowDays, done: recomputing.done, total: recomputing.total })}
+          {t('recomputing', { window: recomputing.windowDays, done: format.integer(recomputing.done), total: format.integer(recomputing.total) })}
         </p>
       )}
       {report.isError ? (
@@ -101,7 +112,7 @@ function TouchpointsScreen({ storeWindow, recomputing }: { storeWindow: string; 
       ) : report.isPending ? (
         <DataLoading label={t('loading')} cards={5} gridClassName="grid-cols-2 sm:grid-cols-3 xl:grid-cols-5" chartClassName="h-96" />
       ) : (
-        <div className={`space-y-6 transition-opacity ${report.isPlaceholderData ? 'opacity-60' : ''}`} data-model={report.data.model} data-window={report.data.window} data-testid="touchpoints-report" aria-busy={report.isPlaceholderData}>
+        <div className={`space-y-6 transition-opacity ${report.isPlaceholderData ? 'opacity-60' : ''}`} data-model={report.data.model} data-window={report.data.window} data-testid="touchpoints-report" aria-busy={report.isFetching}>
           <KpiTiles data={report.data} channel={channel} />
           <CreditsTable data={report.data} channel={channel} />
         </div>

@@ -84,6 +84,26 @@ export function creditShares(model: AttributionModel, touchpoints: readonly Touc
 }
 
 /**
+ * Fractional amounts (credits converted from another currency) rounded to whole minor units so that
+ * they add up to their rounded sum exactly: each is floored, and the cents left go to the largest
+ * remainders (ties to the earlier one). A table of rounded channel rows then totals what the report's
+ * total says, to the cent.
+ */
+export function roundToSum(values: readonly number[]): number[] {
+  const sum = values.reduce((a, b) => a + b, 0);
+  const target = Math.sign(sum) * Math.round(Math.abs(sum));
+  const parts = values.map((value) => Math.floor(value));
+  let left = target - parts.reduce((a, b) => a + b, 0);
+  const order = values.map((value, index) => ({ index, remainder: value - Math.floor(value) })).sort((a, b) => b.remainder - a.remainder || a.index - b.index);
+  for (const { index } of order) {
+    if (left <= 0) break;
+    parts[index]! += 1;
+    left -= 1;
+  }
+  return parts;
+}
+
+/**
  * `total` (an integer: minor units, or millionths of an order) split in proportion to the weights
  * by the largest remainder method: the parts are integers and add up to `total` exactly. Ties in
  * the remainders go to the earlier share. A negative total (a refund) is split as its opposite.
