@@ -148,25 +148,31 @@ test('on the demo store: models change the credits, totals agree, the filter nar
   await expect(drawnChart(page, 'time-chart')).toBeVisible();
   await expect(drawnChart(page, 'count-chart')).toBeVisible();
 
-  // An order's journey: the first of the newest orders with a tracked visit, on a timeline.
+  // An order's journey: the newest order with at least two tracked visits, on a timeline.
   const drawer = page.getByTestId('journey-drawer');
   const orders = page.getByTestId('journey-order');
-  let opened = false;
-  for (let index = 0; index < 10 && !opened; index += 1) {
+  let visits = 0;
+  let label = '';
+  for (let index = 0; index < 20 && visits < 2; index += 1) {
+    label = (await orders.nth(index).getByTestId('journey-order-number').textContent())!;
     await orders.nth(index).click();
     await expect(drawer.getByTestId('journey-order-placed')).toBeVisible();
-    if ((await drawer.getByTestId('journey-visit').count()) > 0) opened = true;
-    else await drawer.getByRole('button', { name: 'Close' }).click();
+    visits = await drawer.getByTestId('journey-visit').count();
+    if (visits < 2) {
+      await drawer.getByRole('button', { name: 'Close' }).click();
+      await expect(drawer).toBeHidden();
+    }
   }
-  expect(opened).toBe(true);
-  await expect(drawer.getByRole('heading', { name: /^Journey of order / })).toBeVisible();
+  expect(visits).toBeGreaterThanOrEqual(2);
+  await expect(drawer.getByRole('heading', { name: `Journey of ${label.replace(/^Order/, 'order')}` })).toBeVisible();
   await expect(drawer.getByTestId('journey-visit').first()).toContainText(/before the order/);
-  const firstChannel = await drawer.getByTestId('journey-visit').first().getAttribute('data-channel');
-  // First click gives the whole order to the first visit's channel.
+  await expect(drawer.getByTestId('journey-order-placed')).toContainText(/Order placed · £/);
+  // First click gives the whole order to the first visit in the window.
+  const firstInWindow = drawer.locator('[data-testid="journey-visit"][data-in-window="true"]').first();
   const firstClickCredits = drawer.locator('[data-model="first_click"]').getByTestId('journey-credit');
   await expect(firstClickCredits).toHaveCount(1);
   await expect(firstClickCredits).toHaveAttribute('data-share', '1');
-  await expect(firstClickCredits).toHaveAttribute('data-channel', firstChannel!);
+  await expect(firstClickCredits).toHaveAttribute('data-channel', (await firstInWindow.getAttribute('data-channel'))!);
 
   const directory = process.env.SCREENSHOTS_DIR;
   if (directory) {
@@ -187,6 +193,12 @@ test('on the demo store: models change the credits, totals agree, the filter nar
         await expect(drawnChart(page, 'models-chart')).toBeVisible();
         await screenSettled(page);
         await page.screenshot({ path: path.join(directory, `touchpoints-${theme}-${width}.png`), fullPage: true });
+        // The sections one by one, readable at full size.
+        await page.evaluate(() => window.scrollTo(0, 0));
+        await page.screenshot({ path: path.join(directory, `touchpoints-top-${theme}-${width}.png`) });
+        for (const section of ['credits-card', 'models-card', 'paths-card', 'time-card', 'journeys-card']) {
+          await page.getByTestId(section).screenshot({ path: path.join(directory, `touchpoints-${section}-${theme}-${width}.png`) });
+        }
       }
     }
   }

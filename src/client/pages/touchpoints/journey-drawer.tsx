@@ -14,8 +14,14 @@ import { gapBefore } from './touchpoints-figures.ts';
 
 const PAGE_SIZE = 25;
 
+/** An order whose journey is shown, with the number the list shows it by. */
+export interface OpenedOrder {
+  id: number;
+  number: string;
+}
+
 /** The range's orders, newest first, each opening its journey. */
-export function OrdersWithJourneys({ from, to, onOpen }: { from: string; to: string; onOpen: (orderId: number) => void }) {
+export function OrdersWithJourneys({ from, to, onOpen }: { from: string; to: string; onOpen: (order: OpenedOrder) => void }) {
   const { t } = useTranslation('touchpoints');
   const format = useFigureFormat();
   const channelName = useChannelName();
@@ -58,19 +64,19 @@ export function OrdersWithJourneys({ from, to, onOpen }: { from: string; to: str
         <div className="skeleton h-60 rounded-box" role="status" aria-label={t('loading')} />
       ) : (
         <>
-          <ul className={`divide-base-content/10 -mx-4 divide-y sm:-mx-6 ${query.isPlaceholderData ? 'opacity-60' : ''}`} data-testid="journey-orders">
+          <ul className={`divide-base-content/10 border-base-content/10 -mx-4 max-h-[34rem] divide-y overflow-y-auto border-y sm:-mx-6 ${query.isPlaceholderData ? 'opacity-60' : ''}`} data-testid="journey-orders">
             {query.data.rows.map((order) => (
               <li key={order.id}>
                 <button
                   type="button"
                   className="hover:bg-base-200/60 flex w-full items-center gap-3 px-4 py-2.5 text-left sm:px-6"
-                  onClick={() => onOpen(order.id)}
+                  onClick={() => onOpen({ id: order.id, number: order.orderNumber ?? order.externalId })}
                   data-testid="journey-order"
                   data-order-id={order.id}
                   data-external-id={order.externalId}
                 >
                   <span className="min-w-0 flex-1">
-                    <span className="block truncate text-sm font-medium">{t('orders.number', { number: order.orderNumber ?? order.externalId })}</span>
+                    <span className="block truncate text-sm font-medium" data-testid="journey-order-number">{t('orders.number', { number: order.orderNumber ?? order.externalId })}</span>
                     <span className="text-base-content/65 block truncate text-xs">{dateTime(order.placedAt)}</span>
                   </span>
                   <span className="badge badge-sm badge-ghost border-base-content/15 hidden whitespace-nowrap sm:inline-flex">{channelName(order.channel)}</span>
@@ -104,15 +110,15 @@ export function OrdersWithJourneys({ from, to, onOpen }: { from: string; to: str
 }
 
 /** One order's visits on a timeline, in a panel on the right, with the credit each model gives them. */
-export function JourneyDrawer({ orderId, window, onClose }: { orderId: number | null; window: AttributionWindow; onClose: () => void }) {
+export function JourneyDrawer({ order, window, onClose }: { order: OpenedOrder | null; window: AttributionWindow; onClose: () => void }) {
   const { t } = useTranslation('touchpoints');
-  const journey = trpc.attribution.journey.useQuery({ orderId: orderId ?? 0, window }, { enabled: orderId !== null });
+  const journey = trpc.attribution.journey.useQuery({ orderId: order?.id ?? 0, window }, { enabled: order !== null });
   return (
-    <Modal open={orderId !== null} titleId="journey-title" onClose={onClose} variant="drawer" testId="journey-drawer">
+    <Modal open={order !== null} titleId="journey-title" onClose={onClose} variant="drawer" testId="journey-drawer">
       <header className="border-base-content/10 flex items-start justify-between gap-3 border-b px-5 py-4">
         <div className="min-w-0">
           <h2 id="journey-title" className="truncate text-lg font-semibold">
-            {journey.data ? t('journey.title', { number: journey.data.externalId }) : t('journey.loading')}
+            {journey.data && order ? t('journey.title', { number: order.number }) : t('journey.loading')}
           </h2>
           {journey.data && <p className="text-base-content/70 mt-1 text-sm">{t('journey.subtitle', { count: journey.data.visits.length, window: journey.data.window })}</p>}
         </div>

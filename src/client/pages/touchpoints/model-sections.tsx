@@ -40,6 +40,8 @@ export function ModelsSideBySide({ input, current }: { input: RangeInput; curren
   const options = useMemo<ApexOptions>(
     () => ({
       xaxis: { categories: channels.map((row) => channelName(row.channel)), labels: { formatter: (value: string) => format.compactMoney(Number(value) * 100, currency) } },
+      // Horizontal bars: the y-axis names the channels (the wrapper's default formats numbers).
+      yaxis: { labels: { formatter: (value: number | string) => String(value), maxWidth: 140 } },
       plotOptions: { bar: { horizontal: true, barHeight: '80%', borderRadius: 2 } },
       colors: ATTRIBUTION_MODELS.map((model) => MODEL_COLOURS[model]),
       legend: { position: 'bottom' },

@@ -10,7 +10,7 @@ import { useFigureFormat } from '../../lib/figure-format.ts';
 import { trpc } from '../../lib/trpc.ts';
 import { useSearchParam } from '../../lib/use-search-param.ts';
 import { CreditsTable } from './credits-table.tsx';
-import { JourneyDrawer, OrdersWithJourneys } from './journey-drawer.tsx';
+import { JourneyDrawer, OrdersWithJourneys, type OpenedOrder } from './journey-drawer.tsx';
 import { Distributions, ModelsSideBySide, TopPaths } from './model-sections.tsx';
 import { ALL_CHANNELS, percentChange, selectionTotals } from './touchpoints-figures.ts';
 
@@ -94,7 +94,7 @@ function TouchpointsScreen({ storeWindow, recomputing }: { storeWindow: string; 
   const [windowText, setWindow] = useSearchParam<string>('window', WINDOW_VALUES, WINDOW_VALUES.includes(storeWindow) ? storeWindow : '30');
   const window = Number(windowText) as AttributionWindow;
   const [channel, setChannel] = useSearchParam<string>('channel', CHANNEL_PARAMS, ALL_CHANNELS);
-  const [journeyOf, setJourneyOf] = useState<number | null>(null);
+  const [journeyOf, setJourneyOf] = useState<OpenedOrder | null>(null);
   const format = useFigureFormat();
   const input = { from: range.from, to: range.to, model, window };
   const report = trpc.attribution.report.useQuery({ ...input, compare: range.compare }, { placeholderData: (previous) => previous });
@@ -123,7 +123,7 @@ function TouchpointsScreen({ storeWindow, recomputing }: { storeWindow: string; 
       </div>
       <Distributions input={input} />
       <OrdersWithJourneys from={range.from} to={range.to} onOpen={setJourneyOf} />
-      <JourneyDrawer orderId={journeyOf} window={window} onClose={() => setJourneyOf(null)} />
+      <JourneyDrawer order={journeyOf} window={window} onClose={() => setJourneyOf(null)} />
       {/* The acquisition cohorts section (acquisition-cohorts.tsx) goes here, at the bottom of the page. */}
     </div>
   );
