@@ -181,7 +181,7 @@ function JourneyBody({ data }: { data: Journey }) {
                     <time dateTime={visit.at}>{dateTime(visit.at)}</time> · {t(`journey.gap.${gap.unit}`, { count: gap.count })}
                   </p>
                   {(visit.referrerHost || visit.landingUrl) && (
-                    <p className="text-base-content/60 mt-0.5 text-xs break-all">
+                    <p className="text-base-content/60 mt-0.5 line-clamp-2 text-xs break-all" title={visit.landingUrl ?? undefined}>
                       {visit.referrerHost && t('journey.from', { host: visit.referrerHost })}
                       {visit.referrerHost && visit.landingUrl && ' · '}
                       {visit.landingUrl && t('journey.landing', { url: visit.landingUrl })}
@@ -213,38 +213,26 @@ function JourneyBody({ data }: { data: Journey }) {
         <h3 id="journey-credits" className="text-base-content/70 mb-2 text-xs font-semibold tracking-wide uppercase">
           {t('journey.credits')}
         </h3>
-        <table className="table table-sm" data-testid="journey-credits">
-          <thead>
-            <tr>
-              <th scope="col">{t('journey.model')}</th>
-              <th scope="col">{t('journey.credit')}</th>
-            </tr>
-          </thead>
-          <tbody>
-            {ATTRIBUTION_MODELS.map((model) => (
-              <tr key={model} data-model={model}>
-                <th scope="row" className="align-top font-medium whitespace-nowrap">
-                  {t(`models.${model}.name`)}
-                </th>
-                <td>
-                  <ul className="space-y-0.5">
-                    {(data.credits[model] ?? []).map((credit) => (
-                      <li key={`${credit.channel}:${credit.campaign}`} className="flex justify-between gap-3 text-sm" data-testid="journey-credit" data-channel={credit.channel} data-share={credit.share}>
-                        <span className="min-w-0 truncate">
-                          {channelName(credit.channel)}
-                          {credit.campaign && <span className="text-base-content/60"> · {credit.campaign}</span>}
-                        </span>
-                        <span className="shrink-0 tabular-nums">
-                          {format.percent(credit.share, 0)} · {format.money(credit.revenueMinor, data.currency)}
-                        </span>
-                      </li>
-                    ))}
-                  </ul>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <ul className="divide-base-content/10 border-base-content/10 rounded-box divide-y border" data-testid="journey-credits">
+          {ATTRIBUTION_MODELS.map((model) => (
+            <li key={model} className="px-3 py-2" data-model={model}>
+              <p className="text-sm font-semibold">{t(`models.${model}.name`)}</p>
+              <ul className="mt-0.5 space-y-0.5">
+                {(data.credits[model] ?? []).map((credit) => (
+                  <li key={`${credit.channel}:${credit.campaign}`} className="flex justify-between gap-3 text-sm" data-testid="journey-credit" data-channel={credit.channel} data-share={credit.share}>
+                    <span className="min-w-0 truncate" title={credit.campaign ? `${channelName(credit.channel)} · ${credit.campaign}` : undefined}>
+                      {channelName(credit.channel)}
+                      {credit.campaign && <span className="text-base-content/60"> · {credit.campaign}</span>}
+                    </span>
+                    <span className="shrink-0 tabular-nums">
+                      <span className="font-medium">{format.percent(credit.share, 0)}</span> · {format.money(credit.revenueMinor, data.currency)}
+                    </span>
+                  </li>
+                ))}
+              </ul>
+            </li>
+          ))}
+        </ul>
       </section>
     </>
   );

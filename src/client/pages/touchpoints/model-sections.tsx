@@ -43,6 +43,7 @@ export function ModelsSideBySide({ input, current }: { input: RangeInput; curren
       // Horizontal bars: the y-axis names the channels (the wrapper's default formats numbers).
       yaxis: { labels: { formatter: (value: number | string) => String(value), maxWidth: 140 } },
       plotOptions: { bar: { horizontal: true, barHeight: '80%', borderRadius: 2 } },
+      grid: { padding: { right: 24 } },
       colors: ATTRIBUTION_MODELS.map((model) => MODEL_COLOURS[model]),
       legend: { position: 'bottom' },
       tooltip: { shared: true, intersect: false, y: { formatter: (value: number) => format.money(value * 100, currency) } },
