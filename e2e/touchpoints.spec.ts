@@ -2,6 +2,7 @@ import { expect, type Locator, type Page } from '@playwright/test';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createStore, register, startTrial, test, uniqueName } from './account-helpers.ts';
+import { applyTheme } from './shell-helpers.ts';
 import { drawnChart, loadDemoData, screenSettled, UNTIL_DONE } from './waits.ts';
 
 // /touchpoints in Chromium: a store without tracked events explains and leads to /tracking-setup;
@@ -40,14 +41,18 @@ async function channelCredits(report: Locator): Promise<Record<string, { orders:
 
 const whole = (value: number) => Math.abs(value - Math.round(value)) < 1e-6;
 
-/** The theme as the app applies it (lib/theme.tsx): the class for Tailwind, data-theme for daisyUI. */
-async function applyTheme(page: Page, theme: 'light' | 'dark'): Promise<void> {
-  await page.evaluate((value) => {
-    const root = document.documentElement;
-    root.classList.remove(value === 'dark' ? 'light' : 'dark');
-    root.classList.add(value);
-    root.dataset.theme = value;
-  }, theme);
+/** With SCREENSHOTS_DIR: `shoot` in light and dark, at 1280 and 390 px (what it shoots is named by theme and width). */
+async function inThemesAndWidths(page: Page, shoot: (directory: string, suffix: string) => Promise<unknown>): Promise<void> {
+  const directory = process.env.SCREENSHOTS_DIR;
+  if (!directory) return;
+  for (const theme of ['light', 'dark'] as const) {
+    await applyTheme(page, theme);
+    for (const width of [1280, 390]) {
+      await page.setViewportSize({ width, height: 900 });
+      await screenSettled(page);
+      await shoot(directory, `${theme}-${width}`);
+    }
+  }
 }
 
 test('a store without tracked events is told what the screen needs and led to /tracking-setup', async ({ page }) => {
@@ -60,17 +65,7 @@ test('a store without tracked events is told what the screen needs and led to /t
   // An empty store may also try the screen on the demo data.
   await expect(empty.getByRole('button', { name: 'Load demo data' })).toBeVisible();
 
-  const directory = process.env.SCREENSHOTS_DIR;
-  if (directory) {
-    for (const theme of ['light', 'dark'] as const) {
-      await applyTheme(page, theme);
-      for (const width of [1280, 390]) {
-        await page.setViewportSize({ width, height: 900 });
-        await screenSettled(page);
-        await page.screenshot({ path: path.join(directory, `touchpoints-empty-${theme}-${width}.png`), fullPage: false });
-      }
-    }
-  }
+  await inThemesAndWidths(page, (directory, suffix) => page.screenshot({ path: path.join(directory, `touchpoints-empty-${suffix}.png`) }));
 
   await empty.getByRole('link', { name: 'Set up tracking' }).click();
   await expect(page).toHaveURL(/\/tracking-setup$/);
@@ -174,32 +169,15 @@ test('on the demo store: models change the credits, totals agree, the filter nar
   await expect(firstClickCredits).toHaveAttribute('data-share', '1');
   await expect(firstClickCredits).toHaveAttribute('data-channel', (await firstInWindow.getAttribute('data-channel'))!);
 
-  const directory = process.env.SCREENSHOTS_DIR;
-  if (directory) {
-    for (const theme of ['light', 'dark'] as const) {
-      await applyTheme(page, theme);
-      for (const width of [1280, 390]) {
-        await page.setViewportSize({ width, height: 900 });
-        await screenSettled(page);
-        await page.screenshot({ path: path.join(directory, `touchpoints-journey-${theme}-${width}.png`), fullPage: false });
-      }
+  await inThemesAndWidths(page, (directory, suffix) => page.screenshot({ path: path.join(directory, `touchpoints-journey-${suffix}.png`) }));
+  await drawer.getByRole('button', { name: 'Close' }).click();
+  await expect(drawer).toBeHidden();
+  await expect(drawnChart(page, 'models-chart')).toBeVisible();
+  await inThemesAndWidths(page, async (directory, suffix) => {
+    await page.screenshot({ path: path.join(directory, `touchpoints-${suffix}.png`), fullPage: true });
+    // The sections one by one, readable at full size.
+    for (const section of ['credits-card', 'models-card', 'paths-card', 'time-card', 'journeys-card']) {
+      await page.getByTestId(section).screenshot({ path: path.join(directory, `touchpoints-${section}-${suffix}.png`) });
     }
-    await drawer.getByRole('button', { name: 'Close' }).click();
-    await expect(drawer).toBeHidden();
-    for (const theme of ['light', 'dark'] as const) {
-      await applyTheme(page, theme);
-      for (const width of [1280, 390]) {
-        await page.setViewportSize({ width, height: 900 });
-        await expect(drawnChart(page, 'models-chart')).toBeVisible();
-        await screenSettled(page);
-        await page.screenshot({ path: path.join(directory, `touchpoints-${theme}-${width}.png`), fullPage: true });
-        // The sections one by one, readable at full size.
-        await page.evaluate(() => window.scrollTo(0, 0));
-        await page.screenshot({ path: path.join(directory, `touchpoints-top-${theme}-${width}.png`) });
-        for (const section of ['credits-card', 'models-card', 'paths-card', 'time-card', 'journeys-card']) {
-          await page.getByTestId(section).screenshot({ path: path.join(directory, `touchpoints-${section}-${theme}-${width}.png`) });
-        }
-      }
-    }
-  }
+  });
 });

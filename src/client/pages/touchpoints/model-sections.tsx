@@ -146,50 +146,43 @@ export function TopPaths({ input }: { input: RangeInput }) {
   );
 }
 
+/** One distribution of orders (a bar per bucket), in a card of its own. */
+function DistributionCard({ kind, buckets, colour, query }: { kind: 'time' | 'count'; buckets: { label: string; orders: number }[] | undefined; colour?: string; query: { error: unknown; isError: boolean; refetch: () => unknown } }) {
+  const { t } = useTranslation('touchpoints');
+  const format = useFigureFormat();
+  const options = useMemo<ApexOptions>(
+    () => ({
+      xaxis: { categories: (buckets ?? []).map((bucket) => bucket.label) },
+      yaxis: { labels: { formatter: (value: number) => format.integer(value) } },
+      plotOptions: { bar: { columnWidth: '60%', borderRadius: 2 } },
+      ...(colour ? { colors: [colour] } : {}),
+      tooltip: { y: { formatter: (value: number) => t('paths.orders', { count: value, formatted: format.integer(value) }) } },
+    }),
+    [buckets, colour, t, format],
+  );
+  return (
+    <SectionCard titleId={`${kind}-title`} title={t(`distributions.${kind}Title`)} description={t(`distributions.${kind}Description`)} testId={`${kind}-card`}>
+      {query.isError ? (
+        <DataError error={query.error} onRetry={() => void query.refetch()} />
+      ) : !buckets ? (
+        <SectionSkeleton label={t('loading')} height="h-60" />
+      ) : (
+        <Chart type="bar" series={[{ name: t('distributions.orders'), data: buckets.map((bucket) => bucket.orders) }]} options={options} height={240} ariaLabel={t(`distributions.${kind}Title`)} categoryHeading={t(`distributions.${kind}Heading`)} testId={`${kind}-chart`} />
+      )}
+    </SectionCard>
+  );
+}
+
 /** Days from the first touchpoint to the order, and touchpoints per order. */
 export function Distributions({ input }: { input: RangeInput }) {
   const { t } = useTranslation('touchpoints');
-  const format = useFigureFormat();
   const query = trpc.attribution.distributions.useQuery({ from: input.from, to: input.to, window: input.window }, { placeholderData: (previous) => previous });
-  const timeOptions = useMemo<ApexOptions>(
-    () => ({
-      xaxis: { categories: (query.data?.timeToConversion ?? []).map((entry) => t('distributions.days', { bucket: entry.bucket })) },
-      yaxis: { labels: { formatter: (value: number) => format.integer(value) } },
-      plotOptions: { bar: { columnWidth: '60%', borderRadius: 2 } },
-      tooltip: { y: { formatter: (value: number) => t('paths.orders', { count: value, formatted: format.integer(value) }) } },
-    }),
-    [query.data, t, format],
-  );
-  const countOptions = useMemo<ApexOptions>(
-    () => ({
-      xaxis: { categories: (query.data?.touchpointsPerOrder ?? []).map((entry) => (entry.bucket === '0' ? t('distributions.ownSource') : entry.bucket)) },
-      yaxis: { labels: { formatter: (value: number) => format.integer(value) } },
-      plotOptions: { bar: { columnWidth: '60%', borderRadius: 2 } },
-      colors: ['#8b5cf6'],
-      tooltip: { y: { formatter: (value: number) => t('paths.orders', { count: value, formatted: format.integer(value) }) } },
-    }),
-    [query.data, t, format],
-  );
+  const time = useMemo(() => query.data?.timeToConversion.map((entry) => ({ label: t('distributions.days', { bucket: entry.bucket }), orders: entry.orders })), [query.data, t]);
+  const count = useMemo(() => query.data?.touchpointsPerOrder.map((entry) => ({ label: entry.bucket === '0' ? t('distributions.ownSource') : entry.bucket, orders: entry.orders })), [query.data, t]);
   return (
     <div className="grid gap-6 lg:grid-cols-2">
-      <SectionCard titleId="time-title" title={t('distributions.timeTitle')} description={t('distributions.timeDescription')} testId="time-card">
-        {query.isError ? (
-          <DataError error={query.error} onRetry={() => void query.refetch()} />
-        ) : query.isPending ? (
-          <SectionSkeleton label={t('loading')} height="h-60" />
-        ) : (
-          <Chart type="bar" series={[{ name: t('distributions.orders'), data: query.data.timeToConversion.map((entry) => entry.orders) }]} options={timeOptions} height={240} ariaLabel={t('distributions.timeTitle')} categoryHeading={t('distributions.timeHeading')} testId="time-chart" />
-        )}
-      </SectionCard>
-      <SectionCard titleId="count-title" title={t('distributions.countTitle')} description={t('distributions.countDescription')} testId="count-card">
-        {query.isError ? (
-          <DataError error={query.error} onRetry={() => void query.refetch()} />
-        ) : query.isPending ? (
-          <SectionSkeleton label={t('loading')} height="h-60" />
-        ) : (
-          <Chart type="bar" series={[{ name: t('distributions.orders'), data: query.data.touchpointsPerOrder.map((entry) => entry.orders) }]} options={countOptions} height={240} ariaLabel={t('distributions.countTitle')} categoryHeading={t('distributions.countHeading')} testId="count-chart" />
-        )}
-      </SectionCard>
+      <DistributionCard kind="time" buckets={time} query={query} />
+      <DistributionCard kind="count" buckets={count} colour="#8b5cf6" query={query} />
     </div>
   );
 }

@@ -83,24 +83,27 @@ export function creditShares(model: AttributionModel, touchpoints: readonly Touc
   return [...shares.values()];
 }
 
-/**
- * Fractional amounts (credits converted from another currency) rounded to whole minor units so that
- * they add up to their rounded sum exactly: each is floored, and the cents left go to the largest
- * remainders (ties to the earlier one). A table of rounded channel rows then totals what the report's
- * total says, to the cent.
- */
-export function roundToSum(values: readonly number[]): number[] {
-  const sum = values.reduce((a, b) => a + b, 0);
-  const target = Math.sign(sum) * Math.round(Math.abs(sum));
-  const parts = values.map((value) => Math.floor(value));
-  let left = target - parts.reduce((a, b) => a + b, 0);
-  const order = values.map((value, index) => ({ index, remainder: value - Math.floor(value) })).sort((a, b) => b.remainder - a.remainder || a.index - b.index);
+/** Floors `exact` and gives the units left up to `total` to the largest remainders (ties to the earlier one). */
+function floorsWithRemainders(exact: readonly number[], total: number): number[] {
+  const parts = exact.map(Math.floor);
+  let left = total - parts.reduce((a, b) => a + b, 0);
+  const order = exact.map((value, index) => ({ index, remainder: value - Math.floor(value) })).sort((a, b) => b.remainder - a.remainder || a.index - b.index);
   for (const { index } of order) {
     if (left <= 0) break;
     parts[index]! += 1;
     left -= 1;
   }
   return parts;
+}
+
+/**
+ * Fractional amounts (credits converted from another currency) rounded to whole minor units so that
+ * they add up to their rounded sum exactly: each is floored, and the units left go to the largest
+ * remainders. A table of rounded channel rows then totals what the report's total says, to the cent.
+ */
+export function roundToSum(values: readonly number[]): number[] {
+  const sum = values.reduce((a, b) => a + b, 0);
+  return floorsWithRemainders(values, Math.sign(sum) * Math.round(Math.abs(sum)));
 }
 
 /**
@@ -112,16 +115,7 @@ export function splitLargestRemainder(total: number, weights: readonly number[])
   if (total < 0) return splitLargestRemainder(-total, weights).map((part) => (part === 0 ? 0 : -part));
   const sum = weights.reduce((a, b) => a + b, 0);
   if (weights.length === 0 || sum <= 0) throw new Error('Nothing to split among');
-  const exact = weights.map((weight) => (total * weight) / sum);
-  const parts = exact.map(Math.floor);
-  let left = total - parts.reduce((a, b) => a + b, 0);
-  const order = exact.map((value, index) => ({ index, remainder: value - Math.floor(value) })).sort((a, b) => b.remainder - a.remainder || a.index - b.index);
-  for (const { index } of order) {
-    if (left <= 0) break;
-    parts[index]! += 1;
-    left -= 1;
-  }
-  return parts;
+  return floorsWithRemainders(weights.map((weight) => (total * weight) / sum), total);
 }
 
 export const ORDER_MILLIONTHS = 1_000_000;
