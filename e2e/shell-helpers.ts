@@ -93,6 +93,16 @@ export async function insertConnections(storeId: number, rows: { platform: strin
   }
 }
 
+/** The theme as the app applies it (lib/theme.tsx): the class for Tailwind, data-theme for daisyUI. */
+export async function applyTheme(page: Page, theme: 'light' | 'dark'): Promise<void> {
+  await page.evaluate((value) => {
+    const root = document.documentElement;
+    root.classList.remove(value === 'dark' ? 'light' : 'dark');
+    root.classList.add(value);
+    root.dataset.theme = value;
+  }, theme);
+}
+
 export async function useTheme(page: Page, theme: 'light' | 'dark'): Promise<void> {
   await page.addInitScript((value) => window.localStorage.setItem('theme', value), theme);
 }

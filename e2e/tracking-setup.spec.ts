@@ -1,6 +1,7 @@
 import { expect, type Page } from '@playwright/test';
 import path from 'node:path';
 import { createStore, expectToast, register, startTrial, test, uniqueName } from './account-helpers.ts';
+import { applyTheme } from './shell-helpers.ts';
 
 // /tracking-setup in Chromium: the snippet is copied (clipboard and toast), allowed domains are
 // edited (a bad entry is refused in place and loses nothing; good ones are saved), a test event sent
@@ -14,16 +15,6 @@ async function signUpWithStore(page: Page): Promise<{ storeKey: string; snippet:
   await startTrial(page.request, 'business');
   await createStore(page.request, uniqueName('Tracking shop'));
   return (await page.request.get('/api/tracking/setup')).json();
-}
-
-/** The theme as the app applies it (lib/theme.tsx): the class for Tailwind, data-theme for daisyUI. */
-async function applyTheme(page: Page, theme: 'light' | 'dark'): Promise<void> {
-  await page.evaluate((value) => {
-    const root = document.documentElement;
-    root.classList.remove(value === 'dark' ? 'light' : 'dark');
-    root.classList.add(value);
-    root.dataset.theme = value;
-  }, theme);
 }
 
 function eventsTile(page: Page) {

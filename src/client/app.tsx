@@ -51,6 +51,7 @@ const ProfitAndLossPage = lazy(() => import('./pages/profit-and-loss/profit-and-
 const ReportsPage = lazy(() => import('./pages/reports/reports-page.tsx').then((m) => ({ default: m.ReportsPage })));
 const IntegrationsPage = lazy(() => import('./pages/integrations/integrations-page.tsx').then((m) => ({ default: m.IntegrationsPage })));
 const PerformanceDistributionPage = lazy(() => import('./pages/performance-distribution/performance-distribution-page.tsx').then((m) => ({ default: m.PerformanceDistributionPage })));
+const TouchpointsPage = lazy(() => import('./pages/touchpoints/touchpoints-page.tsx').then((m) => ({ default: m.TouchpointsPage })));
 const TrackingSetupPage = lazy(() => import('./pages/tracking-setup/tracking-setup-page.tsx').then((m) => ({ default: m.TrackingSetupPage })));
 
 function SessionError({ error, retry }: { error: unknown; retry: () => void }) {
@@ -139,7 +140,6 @@ function PricingRoute() {
 
 /** The data screens that later issues fill, all behind a subscription (tools: a plan above basic). */
 const DATA_SCREEN_ROUTES: readonly { path: string; screen: DataScreen; requirement: RouteRequirement }[] = [
-  { path: '/touchpoints', screen: 'touchpoints', requirement: 'subscription' },
   { path: '/meta-comments-manager', screen: 'metaComments', requirement: 'subscription' },
   { path: '/landing-page-reviewer', screen: 'pageReviewer', requirement: 'tools' },
   { path: '/landing-page-reviewer/:id', screen: 'pageReviewerDetail', requirement: 'tools' },
@@ -270,6 +270,11 @@ export function App() {
       <Route path="/tracking-setup">
         <ShellPage requirement="subscription">
           <TrackingSetupPage />
+        </ShellPage>
+      </Route>
+      <Route path="/touchpoints">
+        <ShellPage requirement="subscription">
+          <TouchpointsPage />
         </ShellPage>
       </Route>
       {/* Marketing and analytics screens */}

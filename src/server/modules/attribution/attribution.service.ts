@@ -12,7 +12,7 @@ import { sendIntegrationJob } from '../integrations/integrations-runtime.ts';
 import { trackingSettingsOf } from '../tracking/tracking-settings.service.ts';
 import { ATTRIBUTION_QUEUE } from './attribution-jobs.ts';
 import { loadJourneys, readState, runAttribution, visitorTouchpoints, type Journey } from './credits.ts';
-import { DAY_MS, orderCredits, type Touchpoint } from './models.ts';
+import { DAY_MS, orderCredits, roundToSum, type Touchpoint } from './models.ts';
 
 // What the touchpoints screen and GET /api/attribution read (README, "Attribution"). The channel and
 // campaign table reads the daily credit rollups (O(days x channels)) when the window asked for is
@@ -231,10 +231,14 @@ async function period(em: EntityManager, store: StoreRef, range: DayRange, model
     byChannel.set(group.channel, entry);
   }
   for (const channel of spend.keys()) if (!byChannel.has(channel)) byChannel.set(channel, { revenue: 0, ownRevenue: 0, orders: 0, ownOrders: 0 });
-  const channels = [...byChannel.entries()].map(([channel, credit]) => {
+  // Rounded so that the channels add up to the total to the cent (each rounded on its own could be a cent off).
+  const channelEntries = [...byChannel.entries()];
+  const channelRevenue = roundToSum(channelEntries.map(([, credit]) => credit.revenue));
+  const channelSpendMinor = roundToSum(channelEntries.map(([channel]) => spend.get(channel)?.spend ?? 0));
+  const channels = channelEntries.map(([channel, credit], index) => {
     const s = spend.get(channel);
-    const revenueMinor = roundMinor(credit.revenue);
-    const spendMinor = roundMinor(s?.spend ?? 0);
+    const revenueMinor = channelRevenue[index]!;
+    const spendMinor = channelSpendMinor[index]!;
     return {
       channel, orders: round6(credit.orders), revenueMinor, ownSourceOrders: round6(credit.ownOrders), ownSourceRevenueMinor: roundMinor(credit.ownRevenue),
       spendMinor, roas: roas(revenueMinor, spendMinor), cac: cacOf(spendMinor, credit.orders),

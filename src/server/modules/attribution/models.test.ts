@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ATTRIBUTION_MODELS, type AttributionModel } from '../../../shared/attribution.ts';
-import { DAY_MS, orderCredits, splitLargestRemainder, touchpointWeights, type AttributionOrder, type Touchpoint } from './models.ts';
+import { DAY_MS, orderCredits, roundToSum, splitLargestRemainder, touchpointWeights, type AttributionOrder, type Touchpoint } from './models.ts';
 
 // Hand-computed fixtures for every model and several windows. The order: 100.00 (10,000 minor
 // units) placed at T; its visitor came from Meta (campaign m1) 10 days before, Google (g1) 3 days
@@ -94,5 +94,18 @@ describe('attribution models (hand-computed)', () => {
     expect(splitLargestRemainder(-100, [1, 1, 1])).toEqual([-34, -33, -33]);
     expect(splitLargestRemainder(1, [0.2, 0.5, 0.3])).toEqual([0, 1, 0]);
     expect(splitLargestRemainder(0, [1, 2])).toEqual([0, 0]);
+  });
+});
+
+describe('rounding credited amounts to whole cents that add up', () => {
+  it('gives the cents left to the largest remainders, so the parts add up to the rounded sum', () => {
+    expect(roundToSum([100.4, 200.6, 299.6])).toEqual([100, 201, 300]);
+    // Rounded one by one they make 3; their sum, 1.8, rounds to 2.
+    expect(roundToSum([0.6, 0.6, 0.6])).toEqual([1, 1, 0]);
+    expect(roundToSum([0.6, 0.6, 0.6]).reduce((a, b) => a + b, 0)).toBe(2);
+    // Refunds: negative amounts are floored too (-0.6 -> -1, remainder 0.4); the sum 4 is kept.
+    expect(roundToSum([-0.6, -0.6, 5.2])).toEqual([0, -1, 5]);
+    expect(roundToSum([12, 30])).toEqual([12, 30]);
+    expect(roundToSum([])).toEqual([]);
   });
 });

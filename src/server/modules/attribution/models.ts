@@ -83,16 +83,8 @@ export function creditShares(model: AttributionModel, touchpoints: readonly Touc
   return [...shares.values()];
 }
 
-/**
- * `total` (an integer: minor units, or millionths of an order) split in proportion to the weights
- * by the largest remainder method: the parts are integers and add up to `total` exactly. Ties in
- * the remainders go to the earlier share. A negative total (a refund) is split as its opposite.
- */
-export function splitLargestRemainder(total: number, weights: readonly number[]): number[] {
-  if (total < 0) return splitLargestRemainder(-total, weights).map((part) => (part === 0 ? 0 : -part));
-  const sum = weights.reduce((a, b) => a + b, 0);
-  if (weights.length === 0 || sum <= 0) throw new Error('Nothing to split among');
-  const exact = weights.map((weight) => (total * weight) / sum);
+/** Floors `exact` and gives the units left up to `total` to the largest remainders (ties to the earlier one). */
+function floorsWithRemainders(exact: readonly number[], total: number): number[] {
   const parts = exact.map(Math.floor);
   let left = total - parts.reduce((a, b) => a + b, 0);
   const order = exact.map((value, index) => ({ index, remainder: value - Math.floor(value) })).sort((a, b) => b.remainder - a.remainder || a.index - b.index);
@@ -102,6 +94,28 @@ export function splitLargestRemainder(total: number, weights: readonly number[])
     left -= 1;
   }
   return parts;
+}
+
+/**
+ * Fractional amounts (credits converted from another currency) rounded to whole minor units so that
+ * they add up to their rounded sum exactly: each is floored, and the units left go to the largest
+ * remainders. A table of rounded channel rows then totals what the report's total says, to the cent.
+ */
+export function roundToSum(values: readonly number[]): number[] {
+  const sum = values.reduce((a, b) => a + b, 0);
+  return floorsWithRemainders(values, Math.sign(sum) * Math.round(Math.abs(sum)));
+}
+
+/**
+ * `total` (an integer: minor units, or millionths of an order) split in proportion to the weights
+ * by the largest remainder method: the parts are integers and add up to `total` exactly. Ties in
+ * the remainders go to the earlier share. A negative total (a refund) is split as its opposite.
+ */
+export function splitLargestRemainder(total: number, weights: readonly number[]): number[] {
+  if (total < 0) return splitLargestRemainder(-total, weights).map((part) => (part === 0 ? 0 : -part));
+  const sum = weights.reduce((a, b) => a + b, 0);
+  if (weights.length === 0 || sum <= 0) throw new Error('Nothing to split among');
+  return floorsWithRemainders(weights.map((weight) => (total * weight) / sum), total);
 }
 
 export const ORDER_MILLIONTHS = 1_000_000;
