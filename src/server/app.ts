@@ -115,6 +115,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     await main.register(integrationsRoutes, { createContext, config, orm });
     await main.register(trackingPixelPlugin);
     await main.register(spaPlugin, { clientDistDir: config.clientDistDir });
+    main.get('/healthz', async () => ({ ok: true }));
   });
 
   const attemptSweep = setInterval(() => {
@@ -123,6 +124,5 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   attemptSweep.unref();
   app.addHook('onClose', async () => clearInterval(attemptSweep));
 
-  app.get('/healthz', async () => ({ ok: true }));
   return app;
 }
