@@ -50,7 +50,8 @@ const server = await startServerProcess(
     // BENCH_SERVER_NODE_OPTIONS="--cpu-prof --cpu-prof-dir=/tmp/x": the server's CPU profile (written when it stops).
     ...(process.env.BENCH_SERVER_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_SERVER_NODE_OPTIONS } : {}),
   },
-  { port },
+  // BENCH_SERVER_ROOT: another checkout's server on the same database (a before figure in the same conditions).
+  { port, root: process.env.BENCH_SERVER_ROOT },
 );
 
 /** CPU seconds a process used (user + system), from /proc (Linux; 100 ticks a second). */
