@@ -42,8 +42,16 @@ const { storeKey } = await trackingSettingsOf(em, store.id);
 const server = await startServerProcess(
   'bench',
   database.url,
-  { TRACKING_REQUESTS_PER_IP_PER_SECOND: '100000000', TRACKING_EVENTS_PER_STORE_PER_SECOND: '100000000', SCHEDULED_SYNCS: 'false', LOG_LEVEL: 'warn' },
-  { port },
+  {
+    TRACKING_REQUESTS_PER_IP_PER_SECOND: '100000000',
+    TRACKING_EVENTS_PER_STORE_PER_SECOND: '100000000',
+    SCHEDULED_SYNCS: 'false',
+    LOG_LEVEL: 'warn',
+    // BENCH_SERVER_NODE_OPTIONS="--cpu-prof --cpu-prof-dir=/tmp/x": the server's CPU profile (written when it stops).
+    ...(process.env.BENCH_SERVER_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_SERVER_NODE_OPTIONS } : {}),
+  },
+  // BENCH_SERVER_ROOT: another checkout's server on the same database (a before figure in the same conditions).
+  { port, root: process.env.BENCH_SERVER_ROOT },
 );
 
 /** CPU seconds a process used (user + system), from /proc (Linux; 100 ticks a second). */

@@ -17,7 +17,7 @@ import { financeRoutes } from './modules/finance/finance.routes.ts';
 import { integrationsRoutes } from './modules/integrations/integrations.routes.ts';
 import { createAuthLimiters, deleteExpiredAttempts } from './modules/auth/attempt-limiter.ts';
 import { storedOrigin } from './public-origin.ts';
-import { trackingCollectorPlugin } from './modules/tracking/collector.routes.ts';
+import { trackingCollectorPlugin, trackingPixelPlugin } from './modules/tracking/collector.routes.ts';
 import { contextFactory, createServices, type AppServices } from './trpc/context.ts';
 import { appRouter, type AppRouter } from './trpc/router.ts';
 
@@ -86,29 +86,37 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     return reply.code(status).send({ message: status >= 500 ? INTERNAL_ERROR_MESSAGE : error.message });
   });
 
-  await app.register(securityPlugin, { allowedHosts: config.allowedHosts });
-  // Before the session plugin: a granted cached answer goes out without reading the session (answer-cache-plugin.ts).
-  await app.register(answerCachePlugin, { orm, answers: services.answers });
-  await app.register(sessionPlugin, { orm, secret: resolveSessionSecret(config) });
-  await app.register(compressionPlugin);
-
-  await app.register(fastifyTRPCPlugin, {
-    prefix: '/trpc',
-    trpcOptions: {
-      router: appRouter,
-      createContext,
-      onError({ error, path: procedurePath, req }) {
-        if (error.code === 'INTERNAL_SERVER_ERROR') req.log.error({ err: error.cause ?? error, procedurePath }, 'Procedure failed');
-      },
-    } satisfies FastifyTRPCPluginOptions<AppRouter>['trpcOptions'],
-  });
-  await app.register(restPlugin, { createContext });
-  await app.register(financeRoutes, { createContext });
-  await app.register(reportsRoutes, { createContext });
-  await app.register(ordersExportPlugin, { createContext });
-  await app.register(integrationsRoutes, { createContext, config, orm });
+  // The collector in a context of its own: none of the app's hooks run on its requests (collector.routes.ts).
   await app.register(trackingCollectorPlugin, { config, orm });
-  await app.register(spaPlugin, { clientDistDir: config.clientDistDir });
+  // Everything else in a sibling context: Fastify hands a hook added later to the contexts below the
+  // one it is added to, so only a sibling keeps the hooks below (helmet, answer cache, sessions,
+  // compression) off the collector's requests.
+  await app.register(async (main: FastifyInstance) => {
+    await main.register(securityPlugin, { allowedHosts: config.allowedHosts });
+    // Before the session plugin: a granted cached answer goes out without reading the session (answer-cache-plugin.ts).
+    await main.register(answerCachePlugin, { orm, answers: services.answers });
+    await main.register(sessionPlugin, { orm, secret: resolveSessionSecret(config) });
+    await main.register(compressionPlugin);
+
+    await main.register(fastifyTRPCPlugin, {
+      prefix: '/trpc',
+      trpcOptions: {
+        router: appRouter,
+        createContext,
+        onError({ error, path: procedurePath, req }) {
+          if (error.code === 'INTERNAL_SERVER_ERROR') req.log.error({ err: error.cause ?? error, procedurePath }, 'Procedure failed');
+        },
+      } satisfies FastifyTRPCPluginOptions<AppRouter>['trpcOptions'],
+    });
+    await main.register(restPlugin, { createContext });
+    await main.register(financeRoutes, { createContext });
+    await main.register(reportsRoutes, { createContext });
+    await main.register(ordersExportPlugin, { createContext });
+    await main.register(integrationsRoutes, { createContext, config, orm });
+    await main.register(trackingPixelPlugin);
+    await main.register(spaPlugin, { clientDistDir: config.clientDistDir });
+    main.get('/healthz', async () => ({ ok: true }));
+  });
 
   const attemptSweep = setInterval(() => {
     deleteExpiredAttempts(orm.em.fork()).catch((error: unknown) => app.log.warn({ err: error }, 'Could not delete expired rate-limit counters'));
@@ -116,6 +124,5 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   attemptSweep.unref();
   app.addHook('onClose', async () => clearInterval(attemptSweep));
 
-  app.get('/healthz', async () => ({ ok: true }));
   return app;
 }

@@ -23,7 +23,9 @@ import {
 import { EventWriter, type DropCount } from './event-writer.ts';
 import { buildPixel } from './pixel.ts';
 import { botReason, DailySalt, visitorHash } from './privacy.ts';
-import { WindowCounter } from './rate-limit.ts';
+import { SharedRateLimits, WindowCounter } from './rate-limit.ts';
+import { HSTS_VALUE, UNKNOWN_HOST_MESSAGE } from '../../plugins/security.ts';
+import { isAllowedHost } from '../../public-origin.ts';
 import { isAllowedDomain, readTrackingSettings, sameSecret, storeIdOfKey, type TrackingSettings } from './tracking-settings.service.ts';
 
 // The collector (README, "Tracking: the collector"):
@@ -44,6 +46,8 @@ export const ID_COOKIE = '_sp_id';
 export const ID_COOKIE_MAX_AGE_SECONDS = 400 * 24 * 60 * 60;
 const SETTINGS_CACHE_MS = 10_000;
 const RECHECK_MS = 100;
+/** The security headers helmet would give these answers (JSON or empty): no sniffing, not embeddable elsewhere. */
+const COLLECTOR_HEADERS = { 'X-Content-Type-Options': 'nosniff', 'Cross-Origin-Resource-Policy': 'same-origin' } as const;
 
 /** Paths the cross-origin check leaves alone: shops on other sites post to them (security.ts). */
 export function isCollectorPath(url: string): boolean {
@@ -107,16 +111,8 @@ function parseBody(body: unknown): unknown {
   return body;
 }
 
-export const trackingCollectorPlugin = fp(async (app: FastifyInstance, options: { config: AppConfig; orm: MikroORM }) => {
-  const { config, orm } = options;
-  const pool = (await orm.em.getConnection().getNativeClient()) as pg.Pool;
-  const writer = new EventWriter(pool);
-  const settingsCache = new SettingsCache(orm);
-  const salt = new DailySalt(() => orm.em.fork());
-  const perIp = new WindowCounter(config.tracking.requestsPerIpPerSecond);
-  const perStore = new WindowCounter(config.tracking.eventsPerStorePerSecond);
-  app.addHook('onClose', async () => writer.close());
-
+/** GET /p.js (registered with the app's other routes: helmet's headers, compression). */
+export const trackingPixelPlugin = fp(async (app: FastifyInstance) => {
   let pixel: Promise<{ code: string; gzip: Buffer; etag: string }> | null = null;
   app.get(PIXEL_PATH, async (request, reply) => {
     pixel ??= buildPixel().then((code) => ({ code, gzip: gzipSync(code, { level: 9 }), etag: `"${createHash('sha256').update(code).digest('base64url').slice(0, 16)}"` }));
@@ -135,6 +131,37 @@ export const trackingCollectorPlugin = fp(async (app: FastifyInstance, options: 
     if (request.headers['if-none-match'] === built.etag) return reply.code(304).send();
     if (/\bgzip\b/.test(String(request.headers['accept-encoding'] ?? ''))) return reply.header('Content-Encoding', 'gzip').send(built.gzip);
     return reply.send(built.code);
+  });
+});
+
+/**
+ * POST /p/e and POST /api/tracking/events in a context of their own, a sibling of the one holding the
+ * rest of the app (app.ts), so that none of the hooks the rest passes through (helmet, the answer
+ * cache, sessions and their cookie signing, compression) run on the collector's requests: about half
+ * of the server's CPU time per request at batch size 1 before (BENCHMARKS.md, "i17-collector2"). What
+ * of them the collector's answers need is set here: ALLOWED_HOSTS, nosniff, the resource policy, HSTS
+ * over https. Not wrapped in fastify-plugin, so that its hook stays in this context.
+ */
+export async function trackingCollectorPlugin(app: FastifyInstance, options: { config: AppConfig; orm: MikroORM }): Promise<void> {
+  const { config, orm } = options;
+  const pool = (await orm.em.getConnection().getNativeClient()) as pg.Pool;
+  const writer = new EventWriter(pool);
+  const settingsCache = new SettingsCache(orm);
+  const salt = new DailySalt(() => orm.em.fork());
+  const perIp = new WindowCounter(config.tracking.requestsPerIpPerSecond);
+  const perStore = new WindowCounter(config.tracking.eventsPerStorePerSecond);
+  // The limits hold over all app processes on the database (rate-limit.ts).
+  const shared = new SharedRateLimits(pool, { ip: perIp, store: perStore }, (error) => app.log.warn({ err: error }, 'Could not share the collector’s rate-limit counts'));
+  shared.start();
+  app.addHook('onClose', async () => {
+    await shared.stop();
+    await writer.close();
+  });
+  const allowedHosts = config.allowedHosts;
+  app.addHook('onRequest', async (request, reply) => {
+    if (allowedHosts && !isAllowedHost(request.host, allowedHosts)) return reply.code(400).send({ message: UNKNOWN_HOST_MESSAGE });
+    reply.headers(COLLECTOR_HEADERS);
+    if (request.protocol === 'https') reply.header('Strict-Transport-Security', HSTS_VALUE);
   });
 
   const limited = (reply: FastifyReply, retryAfterSeconds: number) =>
@@ -258,7 +285,7 @@ export const trackingCollectorPlugin = fp(async (app: FastifyInstance, options: 
     const result = await writer.write(rows, dropList(settings.storeId, drops));
     return reply.code(200).send({ stored: result.stored, duplicates: result.duplicates, dropped });
   });
-});
+}
 
 /** The visitor's country from a trusted proxy's header (TRACKING_COUNTRY_HEADER); the address itself is never kept. */
 function countryOf(request: FastifyRequest, config: AppConfig): string | null {

@@ -195,6 +195,25 @@ describe('POST /p/e', () => {
     }
   });
 
+  it('answers outside the app-wide hooks (no session, no page CSP), with nosniff, its resource policy and ALLOWED_HOSTS', async () => {
+    const answer = await beacon(batch(setup.storeKey, [pageEvent()]), { cookie: 'sp_session=anything' });
+    expect(answer.status).toBe(204);
+    expect(answer.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(answer.headers.get('cross-origin-resource-policy')).toBe('same-origin');
+    expect(answer.headers.get('cache-control')).toBe('no-store');
+    // helmet's page headers and the session plugin's cookie belong to the app's pages, not to the collector.
+    expect(answer.headers.get('content-security-policy')).toBeNull();
+    expect(answer.headers.get('set-cookie')).toBeNull();
+    const hosted = await createTestApp(testApp.orm, testServices(), { ALLOWED_HOSTS: 'stats.example' });
+    try {
+      const post = (host: string) => hosted.inject({ method: 'POST', url: '/p/e', headers: { host, 'content-type': 'text/plain', origin: 'https://shop.example', 'user-agent': BROWSER_UA }, payload: JSON.stringify(batch(setup.storeKey, [pageEvent()])) });
+      expect((await post('other.example')).statusCode).toBe(400);
+      expect((await post('stats.example')).statusCode).toBe(204);
+    } finally {
+      await hosted.close();
+    }
+  });
+
   it('limits requests per client address and events per store with 429 and Retry-After', async () => {
     const limitedApp = await createTestApp(testApp.orm, testServices(), { TRACKING_REQUESTS_PER_IP_PER_SECOND: '2', TRACKING_EVENTS_PER_STORE_PER_SECOND: '1000' });
     const storeLimited = await createTestApp(testApp.orm, testServices(), { TRACKING_REQUESTS_PER_IP_PER_SECOND: '1000', TRACKING_EVENTS_PER_STORE_PER_SECOND: '3' });

@@ -238,13 +238,12 @@ export class EventWriter {
       }
     }
     const drops = [...dropTotals.values()].sort((a, b) => a.storeId - b.storeId || (a.reason < b.reason ? -1 : 1));
-    const { rows } = await this.pool.query<{ stored: number; purchases: number }>(GROUP_SQL, [
-      ...columns,
-      ...purchaseColumns,
-      drops.map((drop) => drop.storeId),
-      drops.map((drop) => drop.reason),
-      drops.map((drop) => drop.count),
-    ]);
+    // A named statement: each connection parses and plans the long text once, not on every group.
+    const { rows } = await this.pool.query<{ stored: number; purchases: number }>({
+      name: 'tracking-group-commit',
+      text: GROUP_SQL,
+      values: [...columns, ...purchaseColumns, drops.map((drop) => drop.storeId), drops.map((drop) => drop.reason), drops.map((drop) => drop.count)],
+    });
     this.stats.groups += 1;
     this.stats.events += rows[0]!.stored;
     // Per-request figures: exact when the group stored every event (the usual case); otherwise the

@@ -1,15 +1,34 @@
-// The collector's rate limits (per client address: requests; per store: events), counted in this
-// process's memory in fixed one-second windows: the collector's hot path makes no database round trip
-// for them. With N app processes each allows its own share, so a deployment sets the limits per
-// process (README, "Tracking").
+import type pg from 'pg';
+
+// The collector's rate limits (per client address: requests; per store: events) in fixed one-second
+// windows. Each process counts in its own memory, so the hot path makes no database round trip and a
+// single process refuses at once; every SYNC_MS (250 ms) it adds what it admitted since the last sync
+// into the shared unlogged table tracking_rate_windows and reads back each key's total over all
+// processes, and from then on refuses when that total (its own count + the others' last read) is
+// used up. Over-admission is bounded: the other processes' admissions are seen at most one sync
+// late, so a window can admit up to the limit plus what the other processes took in their last
+// 250 ms (at worst N × the limit with N processes that all fill a fresh window in one sync interval).
 
 export interface RateLimitDecision {
   allowed: boolean;
   retryAfterSeconds: number;
 }
 
+export const SYNC_MS = 250;
+const KEEP_SECONDS = 60;
+
+interface Window {
+  second: number;
+  /** Admitted here in this window. */
+  count: number;
+  /** Admitted here and not yet added to the shared table. */
+  unsynced: number;
+  /** The other processes' admissions in this window, as last read. */
+  others: number;
+}
+
 export class WindowCounter {
-  private windows = new Map<string, { start: number; count: number }>();
+  private windows = new Map<string, Window>();
   private lastSweep = 0;
 
   readonly perSecond: number;
@@ -20,25 +39,133 @@ export class WindowCounter {
     this.now = now;
   }
 
-  /** Counts `amount` for the key; refuses (counting nothing) when the key's second is used up. */
+  /** Counts `amount` for the key; refuses (counting nothing) when the key's second is used up here and elsewhere. */
   take(key: string, amount = 1): RateLimitDecision {
     const now = this.now();
-    const start = now - (now % 1000);
-    if (now - this.lastSweep > 10_000) this.sweep(start);
+    const second = Math.floor(now / 1000);
+    if (now - this.lastSweep > 10_000) this.sweep(second);
     let window = this.windows.get(key);
-    if (!window || window.start !== start) {
-      window = { start, count: 0 };
+    if (!window || window.second !== second) {
+      window = { second, count: 0, unsynced: 0, others: 0 };
       this.windows.set(key, window);
     }
-    if (window.count + amount > this.perSecond && window.count > 0) {
+    const used = window.count + window.others;
+    if (used + amount > this.perSecond && used > 0) {
       return { allowed: false, retryAfterSeconds: 1 };
     }
     window.count += amount;
+    window.unsynced += amount;
     return { allowed: true, retryAfterSeconds: 0 };
   }
 
-  private sweep(start: number): void {
-    this.lastSweep = start;
-    for (const [key, window] of this.windows) if (window.start < start) this.windows.delete(key);
+  /** This window's keys to sync (what each admitted since the last sync), marked as synced. */
+  takeUnsynced(): { key: string; second: number; amount: number }[] {
+    const second = Math.floor(this.now() / 1000);
+    const out: { key: string; second: number; amount: number }[] = [];
+    for (const [key, window] of this.windows) {
+      if (window.second < second - 1) continue;
+      out.push({ key, second: window.second, amount: window.unsynced });
+      window.unsynced = 0;
+    }
+    return out;
+  }
+
+  /** A key's total over all processes for a second, as the shared table answered. */
+  applyTotal(key: string, second: number, total: number): void {
+    const window = this.windows.get(key);
+    if (window && window.second === second) window.others = Math.max(0, total - window.count);
+  }
+
+  private sweep(second: number): void {
+    this.lastSweep = second * 1000;
+    for (const [key, window] of this.windows) if (window.second < second - 1) this.windows.delete(key);
+  }
+}
+
+const CREATE_SQL = `create unlogged table if not exists tracking_rate_windows (
+  key text not null, scope text not null, second bigint not null, count bigint not null,
+  primary key (key, scope, second))`;
+
+const SYNC_SQL = `
+  insert into tracking_rate_windows as t (key, scope, second, count)
+  select * from unnest($1::text[], $2::text[], $3::int8[], $4::int8[])
+  on conflict (key, scope, second) do update set count = t.count + excluded.count
+  returning key, scope, second::float8 as second, count::float8 as count`;
+
+/**
+ * The shared side of the limits (see the top of this file): one statement every SYNC_MS for all the
+ * counters' active keys, and old windows deleted every ~10 s. The table is unlogged (counts of the
+ * last seconds need no crash safety) and made on first use, by one process at a time.
+ */
+export class SharedRateLimits {
+  private timer: NodeJS.Timeout | null = null;
+  private ready: Promise<void> | null = null;
+  private syncing: Promise<void> | null = null;
+  private lastCleanup = 0;
+  private readonly pool: pg.Pool;
+  private readonly counters: Record<string, WindowCounter>;
+  private readonly onError: (error: unknown) => void;
+
+  constructor(pool: pg.Pool, counters: Record<string, WindowCounter>, onError: (error: unknown) => void) {
+    this.pool = pool;
+    this.counters = counters;
+    this.onError = onError;
+  }
+
+  start(): void {
+    this.timer = setInterval(() => {
+      this.syncing ??= this.sync()
+        .catch(this.onError)
+        .finally(() => (this.syncing = null));
+    }, SYNC_MS);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    await this.syncing;
+  }
+
+  private async createTable(): Promise<void> {
+    const client = await this.pool.connect();
+    try {
+      await client.query('begin');
+      await client.query(`select pg_advisory_xact_lock(hashtext('storepulse.tracking-rate-windows'))`);
+      await client.query(CREATE_SQL);
+      await client.query('commit');
+    } catch (error) {
+      await client.query('rollback').catch(() => {});
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+
+  /** Adds this process's new counts and reads back the totals. */
+  async sync(): Promise<void> {
+    this.ready ??= this.createTable().catch((error: unknown) => {
+      this.ready = null;
+      throw error;
+    });
+    await this.ready;
+    const keys: string[] = [], scopes: string[] = [], seconds: number[] = [], amounts: number[] = [];
+    for (const [scope, counter] of Object.entries(this.counters)) {
+      for (const entry of counter.takeUnsynced()) {
+        keys.push(entry.key);
+        scopes.push(scope);
+        seconds.push(entry.second);
+        amounts.push(entry.amount);
+      }
+    }
+    if (keys.length > 0) {
+      const { rows } = await this.pool.query<{ key: string; scope: string; second: number; count: number }>(SYNC_SQL, [keys, scopes, seconds, amounts]);
+      for (const row of rows) this.counters[row.scope]?.applyTotal(row.key, row.second, row.count);
+    }
+    const now = Date.now();
+    if (now - this.lastCleanup > 10_000) {
+      this.lastCleanup = now;
+      await this.pool.query(`delete from tracking_rate_windows where second < $1`, [Math.floor(now / 1000) - KEEP_SECONDS]);
+    }
   }
 }
