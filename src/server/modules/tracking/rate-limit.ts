@@ -82,10 +82,6 @@ export class WindowCounter {
   }
 }
 
-const CREATE_SQL = `create unlogged table if not exists tracking_rate_windows (
-  key text not null, scope text not null, second bigint not null, count bigint not null,
-  primary key (key, scope, second))`;
-
 const SYNC_SQL = `
   insert into tracking_rate_windows as t (key, scope, second, count)
   select * from unnest($1::text[], $2::text[], $3::int8[], $4::int8[])
@@ -94,12 +90,11 @@ const SYNC_SQL = `
 
 /**
  * The shared side of the limits (see the top of this file): one statement every SYNC_MS for all the
- * counters' active keys, and old windows deleted every ~10 s. The table is unlogged (counts of the
- * last seconds need no crash safety) and made on first use, by one process at a time.
+ * counters' active keys, and old windows deleted every ~10 s. The table (unlogged: counts of the
+ * last seconds need no crash safety) comes from migration 20261128093100.
  */
 export class SharedRateLimits {
   private timer: NodeJS.Timeout | null = null;
-  private ready: Promise<void> | null = null;
   private syncing: Promise<void> | null = null;
   private lastCleanup = 0;
   private readonly pool: pg.Pool;
@@ -127,28 +122,8 @@ export class SharedRateLimits {
     await this.syncing;
   }
 
-  private async createTable(): Promise<void> {
-    const client = await this.pool.connect();
-    try {
-      await client.query('begin');
-      await client.query(`select pg_advisory_xact_lock(hashtext('storepulse.tracking-rate-windows'))`);
-      await client.query(CREATE_SQL);
-      await client.query('commit');
-    } catch (error) {
-      await client.query('rollback').catch(() => {});
-      throw error;
-    } finally {
-      client.release();
-    }
-  }
-
   /** Adds this process's new counts and reads back the totals. */
   async sync(): Promise<void> {
-    this.ready ??= this.createTable().catch((error: unknown) => {
-      this.ready = null;
-      throw error;
-    });
-    await this.ready;
     const keys: string[] = [], scopes: string[] = [], seconds: number[] = [], amounts: number[] = [];
     for (const [scope, counter] of Object.entries(this.counters)) {
       for (const entry of counter.takeUnsynced()) {
