@@ -33,7 +33,9 @@ if (process.argv[2] === '--server') {
   await main();
 }
 
-const loadAverage = () => os.loadavg().map((value) => value.toFixed(2)).join(' ');
+function loadAverage(): string {
+  return os.loadavg().map((value) => value.toFixed(2)).join(' ');
+}
 
 /** Sessions and credits up to date, and the store's match figures; the jobs' times. */
 async function prepare(): Promise<void> {

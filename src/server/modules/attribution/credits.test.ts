@@ -10,7 +10,7 @@ import { campaignOf, type EventRow } from '../tracking/event-schema.ts';
 import { EventWriter } from '../tracking/event-writer.ts';
 import { buildSessions } from '../tracking/sessions.ts';
 import { trackingSettingsOf } from '../tracking/tracking-settings.service.ts';
-import { readState, requestRecompute, runAttribution } from './credits.ts';
+import { markOrdersForAttribution, readState, requestRecompute, runAttribution } from './credits.ts';
 import { attributionStatus, setAttributionWindow } from './attribution.service.ts';
 
 // Credits kept incrementally from real orders, refunds, purchase events and touchpoints (sessions
@@ -195,5 +195,18 @@ describe('attribution credits, incrementally', () => {
     expect(await credited('first_click', dayOf(T), dayOf(T), 7)).toEqual({ googleads: 12_000 });
     const net = await netSales(dayOf(T - DAY), dayOf(T + 20 * DAY));
     for (const model of ATTRIBUTION_MODELS) expect(Object.values(await credited(model, dayOf(T - DAY), dayOf(T + 20 * DAY), 7)).reduce((a, b) => a + b, 0)).toBe(net);
+  });
+
+  it('a recompute of the current window credits each order once: the orders it has not reached yet are left to it', async () => {
+    const before = await snapshot(7);
+    const ids = (await sql().rows<{ id: string }>(`select id::text from orders where store_id = $1 order by id`, [storeId])).map((row) => row.id);
+    await requestRecompute(sql(), storeId);
+    // Two orders recomputed, then every order changes (as a new store's load marks them all).
+    expect(await runAttribution(database.orm.em.fork(), storeId, { chunk: 2, maxSteps: 1 })).toEqual({ credited: 0, recomputed: 2 });
+    await markOrdersForAttribution(sql(), storeId, ids);
+    // The two behind the recompute's cursor are credited again; the others only by the recompute.
+    expect(await runAttribution(database.orm.em.fork(), storeId, { chunk: 2 })).toEqual({ credited: 2, recomputed: ids.length - 2 });
+    expect(await sql().rows(`select order_id from attribution_dirty_orders where store_id = $1`, [storeId])).toEqual([]);
+    expect(await snapshot(7)).toEqual(before);
   });
 });
