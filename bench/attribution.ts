@@ -3,7 +3,7 @@
 // 1. In this process: the sessions job and the attribution job brought up to date on the store (timed;
 //    on a store fresh from bench:demo the attribution job credits every order once), then the
 //    store's orders matched to their visits and purchases double-counted (journeyMatch, the same
-//    figures bench:demo prints).
+//    figures bench:demo prints). RECOMPUTE=1: every order credited again first (as on a new store).
 // 2. The real server (buildApp) in a child process of its own on BENCH_PORT (default 4481), signed in
 //    as the bench user (the store's owner). For each procedure the screen reads (attribution.report
 //    with comparison to the previous period and GET /api/attribution for each model;
@@ -42,7 +42,7 @@ async function prepare(): Promise<void> {
   const { loadConfig } = await import('../src/server/config.ts');
   const { openDatabase } = await import('../src/server/database/database.ts');
   const { buildSessions } = await import('../src/server/modules/tracking/sessions.ts');
-  const { runAttribution } = await import('../src/server/modules/attribution/credits.ts');
+  const { requestRecompute, runAttribution } = await import('../src/server/modules/attribution/credits.ts');
   const { journeyMatch } = await import('../src/server/modules/demo/demo.service.ts');
   const { sqlRunner } = await import('../src/server/modules/commerce/raw-sql.ts');
   const database = await openDatabase(loadConfig());
@@ -56,6 +56,7 @@ async function prepare(): Promise<void> {
     let started = performance.now();
     const sessions = await buildSessions(em.fork(), store.id, { settleMs: 0, chunk: 50_000 });
     console.log(`Sessions job: ${sessions.events.toLocaleString('en')} new events in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    if (process.env.RECOMPUTE === '1') await requestRecompute(sqlRunner(em), store.id);
     started = performance.now();
     const credits = await runAttribution(em.fork(), store.id);
     console.log(

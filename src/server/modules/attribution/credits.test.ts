@@ -200,12 +200,20 @@ describe('attribution credits, incrementally', () => {
   it('a recompute of the current window credits each order once: the orders it has not reached yet are left to it', async () => {
     const before = await snapshot(7);
     const ids = (await sql().rows<{ id: string }>(`select id::text from orders where store_id = $1 order by id`, [storeId])).map((row) => row.id);
+    // As on a new store: every touchpoint and purchase not read yet.
+    await sql().run(`update attribution_state set touchpoint_cursor = 0, purchase_cursor = '-infinity' where store_id = $1`, [storeId]);
     await requestRecompute(sql(), storeId);
-    // Two orders recomputed, then every order changes (as a new store's load marks them all).
-    expect(await runAttribution(database.orm.em.fork(), storeId, { chunk: 2, maxSteps: 1 })).toEqual({ credited: 0, recomputed: 2 });
+    // One order recomputed (a step reads 5 touchpoints per order of its chunk), then every order
+    // changes (as a new store's load marks them all).
+    expect(await runAttribution(database.orm.em.fork(), storeId, { chunk: 1, maxSteps: 1 })).toEqual({ credited: 0, recomputed: 1 });
+    // The touchpoints and purchases that were there are the recompute's: not read again.
+    const [last] = await sql().rows<{ id: string }>(`select max(id)::text as id from tracking_touchpoints where store_id = $1`, [storeId]);
+    const state = await readState(sql(), storeId);
+    expect(state.touchpointCursor).toBe(last!.id);
+    expect(state.purchaseCursor).not.toBe('-infinity');
     await markOrdersForAttribution(sql(), storeId, ids);
-    // The two behind the recompute's cursor are credited again; the others only by the recompute.
-    expect(await runAttribution(database.orm.em.fork(), storeId, { chunk: 2 })).toEqual({ credited: 2, recomputed: ids.length - 2 });
+    // The one behind the recompute's cursor is credited again; the others only by the recompute.
+    expect(await runAttribution(database.orm.em.fork(), storeId, { chunk: 2 })).toEqual({ credited: 1, recomputed: ids.length - 1 });
     expect(await sql().rows(`select order_id from attribution_dirty_orders where store_id = $1`, [storeId])).toEqual([]);
     expect(await snapshot(7)).toEqual(before);
   });

@@ -350,6 +350,16 @@ async function step(em: EntityManager, storeId: number, chunk: number): Promise<
     // when it gets to them, so marking and crediting them now would be work done twice.
     const recomputeCursor = state.recomputeWindowDays === state.windowDays ? state.recomputeCursor : null;
     const notAhead = (ids: string[]) => (recomputeCursor === null ? ids : ids.filter((id) => BigInt(id) <= BigInt(recomputeCursor)));
+    if (recomputeCursor === '0') {
+      // Not started: every touchpoint and purchase there is now, the recompute reads itself.
+      await q.run(
+        `update attribution_state set touchpoint_cursor = greatest(touchpoint_cursor, coalesce((select max(id) from tracking_touchpoints where store_id = $1), 0)),
+                purchase_cursor = greatest(purchase_cursor, now() - $2::float8 * interval '1 millisecond'), updated_at = now()
+          where store_id = $1`,
+        [storeId, PURCHASE_SETTLE_MS],
+      );
+      Object.assign(state, await readState(q, storeId));
+    }
 
     // New touchpoints: the orders of their visitors placed after them.
     const touchpoints = await q.rows<{ id: string; visitor_key: string; occurred_at: Date }>(
@@ -358,10 +368,8 @@ async function step(em: EntityManager, storeId: number, chunk: number): Promise<
     );
     if (touchpoints.length > 0) {
       const times = touchpoints.map((t) => new Date(t.occurred_at).getTime());
-      if (recomputeCursor !== '0') {
-        const keys = [...new Set(touchpoints.map((t) => t.visitor_key))];
-        await markOrdersForAttribution(q, storeId, await ordersOfVisitors(q, storeId, keys, new Date(Math.min(...times)), new Date(Math.max(...times)), recomputeCursor ?? undefined));
-      }
+      const keys = [...new Set(touchpoints.map((t) => t.visitor_key))];
+      await markOrdersForAttribution(q, storeId, await ordersOfVisitors(q, storeId, keys, new Date(Math.min(...times)), new Date(Math.max(...times)), recomputeCursor ?? undefined));
       await q.run(`update attribution_state set touchpoint_cursor = $2::bigint, updated_at = now() where store_id = $1`, [storeId, touchpoints[touchpoints.length - 1]!.id]);
     }
     // New purchase events: the orders they name.
@@ -372,7 +380,7 @@ async function step(em: EntityManager, storeId: number, chunk: number): Promise<
       [storeId, state.purchaseCursor, PURCHASE_SETTLE_MS],
     );
     if (purchases.length > 0) {
-      if (recomputeCursor !== '0') await markOrdersForAttribution(q, storeId, notAhead(await ordersOfPurchases(q, storeId, purchases.map((p) => p.order_id))));
+      await markOrdersForAttribution(q, storeId, notAhead(await ordersOfPurchases(q, storeId, purchases.map((p) => p.order_id))));
       // (Microseconds kept: the cursor is text.) A limit may cut between rows of the same instant:
       // then the cursor stays just before the last instant.
       await q.run(
