@@ -9,7 +9,8 @@
 //    with comparison to the previous period and GET /api/attribution for each model;
 //    attribution.modelsSideBySide, topPaths and distributions, which take no model): REQUESTS
 //    (default 40) requests one at a time, then REQUESTS x 2 at 10 connections (10 senders, each sends
-//    its next request when its answer arrived): median / p95 / p99 latency and the CPU time per
+//    its next request when its answer arrived), each fewer when they take more than CASE_SECONDS
+//    (default 20; n is printed): median / p95 / p99 latency and the CPU time per
 //    request of the server's Node process and of the embedded PostgreSQL (Linux /proc).
 // `npm run bench:attribution` (see BENCHMARKS.md). DATABASE_URL or DATA_DIR as for bench/demo.ts.
 import { spawn } from 'node:child_process';
@@ -120,7 +121,9 @@ async function main() {
       if (answer.status !== 200) throw new Error(`${path}: ${answer.status} ${Buffer.from(body).toString().slice(0, 300)}`);
       return performance.now() - started;
     };
-    // `count` requests from `connections` senders; latencies sorted, and CPU per request.
+    // `count` requests from `connections` senders (fewer when they take over CASE_SECONDS, default
+    // 20, but at least 5); latencies sorted, and CPU per request.
+    const budgetMs = Number(process.env.CASE_SECONDS ?? 20) * 1000;
     const run = async (path: string, count: number, connections: number) => {
       const serverBefore = cpuMsOf(child.pid!);
       const databaseBefore = postmaster === null ? null : cpuMsOf(postmaster, true);
@@ -129,23 +132,23 @@ async function main() {
       let next = 0;
       await Promise.all(
         Array.from({ length: connections }, async () => {
-          while (next < count) {
+          while (next < count && (next < 5 || performance.now() - started < budgetMs)) {
             next += 1;
             times.push(await get(path));
           }
         }),
       );
       const seconds = (performance.now() - started) / 1000;
-      const serverMs = (cpuMsOf(child.pid!) - serverBefore) / count;
-      const databaseMs = databaseBefore === null ? null : (cpuMsOf(postmaster!, true) - databaseBefore) / count;
+      const serverMs = (cpuMsOf(child.pid!) - serverBefore) / times.length;
+      const databaseMs = databaseBefore === null ? null : (cpuMsOf(postmaster!, true) - databaseBefore) / times.length;
       times.sort((a, b) => a - b);
-      return { p50: percentile(times, 0.5), p95: percentile(times, 0.95), p99: percentile(times, 0.99), rate: count / seconds, serverMs, databaseMs };
+      return { n: times.length, p50: percentile(times, 0.5), p95: percentile(times, 0.95), p99: percentile(times, 0.99), rate: times.length / seconds, serverMs, databaseMs };
     };
     const format = (r: Awaited<ReturnType<typeof run>>) =>
-      `p50 ${r.p50.toFixed(1).padStart(7)}  p95 ${r.p95.toFixed(1).padStart(7)}  p99 ${r.p99.toFixed(1).padStart(7)} ms  ${r.rate.toFixed(1).padStart(6)} req/s  CPU/req server ${r.serverMs.toFixed(1)} ms, db ${r.databaseMs === null ? 'n/a' : `${r.databaseMs.toFixed(1)} ms`}`;
+      `n ${String(r.n).padStart(3)}  p50 ${r.p50.toFixed(1).padStart(7)}  p95 ${r.p95.toFixed(1).padStart(7)}  p99 ${r.p99.toFixed(1).padStart(7)} ms  ${r.rate.toFixed(1).padStart(6)} req/s  CPU/req server ${r.serverMs.toFixed(1)} ms, db ${r.databaseMs === null ? 'n/a' : `${r.databaseMs.toFixed(1)} ms`}`;
     const misses: string[] = [];
     for (const { name, path } of cases.filter(({ name }) => !process.env.ONLY || name.includes(process.env.ONLY))) {
-      for (let index = 0; index < 3; index += 1) await get(path); // warm-up (JIT, plans, caches), not counted
+      for (let index = 0; index < 2; index += 1) await get(path); // warm-up (JIT, plans, caches), not counted
       const single = await run(path, requests, 1);
       const ten = await run(path, requests * 2, 10);
       console.log(`${name.padEnd(58)}  1 conn  ${format(single)}`);

@@ -151,7 +151,12 @@ export interface TouchpointRow {
   landing_url: string | null;
 }
 
-/** The touchpoints of the orders' visitors in the window before each order, oldest first. */
+/**
+ * The touchpoints of the orders' visitors in the window before each order, oldest first. The events
+ * of an e-mail and the touchpoints of a visitor are index probes per e-mail and per visitor (lateral,
+ * `offset 0`): joined as sets, the planner misjudged the visitors' count and read every touchpoint
+ * of the store per call (18 s per 1,000 orders on the 1M-order demo store).
+ */
 export async function visitorTouchpoints(q: SqlRunner, storeId: number, ids: readonly string[], windowDays: number): Promise<TouchpointRow[]> {
   return q.rows<TouchpointRow>(
     `with o as (
@@ -174,14 +179,15 @@ export async function visitorTouchpoints(q: SqlRunner, storeId: number, ids: rea
      visitor_keys as (
        select id, anonymous_id as key from p where anonymous_id is not null
        union select id, 'e:' || left(email_hash, 62) from emails
-       union select e.id, ev.anonymous_id from emails e
-               join tracking_events ev on ev.store_id = $1 and ev.email_hash = e.email_hash and ev.anonymous_id is not null
+       union select e.id, ev.anonymous_id from emails e cross join lateral (
+               select ev.anonymous_id from tracking_events ev where ev.store_id = $1 and ev.email_hash = e.email_hash and ev.anonymous_id is not null offset 0) ev
      )
      select o.id::text as order_id, t.id::text as id, t.occurred_at as at, t.channel, coalesce(t.utm_campaign, '') as campaign, t.referrer_host, t.landing_url
        from visitor_keys k
        join o on o.id = k.id
-       join tracking_touchpoints t on t.store_id = $1 and t.visitor_key = k.key
-                                  and t.occurred_at <= o.placed_at and t.occurred_at >= o.placed_at - make_interval(days => $3::int)
+       cross join lateral (
+         select t.id, t.occurred_at, t.channel, t.utm_campaign, t.referrer_host, t.landing_url from tracking_touchpoints t
+          where t.store_id = $1 and t.visitor_key = k.key and t.occurred_at <= o.placed_at and t.occurred_at >= o.placed_at - make_interval(days => $3::int) offset 0) t
       order by o.id, t.occurred_at, t.id`,
     [storeId, ids, windowDays],
   );
