@@ -218,3 +218,19 @@ describe('attribution credits, incrementally', () => {
     expect(await snapshot(7)).toEqual(before);
   });
 });
+
+describe('attribution recompute over order ids of different lengths', () => {
+  it('credits every order, in id order, when the ids pass from 4 to 5 digits (…9998, 9999, 10000…), not in text order', async () => {
+    const other = (await createCommerceStore(database.orm)).id;
+    // The next order ids cross a power of ten: as text, '10000' sorts before '9996'.
+    const [max] = await sql().rows<{ max: string }>(`select coalesce(max(id), 0)::text as max from orders`);
+    let power = 10_000;
+    while (power < Number(max!.max) + 10) power *= 10;
+    await sql().run(`select setval('orders_id_seq', $1::bigint)`, [power - 5]);
+    await ingestOrders(database.orm.em.fork(), other, Array.from({ length: 10 }, (_, index) => testOrder({ externalId: `R-${index}`, placedAt: new Date(T + index * HOUR), grossMinor: 1_000 })));
+    await requestRecompute(sql(), other);
+    expect(await runAttribution(database.orm.em.fork(), other, { chunk: 2 })).toEqual({ credited: 0, recomputed: 10 });
+    const [stored] = await sql().rows<{ n: number }>(`select count(*)::int as n from attribution_orders where store_id = $1`, [other]);
+    expect(stored!.n).toBe(10);
+  });
+});

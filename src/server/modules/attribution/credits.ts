@@ -369,7 +369,7 @@ async function step(em: EntityManager, storeId: number, chunk: number): Promise<
 
     // New touchpoints: the orders of their visitors placed after them.
     const touchpoints = await q.rows<{ id: string; visitor_key: string; occurred_at: Date }>(
-      `select id::text, visitor_key, occurred_at from tracking_touchpoints where store_id = $1 and id > $2::bigint order by id limit ${chunk * 5}`,
+      `select id::text, visitor_key, occurred_at from tracking_touchpoints where store_id = $1 and id > $2::bigint order by tracking_touchpoints.id limit ${chunk * 5}`, // the column: the output `id` is text
       [storeId, state.touchpointCursor],
     );
     if (touchpoints.length > 0) {
@@ -415,7 +415,7 @@ async function step(em: EntityManager, storeId: number, chunk: number): Promise<
     let recomputed = 0;
     let recomputeMore = false;
     if (state.recomputeWindowDays !== null && dirty.length < chunk) {
-      const ids = (await q.rows<{ id: string }>(`select id::text from orders where store_id = $1 and id > $2::bigint order by id limit ${chunk}`, [storeId, state.recomputeCursor])).map((row) => row.id);
+      const ids = (await q.rows<{ id: string }>(`select id::text from orders where store_id = $1 and id > $2::bigint order by orders.id limit ${chunk}`, [storeId, state.recomputeCursor])).map((row) => row.id);
       recomputed = await creditOrders(q, storeId, ids, state.recomputeWindowDays);
       if (ids.length === chunk) {
         recomputeMore = true;
