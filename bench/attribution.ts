@@ -13,12 +13,11 @@
 //    (default 20; n is printed): median / p95 / p99 latency and the CPU time per
 //    request of the server's Node process and of the embedded PostgreSQL (Linux /proc).
 // `npm run bench:attribution` (see BENCHMARKS.md). DATABASE_URL or DATA_DIR as for bench/demo.ts.
-import { spawn } from 'node:child_process';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { ATTRIBUTION_MODELS } from '../src/shared/attribution.ts';
 import { addDays, dayInZone } from '../src/shared/date-ranges.ts';
-import { percentile } from './http-bench.ts';
+import { percentile, signInCookie, spawnBenchServer } from './http-bench.ts';
 import { cpuMsOf, postmasterPid } from './proc-cpu.ts';
 
 if (process.argv[2] === '--server') {
@@ -79,27 +78,9 @@ async function main() {
   const requests = Number(process.env.REQUESTS ?? 40);
   console.log(`Machine: ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? 'unknown'}), Node ${process.version}, load average ${loadAverage()}, ${new Date().toISOString()}`);
   if (process.env.SKIP_JOBS !== '1') await prepare();
-  const child = spawn(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), '--server'], {
-    env: { ...process.env, SCHEDULED_SYNCS: 'false' },
-    stdio: ['pipe', 'pipe', 'inherit'],
-  });
-  const base = await new Promise<string>((resolve, reject) => {
-    let output = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /ready (\S+)\n/.exec(output);
-      if (match) resolve(match[1]!);
-    });
-    child.on('exit', (code) => reject(new Error(`The server exited (${code}) before it was ready: ${output}`)));
-  });
+  const { child, base, stop } = await spawnBenchServer(fileURLToPath(import.meta.url));
   try {
-    const login = await fetch(`${base}/api/login`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', origin: base },
-      body: JSON.stringify({ username: process.env.BENCH_USER ?? 'bench', password: process.env.BENCH_PASSWORD ?? 'bench-password-123' }),
-    });
-    if (login.status !== 200) throw new Error(`Sign-in failed: ${login.status} ${await login.text()}`);
-    const cookie = login.headers.getSetCookie().map((value) => value.split(';')[0]).join('; ');
+    const cookie = await signInCookie(base);
     const active = await (await fetch(`${base}/api/stores/active`, { headers: { cookie } })).json();
     const to = dayInZone(new Date(), active.store?.timezone ?? 'Europe/London');
     const from = addDays(to, -364);
@@ -158,7 +139,6 @@ async function main() {
     console.log(misses.length === 0 ? 'Target (median under 100 ms one at a time): met by every case' : `Target (median under 100 ms one at a time) MISSED by: ${misses.join('; ')}`);
     console.log(`Load average at the end: ${loadAverage()}, ${new Date().toISOString()}`);
   } finally {
-    child.stdin!.end();
-    await new Promise((resolve) => child.once('exit', resolve));
+    await stop();
   }
 }
