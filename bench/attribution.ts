@@ -17,21 +17,11 @@ import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { ATTRIBUTION_MODELS } from '../src/shared/attribution.ts';
 import { addDays, dayInZone } from '../src/shared/date-ranges.ts';
-import { percentile, signInCookie, spawnBenchServer } from './http-bench.ts';
+import { percentile, serveUntilStdinEnds, signInCookie, spawnBenchServer } from './http-bench.ts';
 import { cpuMsOf, postmasterPid } from './proc-cpu.ts';
 
-if (process.argv[2] === '--server') {
-  // The child: the real server, until its parent closes stdin.
-  const { startBenchServer } = await import('./http-bench.ts');
-  const server = await startBenchServer(4481);
-  process.stdout.write(`ready ${server.base}\n`);
-  process.stdin.resume();
-  process.stdin.on('end', () => {
-    server.close().then(() => process.exit(0), () => process.exit(1));
-  });
-} else {
-  await main();
-}
+if (process.argv[2] === '--server') await serveUntilStdinEnds(4481);
+else await main();
 
 function loadAverage(): string {
   return os.loadavg().map((value) => value.toFixed(2)).join(' ');

@@ -83,3 +83,13 @@ export async function signInCookie(base: string): Promise<string> {
   if (login.status !== 200) throw new Error(`Sign-in failed: ${login.status} ${await login.text()}`);
   return login.headers.getSetCookie().map((value) => value.split(';')[0]).join('; ');
 }
+
+/** The child of spawnBenchServer: the real server on BENCH_PORT (or `defaultPort`) until its parent closes stdin. */
+export async function serveUntilStdinEnds(defaultPort: number): Promise<void> {
+  const server = await startBenchServer(defaultPort);
+  process.stdout.write(`ready ${server.base}\n`);
+  process.stdin.resume();
+  process.stdin.on('end', () => {
+    server.close().then(() => process.exit(0), () => process.exit(1));
+  });
+}

@@ -16,22 +16,12 @@ import autocannon from 'autocannon';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { addDays, dayInZone } from '../src/shared/date-ranges.ts';
-import { signInCookie, spawnBenchServer } from './http-bench.ts';
+import { serveUntilStdinEnds, signInCookie, spawnBenchServer } from './http-bench.ts';
 import { cpuMsOf, postmasterPid } from './proc-cpu.ts';
 
 
-if (process.argv[2] === '--server') {
-  // The child: the real server, until its parent closes stdin.
-  const { startBenchServer } = await import('./http-bench.ts');
-  const server = await startBenchServer(4451);
-  process.stdout.write(`ready ${server.base}\n`);
-  process.stdin.resume();
-  process.stdin.on('end', () => {
-    server.close().then(() => process.exit(0), () => process.exit(1));
-  });
-} else {
-  await main();
-}
+if (process.argv[2] === '--server') await serveUntilStdinEnds(4451);
+else await main();
 
 async function main() {
   if (!process.env.DATABASE_URL) process.env.DATA_DIR ??= '/tmp/engine-bench/data';
