@@ -13,51 +13,23 @@
 // If-None-Match is sent, so every answer is a full 200 with its body.
 // `npm run bench:load` (see BENCHMARKS.md). DATABASE_URL or DATA_DIR as for bench/demo.ts.
 import autocannon from 'autocannon';
-import { spawn } from 'node:child_process';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { addDays, dayInZone } from '../src/shared/date-ranges.ts';
+import { serveUntilStdinEnds, signInCookie, spawnBenchServer } from './http-bench.ts';
 import { cpuMsOf, postmasterPid } from './proc-cpu.ts';
 
 
-if (process.argv[2] === '--server') {
-  // The child: the real server, until its parent closes stdin.
-  const { startBenchServer } = await import('./http-bench.ts');
-  const server = await startBenchServer(4451);
-  process.stdout.write(`ready ${server.base}\n`);
-  process.stdin.resume();
-  process.stdin.on('end', () => {
-    server.close().then(() => process.exit(0), () => process.exit(1));
-  });
-} else {
-  await main();
-}
+if (process.argv[2] === '--server') await serveUntilStdinEnds(4451);
+else await main();
 
 async function main() {
   if (!process.env.DATABASE_URL) process.env.DATA_DIR ??= '/tmp/engine-bench/data';
   const seconds = Number(process.env.SECONDS_PER_CASE ?? 8);
   const connections = Number(process.env.CONNECTIONS ?? 50);
-  const child = spawn(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), '--server'], {
-    env: { ...process.env, SCHEDULED_SYNCS: 'false' },
-    stdio: ['pipe', 'pipe', 'inherit'],
-  });
-  const base = await new Promise<string>((resolve, reject) => {
-    let output = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /ready (\S+)\n/.exec(output);
-      if (match) resolve(match[1]!);
-    });
-    child.on('exit', (code) => reject(new Error(`The server exited (${code}) before it was ready: ${output}`)));
-  });
+  const { child, base, stop } = await spawnBenchServer(fileURLToPath(import.meta.url));
   try {
-    const login = await fetch(`${base}/api/login`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', origin: base },
-      body: JSON.stringify({ username: process.env.BENCH_USER ?? 'bench', password: process.env.BENCH_PASSWORD ?? 'bench-password-123' }),
-    });
-    if (login.status !== 200) throw new Error(`Sign-in failed: ${login.status} ${await login.text()}`);
-    const cookie = login.headers.getSetCookie().map((value) => value.split(';')[0]).join('; ');
+    const cookie = await signInCookie(base);
     const active = await (await fetch(`${base}/api/stores/active`, { headers: { cookie } })).json();
     const today = dayInZone(new Date(), active.store?.timezone ?? 'Europe/London');
     const trpc = (procedure: string, input: unknown) => `/trpc/${procedure}?input=${encodeURIComponent(JSON.stringify(input))}`;
@@ -100,7 +72,6 @@ async function main() {
       );
     }
   } finally {
-    child.stdin!.end();
-    await new Promise((resolve) => child.once('exit', resolve));
+    await stop();
   }
 }

@@ -92,8 +92,9 @@ export async function setAttributionWindow(em: EntityManager, storeId: number, w
   return attributionStatus(em, storeId);
 }
 
-/** Every model's credits in the range, per channel and campaign, in the store's currency. */
-async function creditGroups(em: EntityManager, store: StoreRef, range: DayRange, windowDays: number): Promise<CreditGroup[]> {
+/** Every model's credits (or one model's) in the range, per channel and campaign, in the store's currency. */
+async function creditGroups(em: EntityManager, store: StoreRef, range: DayRange, windowDays: number, only?: AttributionModel): Promise<CreditGroup[]> {
+  const models = only ? [only] : ATTRIBUTION_MODELS;
   const q = sqlRunner(em);
   const groups = new Map<string, CreditGroup>();
   const add = (model: AttributionModel, channel: string, campaign: string, values: { revenue: number; ownRevenue: number; orders: number; ownOrders: number }) => {
@@ -117,9 +118,9 @@ async function creditGroups(em: EntityManager, store: StoreRef, range: DayRange,
       `select model, channel, campaign, currency, case when currency = $5 then null else to_char(day, 'YYYY-MM-DD') end as day,
               sum(orders)::text as orders, sum(revenue_minor)::text as revenue, sum(own_source_orders)::text as own_orders, sum(own_source_revenue_minor)::text as own_revenue
          from attribution_daily
-        where store_id = $1 and window_days = $2 and day between $3::date and $4::date
+        where store_id = $1 and window_days = $2 and model = any($6::text[]) and day between $3::date and $4::date
         group by 1, 2, 3, 4, 5`,
-      [store.id, windowDays, range.from, range.to, store.currency],
+      [store.id, windowDays, range.from, range.to, store.currency, models],
     );
     for (const row of rows) {
       add(row.model, row.channel, row.campaign, {
@@ -131,7 +132,7 @@ async function creditGroups(em: EntityManager, store: StoreRef, range: DayRange,
     }
   } else {
     for (const journey of await journeysOfRange(q, store.id, range, windowDays)) {
-      for (const model of ATTRIBUTION_MODELS) {
+      for (const model of models) {
         for (const row of orderCredits(model, journey, windowDays)) {
           if (row.day < range.from || row.day > range.to) continue;
           const revenue = await convert(row.revenueMinor, row.currency, row.day);
@@ -218,7 +219,7 @@ const roas = (revenue: number, spend: number) => (spend > 0 ? Math.round((revenu
 const cacOf = (spend: number, orders: number) => (orders > 0 && spend > 0 ? roundMinor(spend / orders) : null);
 
 async function period(em: EntityManager, store: StoreRef, range: DayRange, model: AttributionModel, windowDays: number): Promise<AttributionReportOutput['current']> {
-  const groups = (await creditGroups(em, store, range, windowDays)).filter((group) => group.model === model);
+  const groups = await creditGroups(em, store, range, windowDays, model);
   const spend = await channelSpend(em, store, range);
   const campaigns = await campaignSpend(em, store, range);
   const byChannel = new Map<string, { revenue: number; ownRevenue: number; orders: number; ownOrders: number }>();

@@ -8,7 +8,7 @@ import { sqlRunner } from '../commerce/raw-sql.ts';
 import type { EventRow } from '../tracking/event-schema.ts';
 import { buildSessions } from '../tracking/sessions.ts';
 import { trackingSettingsOf } from '../tracking/tracking-settings.service.ts';
-import { readState, requestRecompute, runAttribution } from './credits.ts';
+import { markOrdersForAttribution, readState, requestRecompute, runAttribution } from './credits.ts';
 import { attributionStatus, setAttributionWindow } from './attribution.service.ts';
 
 // Credits kept incrementally from real orders, refunds, purchase events and touchpoints (sessions
@@ -177,5 +177,42 @@ describe('attribution credits, incrementally', () => {
     expect(await credited('first_click', dayOf(T), dayOf(T), 7)).toEqual({ googleads: 12_000 });
     const net = await netSales(dayOf(T - DAY), dayOf(T + 20 * DAY));
     for (const model of ATTRIBUTION_MODELS) expect(Object.values(await credited(model, dayOf(T - DAY), dayOf(T + 20 * DAY), 7)).reduce((a, b) => a + b, 0)).toBe(net);
+  });
+
+  it('a recompute of the current window credits each order once: the orders it has not reached yet are left to it', async () => {
+    const before = await snapshot(7);
+    const ids = (await sql().rows<{ id: string }>(`select id::text from orders where store_id = $1 order by id`, [storeId])).map((row) => row.id);
+    // As on a new store: every touchpoint and purchase not read yet.
+    await sql().run(`update attribution_state set touchpoint_cursor = 0, purchase_cursor = '-infinity' where store_id = $1`, [storeId]);
+    await requestRecompute(sql(), storeId);
+    // One order recomputed (a step reads 5 touchpoints per order of its chunk), then every order
+    // changes (as a new store's load marks them all).
+    expect(await runAttribution(database.orm.em.fork(), storeId, { chunk: 1, maxSteps: 1 })).toEqual({ credited: 0, recomputed: 1 });
+    // The touchpoints and purchases that were there are the recompute's: not read again.
+    const [last] = await sql().rows<{ id: string }>(`select max(id)::text as id from tracking_touchpoints where store_id = $1`, [storeId]);
+    const state = await readState(sql(), storeId);
+    expect(state.touchpointCursor).toBe(last!.id);
+    expect(state.purchaseCursor).not.toBe('-infinity');
+    await markOrdersForAttribution(sql(), storeId, ids);
+    // The one behind the recompute's cursor is credited again; the others only by the recompute.
+    expect(await runAttribution(database.orm.em.fork(), storeId, { chunk: 2 })).toEqual({ credited: 1, recomputed: ids.length - 1 });
+    expect(await sql().rows(`select order_id from attribution_dirty_orders where store_id = $1`, [storeId])).toEqual([]);
+    expect(await snapshot(7)).toEqual(before);
+  });
+});
+
+describe('attribution recompute over order ids of different lengths', () => {
+  it('credits every order, in id order, when the ids pass from 4 to 5 digits (…9998, 9999, 10000…), not in text order', async () => {
+    const other = (await createCommerceStore(database.orm)).id;
+    // The next order ids cross a power of ten: as text, '10000' sorts before '9996'.
+    const [max] = await sql().rows<{ max: string }>(`select coalesce(max(id), 0)::text as max from orders`);
+    let power = 10_000;
+    while (power < Number(max!.max) + 10) power *= 10;
+    await sql().run(`select setval('orders_id_seq', $1::bigint)`, [power - 5]);
+    await ingestOrders(database.orm.em.fork(), other, Array.from({ length: 10 }, (_, index) => testOrder({ externalId: `R-${index}`, placedAt: new Date(T + index * HOUR), grossMinor: 1_000 })));
+    await requestRecompute(sql(), other);
+    expect(await runAttribution(database.orm.em.fork(), other, { chunk: 2 })).toEqual({ credited: 0, recomputed: 10 });
+    const [stored] = await sql().rows<{ n: number }>(`select count(*)::int as n from attribution_orders where store_id = $1`, [other]);
+    expect(stored!.n).toBe(10);
   });
 });
