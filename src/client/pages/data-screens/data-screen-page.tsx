@@ -1,3 +1,4 @@
+import { lazy, Suspense } from 'react';
 import { useTranslation } from 'react-i18next';
 import { GiftIcon, ImageIcon, LayersIcon, MessageCircleIcon, RouteIcon, ScanSearchIcon, ShoppingCartIcon, TagIcon, type LucideIcon } from 'lucide-react';
 import { DataError, DataLoading } from '../../components/data-page.tsx';
@@ -14,6 +15,9 @@ interface ScreenDefinition {
   /** Admin-only tools show 'Coming Soon' to everyone else. */
   adminOnly?: boolean;
 }
+
+// Issue 17's acquisition cohorts, shown under the touchpoints placeholder until its page replaces it.
+const AcquisitionCohortsSection = lazy(() => import('../touchpoints/acquisition-cohorts.tsx').then((module) => ({ default: module.AcquisitionCohortsSection })));
 
 /** The screens that later work fills; until then each explains what it will show. */
 const DATA_SCREENS = {
@@ -61,6 +65,11 @@ export function DataScreenPage({ screen }: { screen: DataScreen }) {
     <div className="mx-auto max-w-5xl space-y-6" data-testid="placeholder-screen">
       <PageHeader title={t(`screens.${screen}.title`)} description={t(`screens.${screen}.description`)} />
       {content}
+      {screen === 'touchpoints' && status.data && status.data.orders > 0 && (
+        <Suspense fallback={<div className="skeleton h-64 rounded-box" />}>
+          <AcquisitionCohortsSection />
+        </Suspense>
+      )}
     </div>
   );
 }

@@ -37,47 +37,44 @@ interface CohortSqlRow {
   repeat_90: string; repeat_365: string;
 }
 
-// $1 store, $2 first month's first day, $3 last month's first day, $4 window, $5 channel filter or null, $6 campaign grouping.
+// $1 store, $2 first month's first day, $3 last month's first day, $4 window, $5 channel filter or null, $6 campaign grouping,
+// $7 whether the store has product costs (else the lines are not read). Hash joins throughout: a
+// year of a 1M-order store's customers touch most of its orders, where index probes per order lose.
 // An order's value: net sales (gross - discounts) less all its refunds (as the rollups' LTV); its
 // gross profit: that less the cost of its costed lines. Horizon N holds the orders placed before
 // the first order's day + N (the rollups' ltv_N).
-const COHORTS_SQL = `
+export const COHORTS_SQL = `
   with firsts as materialized (
-    select o.customer_id, o.id, o.placed_day, o.channel, coalesce(o.utm_campaign, '') as campaign, o.currency
+    select distinct on (o.customer_id) o.customer_id, o.id, o.placed_day, o.channel, coalesce(o.utm_campaign, '') as campaign, o.currency
       from orders o
-     where o.store_id = $1 and o.placed_day >= $2::date and o.placed_day < ($3::date + interval '1 month')::date
-       and o.customer_id is not null and ${COUNTING}
-       and not exists (select 1 from orders e where e.store_id = $1 and e.customer_id = o.customer_id and ${COUNTING_E}
-                          and (e.placed_at < o.placed_at or (e.placed_at = o.placed_at and e.id < o.id)))
+     where o.store_id = $1 and o.customer_id is not null and ${COUNTING}
+     order by o.customer_id, o.placed_at, o.id
   ),
   cohort as materialized (
-    select f.customer_id, f.placed_day, f.currency, to_char(f.placed_day, 'YYYY-MM') as month,
+    select f.customer_id, f.id, f.placed_day, f.currency, to_char(f.placed_day, 'YYYY-MM') as month,
            case when ao.touchpoint_count > 0 then ao.touchpoints -> 0 ->> 'channel' else f.channel end as channel,
            case when $6::boolean then case when ao.touchpoint_count > 0 then coalesce(ao.touchpoints -> 0 ->> 'campaign', '') else f.campaign end else '' end as campaign
       from firsts f
       left join attribution_orders ao on ao.store_id = $1 and ao.window_days = $4 and ao.order_id = f.id
+     where f.placed_day >= $2::date and f.placed_day < ($3::date + interval '1 month')::date
   ),
-  per_customer as (
-    select c.channel, c.campaign, c.month, c.currency,
-           sum(v.value) filter (where v.first) as first_revenue,
-           ${COHORT_HORIZONS.map((h) => `sum(v.value) filter (where v.placed_day < c.placed_day + ${h}) as ltv_${h}, sum(v.value - v.cost) filter (where v.placed_day < c.placed_day + ${h}) as gp_${h}`).join(', ')},
-           count(*) filter (where not v.first and v.placed_day < c.placed_day + 90) > 0 as repeat_90,
-           count(*) filter (where not v.first and v.placed_day < c.placed_day + 365) > 0 as repeat_365
-      from cohort c
-      join lateral (
-        select o.placed_day, row_number() over (order by o.placed_at, o.id) = 1 as first,
-               o.gross_minor - o.discounts_minor - coalesce((select sum(r.amount_minor) from refunds r where r.store_id = $1 and r.order_id = o.id), 0) as value,
-               coalesce((select sum(l.quantity::bigint * l.unit_cost_minor) from order_lines l where l.store_id = $1 and l.order_id = o.id and l.unit_cost_minor is not null), 0) as cost
-          from orders o
-         where o.store_id = $1 and o.customer_id = c.customer_id and ${COUNTING} and o.placed_day < c.placed_day + 365 and o.placed_day >= c.placed_day
-      ) v on true
-     where ($5::text is null or c.channel = $5)
-     group by c.customer_id, c.channel, c.campaign, c.month, c.currency
+  chosen as materialized (
+    select * from cohort where $5::text is null or channel = $5
+  ),
+  later as (
+    select c.channel, c.campaign, c.month, c.currency, c.customer_id, o.id = c.id as first, o.placed_day - c.placed_day as age,
+           o.gross_minor - o.discounts_minor - coalesce(r.total, 0) as value, coalesce(l.cost, 0) as cost
+      from chosen c
+      join orders o on o.store_id = $1 and o.customer_id = c.customer_id
+      left join (select r.order_id, sum(r.amount_minor) as total from refunds r where r.store_id = $1 group by r.order_id) r on r.order_id = o.id
+      left join (select l.order_id, sum(l.quantity::bigint * l.unit_cost_minor) as cost from order_lines l
+                  where $7::boolean and l.store_id = $1 and l.unit_cost_minor is not null group by l.order_id) l on l.order_id = o.id
+     where ${COUNTING} and o.placed_day >= c.placed_day and o.placed_day < c.placed_day + 365
   )
-  select channel, campaign, month, currency, count(*)::text as customers, sum(first_revenue)::text as first_revenue,
-         ${COHORT_HORIZONS.map((h) => `sum(ltv_${h})::text as ltv_${h}, sum(gp_${h})::text as gp_${h}`).join(', ')},
-         count(*) filter (where repeat_90)::text as repeat_90, count(*) filter (where repeat_365)::text as repeat_365
-    from per_customer
+  select channel, campaign, month, currency, count(*) filter (where first)::text as customers, sum(value) filter (where first)::text as first_revenue,
+         ${COHORT_HORIZONS.map((h) => `coalesce(sum(value) filter (where age < ${h}), 0)::text as ltv_${h}, coalesce(sum(value - cost) filter (where age < ${h}), 0)::text as gp_${h}`).join(', ')},
+         count(distinct customer_id) filter (where not first and age < 90)::text as repeat_90, count(distinct customer_id) filter (where not first and age < 365)::text as repeat_365
+    from later
    group by channel, campaign, month, currency`;
 
 /** The last day of a 'YYYY-MM' month, 'YYYY-MM-DD'. */
@@ -181,8 +178,8 @@ export async function acquisitionCohorts(
   const today = options.today ?? dayInZone(new Date(), store.timezone);
   const fromDay = `${input.from}-01`;
   const toDay = lastDayOf(input.to);
-  const rows = await q.rows<CohortSqlRow>(COHORTS_SQL, [store.id, fromDay, `${input.to}-01`, windowDays, input.channel ?? null, input.group === 'campaign']);
   const [costs] = await q.rows<{ has: boolean }>(`select exists (select 1 from order_lines where store_id = $1 and unit_cost_minor is not null) as has`, [store.id]);
+  const rows = await q.rows<CohortSqlRow>(COHORTS_SQL, [store.id, fromDay, `${input.to}-01`, windowDays, input.channel ?? null, input.group === 'campaign', costs?.has === true]);
   const spend = await spendOf(em, store, fromDay, toDay);
   const hasCosts = costs?.has === true;
   const foreign = rows.filter((row) => row.currency !== store.currency);
