@@ -38,44 +38,42 @@ interface CohortSqlRow {
 }
 
 // $1 store, $2 first month's first day, $3 last month's first day, $4 window, $5 channel filter or null, $6 campaign grouping,
-// $7 whether the store has product costs (else the lines are not read). Hash joins throughout: a
-// year of a 1M-order store's customers touch most of its orders, where index probes per order lose.
-// An order's value: net sales (gross - discounts) less all its refunds (as the rollups' LTV); its
-// gross profit: that less the cost of its costed lines. Horizon N holds the orders placed before
-// the first order's day + N (the rollups' ltv_N).
+// $7 whether the store has product costs (else the lines are not read). One pass over the store's
+// counted orders of known customers, numbered per customer by a window (no per-customer probes):
+// row 1 is the first order, row 2 makes the customer a repeat customer. Refunds, costs and the first
+// orders' journeys are hash-joined. Customers are counted on the first order's row, amounts per
+// order in its own currency (converted per month afterwards).
 export const COHORTS_SQL = `
-  with firsts as materialized (
-    select distinct on (o.customer_id) o.customer_id, o.id, o.placed_day, o.channel, coalesce(o.utm_campaign, '') as campaign, o.currency
+  with numbered as (
+    select o.id, o.placed_day, o.currency, o.gross_minor - o.discounts_minor as net,
+           row_number() over w as n,
+           first_value(o.id) over w as first_id,
+           first_value(o.placed_day) over w as first_day,
+           first_value(o.channel) over w as first_channel,
+           first_value(coalesce(o.utm_campaign, '')) over w as first_campaign
       from orders o
      where o.store_id = $1 and o.customer_id is not null and ${COUNTING}
-     order by o.customer_id, o.placed_at, o.id
+    window w as (partition by o.customer_id order by o.placed_at, o.id)
   ),
-  cohort as materialized (
-    select f.customer_id, f.id, f.placed_day, f.currency, to_char(f.placed_day, 'YYYY-MM') as month,
-           case when ao.touchpoint_count > 0 then ao.touchpoints -> 0 ->> 'channel' else f.channel end as channel,
-           case when $6::boolean then case when ao.touchpoint_count > 0 then coalesce(ao.touchpoints -> 0 ->> 'campaign', '') else f.campaign end else '' end as campaign
-      from firsts f
-      left join attribution_orders ao on ao.store_id = $1 and ao.window_days = $4 and ao.order_id = f.id
-     where f.placed_day >= $2::date and f.placed_day < ($3::date + interval '1 month')::date
-  ),
-  chosen as materialized (
-    select * from cohort where $5::text is null or channel = $5
-  ),
-  later as (
-    select c.channel, c.campaign, c.month, c.currency, c.customer_id, o.id = c.id as first, o.placed_day - c.placed_day as age,
-           o.gross_minor - o.discounts_minor - coalesce(r.total, 0) as value, coalesce(l.cost, 0) as cost
-      from chosen c
-      join orders o on o.store_id = $1 and o.customer_id = c.customer_id
-      left join (select r.order_id, sum(r.amount_minor) as total from refunds r where r.store_id = $1 group by r.order_id) r on r.order_id = o.id
+  scoped as (
+    select s.*, s.placed_day - s.first_day as age,
+           s.net - coalesce(r.total, 0) as value, coalesce(l.cost, 0) as cost,
+           case when ao.touchpoint_count > 0 then ao.touchpoints -> 0 ->> 'channel' else s.first_channel end as channel,
+           case when not $6::boolean then '' when ao.touchpoint_count > 0 then coalesce(ao.touchpoints -> 0 ->> 'campaign', '') else s.first_campaign end as campaign
+      from numbered s
+      left join (select r.order_id, sum(r.amount_minor) as total from refunds r where r.store_id = $1 group by r.order_id) r on r.order_id = s.id
       left join (select l.order_id, sum(l.quantity::bigint * l.unit_cost_minor) as cost from order_lines l
-                  where $7::boolean and l.store_id = $1 and l.unit_cost_minor is not null group by l.order_id) l on l.order_id = o.id
-     where ${COUNTING} and o.placed_day >= c.placed_day and o.placed_day < c.placed_day + 365
+                  where $7::boolean and l.store_id = $1 and l.unit_cost_minor is not null group by l.order_id) l on l.order_id = s.id
+      left join attribution_orders ao on ao.store_id = $1 and ao.window_days = $4 and ao.order_id = s.first_id
+     where s.first_day >= $2::date and s.first_day < ($3::date + interval '1 month')::date and s.placed_day < s.first_day + 365
   )
-  select channel, campaign, month, currency, count(*) filter (where first)::text as customers, sum(value) filter (where first)::text as first_revenue,
+  select channel, campaign, to_char(first_day, 'YYYY-MM') as month, currency,
+         count(*) filter (where n = 1)::text as customers, coalesce(sum(value) filter (where n = 1), 0)::text as first_revenue,
          ${COHORT_HORIZONS.map((h) => `coalesce(sum(value) filter (where age < ${h}), 0)::text as ltv_${h}, coalesce(sum(value - cost) filter (where age < ${h}), 0)::text as gp_${h}`).join(', ')},
-         count(distinct customer_id) filter (where not first and age < 90)::text as repeat_90, count(distinct customer_id) filter (where not first and age < 365)::text as repeat_365
-    from later
-   group by channel, campaign, month, currency`;
+         count(*) filter (where n = 2 and age < 90)::text as repeat_90, count(*) filter (where n = 2 and age < 365)::text as repeat_365
+    from scoped
+   where $5::text is null or channel = $5
+   group by 1, 2, 3, 4`;
 
 /** The last day of a 'YYYY-MM' month, 'YYYY-MM-DD'. */
 function lastDayOf(month: string): string {
