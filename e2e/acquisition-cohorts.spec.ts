@@ -83,7 +83,7 @@ test('acquisition cohorts screenshots at 1280 and 390 px, light and dark', async
       await page.getByTestId('cohorts-row').first().getByRole('button').click();
       await expect(page.getByTestId('cohorts-month').first()).toBeVisible();
       await screenSettled(page);
-      await page.getByTestId('acquisition-cohorts').screenshot({ path: path.join(directory!, `acquisition-cohorts-${size}-${theme}.png`) });
+      await page.screenshot({ path: path.join(directory!, `acquisition-cohorts-${size}-${theme}.png`), fullPage: true });
     }
   }
 });

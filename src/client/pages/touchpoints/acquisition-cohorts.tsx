@@ -150,7 +150,7 @@ function CohortTable({ report }: { report: AcquisitionCohortsOutput }) {
   if (report.sources.length === 0) return <p className="text-base-content/70 py-6 text-center text-sm" data-testid="cohorts-empty">{t('empty')}</p>;
   return (
     <div className="overflow-x-auto">
-      <table className="table-sm table" data-testid="cohorts-table">
+      <table className="table-sm table-pin-cols table" data-testid="cohorts-table">
         <thead>
           <tr>
             <th rowSpan={2}>{t(`group.${report.group}`)}</th>
@@ -185,7 +185,7 @@ function CohortTable({ report }: { report: AcquisitionCohortsOutput }) {
                 {expanded &&
                   source.months.map((month) => (
                     <tr key={month.month} className="text-base-content/80 bg-base-200/30" data-testid="cohorts-month">
-                      <td className="pl-9">{format.month(`${month.month}-01`)}</td>
+                      <th className="bg-base-200 pl-9 font-normal">{format.month(`${month.month}-01`)}</th>
                       <FigureCells row={month} currency={report.currency} format={format} />
                     </tr>
                   ))}
