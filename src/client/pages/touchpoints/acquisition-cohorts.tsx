@@ -15,6 +15,9 @@ import { useSearchParam } from '../../lib/use-search-param.ts';
 
 type Figures = AcquisitionCohortsOutput['total'];
 
+/** The source column stays in view when the table scrolls sideways (phones). */
+const PINNED = 'bg-base-100 sticky left-0 z-10';
+
 /** 'YYYY-MM' `n` months before `month`. */
 function monthsBefore(month: string, n: number): string {
   const [year, m] = month.split('-').map(Number) as [number, number];
@@ -150,10 +153,10 @@ function CohortTable({ report }: { report: AcquisitionCohortsOutput }) {
   if (report.sources.length === 0) return <p className="text-base-content/70 py-6 text-center text-sm" data-testid="cohorts-empty">{t('empty')}</p>;
   return (
     <div className="overflow-x-auto">
-      <table className="table-sm table-pin-cols table" data-testid="cohorts-table">
+      <table className="table-sm table" data-testid="cohorts-table">
         <thead>
           <tr>
-            <th rowSpan={2}>{t(`group.${report.group}`)}</th>
+            <th rowSpan={2} className={PINNED}>{t(`group.${report.group}`)}</th>
             <th rowSpan={2} className="text-right">{t('columns.customers')}</th>
             <th rowSpan={2} className="text-right">{t('columns.cac')}</th>
             <th colSpan={4} className="border-base-content/10 border-b text-center">{t('columns.ltvGroup')}</th>
@@ -173,8 +176,8 @@ function CohortTable({ report }: { report: AcquisitionCohortsOutput }) {
             const name = report.group === 'campaign' ? `${source.campaign || t('noCampaign')} · ${channelName(source.channel)}` : channelName(source.channel);
             return (
               <Fragment key={key}>
-                <tr className="hover:bg-base-200/50" data-testid="cohorts-row" data-channel={source.channel} data-campaign={source.campaign}>
-                  <th className="font-medium">
+                <tr data-testid="cohorts-row" data-channel={source.channel} data-campaign={source.campaign}>
+                  <th className={`${PINNED} font-medium`}>
                     <button type="button" className="flex items-center gap-1 text-left" aria-expanded={expanded} onClick={() => toggle(key)}>
                       <ChevronRightIcon className={`size-4 shrink-0 transition-transform ${expanded ? 'rotate-90' : ''}`} aria-hidden="true" />
                       <span className="max-w-56 truncate">{name}</span>
@@ -184,8 +187,8 @@ function CohortTable({ report }: { report: AcquisitionCohortsOutput }) {
                 </tr>
                 {expanded &&
                   source.months.map((month) => (
-                    <tr key={month.month} className="text-base-content/80 bg-base-200/30" data-testid="cohorts-month">
-                      <th className="bg-base-200 pl-9 font-normal">{format.month(`${month.month}-01`)}</th>
+                    <tr key={month.month} className="text-base-content/80 bg-base-200" data-testid="cohorts-month">
+                      <th className="bg-base-200 sticky left-0 z-10 pl-9 font-normal">{format.month(`${month.month}-01`)}</th>
                       <FigureCells row={month} currency={report.currency} format={format} />
                     </tr>
                   ))}
@@ -195,7 +198,7 @@ function CohortTable({ report }: { report: AcquisitionCohortsOutput }) {
         </tbody>
         <tfoot>
           <tr data-testid="cohorts-total">
-            <th>{t('total')}</th>
+            <th className={PINNED}>{t('total')}</th>
             <FigureCells row={report.total} currency={report.currency} format={format} />
           </tr>
         </tfoot>
