@@ -9,6 +9,7 @@ import { KpiCard, useChannelName } from '../../components/kpi-card.tsx';
 import { useFigureFormat } from '../../lib/figure-format.ts';
 import { trpc } from '../../lib/trpc.ts';
 import { useSearchParam } from '../../lib/use-search-param.ts';
+import { AcquisitionCohortsSection } from './acquisition-cohorts.tsx';
 import { CreditsTable } from './credits-table.tsx';
 import { JourneyDrawer, OrdersWithJourneys, type OpenedOrder } from './journey-drawer.tsx';
 import { Distributions, ModelsSideBySide, TopPaths } from './model-sections.tsx';
@@ -124,7 +125,7 @@ function TouchpointsScreen({ storeWindow, recomputing }: { storeWindow: string; 
       <Distributions input={input} />
       <OrdersWithJourneys from={range.from} to={range.to} onOpen={setJourneyOf} />
       <JourneyDrawer order={journeyOf} window={window} onClose={() => setJourneyOf(null)} />
-      {/* The acquisition cohorts section (acquisition-cohorts.tsx) goes here, at the bottom of the page. */}
+      <AcquisitionCohortsSection />
     </div>
   );
 }

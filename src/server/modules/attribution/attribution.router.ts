@@ -3,8 +3,10 @@ import {
   attributionRangeInput, attributionReportInput, attributionReportOutput, attributionRestOutput, attributionSettingsInput, attributionWindow,
   distributionsOutput, journeyOutput, modelsSideBySideOutput, recomputeStatusOutput, topPathsOutput,
 } from '../../../shared/attribution.ts';
+import { acquisitionCohortsInput, acquisitionCohortsOutput, acquisitionCohortsRestInput, acquisitionCohortsRestOutput } from '../../../shared/cohorts.ts';
 import { router } from '../../trpc/init.ts';
 import { storeProcedure } from '../../trpc/procedures.ts';
+import { acquisitionCohorts } from './cohorts.service.ts';
 import { attributionReport, attributionStatus, distributions, journey, modelsSideBySide, setAttributionWindow, topPaths } from './attribution.service.ts';
 
 // Attribution of the active store (README, "Attribution"): the credits per channel and campaign under
@@ -55,6 +57,31 @@ export const attributionRouter = router({
     .input(z.object({ orderId: z.coerce.number().int().positive(), window: attributionWindow.optional() }))
     .output(journeyOutput)
     .query(({ ctx, input }) => journey(ctx.em, ctx.store, input.orderId, input.window)),
+
+  /** Customers by the source and month of their first order, with LTV, repeat rate, CAC and payback (README, "Acquisition cohorts"). */
+  acquisitionCohorts: storeProcedure
+    .input(acquisitionCohortsInput)
+    .output(acquisitionCohortsOutput)
+    .query(({ ctx, input }) => acquisitionCohorts(ctx.em, ctx.store, input)),
+
+  /** GET /api/attribution/cohorts: the same figures in decimals, for scripts and BI tools. */
+  cohorts: storeProcedure
+    .meta({ openapi: { method: 'GET', path: '/attribution/cohorts', tags: ['attribution'], summary: 'Acquisition cohorts: customers by the channel or campaign and month of their first order, with LTV at 30/90/180/365 days, repeat rate, CAC and payback' } })
+    .input(acquisitionCohortsRestInput)
+    .output(acquisitionCohortsRestOutput)
+    .query(async ({ ctx, input }) => {
+      const report = await acquisitionCohorts(ctx.em, ctx.store, input);
+      const money = (minor: number | null) => (minor === null ? null : decimal(minor));
+      const figures = (row: (typeof report.sources)[number]['months'][number] | (typeof report.sources)[number]) => ({
+        customers: row.customers, firstOrderRevenue: decimal(row.firstOrderRevenueMinor),
+        ltv: { '30': money(row.ltvMinor[30]), '90': money(row.ltvMinor[90]), '180': money(row.ltvMinor[180]), '365': money(row.ltvMinor[365]) },
+        repeatRate90: row.repeatRate[90], repeatRate365: row.repeatRate[365], spend: money(row.spendMinor), cac: money(row.cacMinor), paybackDays: row.paybackDays,
+      });
+      return {
+        currency: report.currency, group: report.group, paybackBasis: report.paybackBasis,
+        sources: report.sources.map((source) => ({ channel: source.channel, campaign: source.campaign, ...figures(source), months: source.months.map((month) => ({ month: month.month, ...figures(month) })) })),
+      };
+    }),
 
   status: storeProcedure
     .input(z.void())
