@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { signedInStoreOwner, testOrder, type StoreOwner } from '../../../../test/commerce-fixtures.ts';
+import { setFlatFxRates, signedInStoreOwner, testOrder, type StoreOwner } from '../../../../test/commerce-fixtures.ts';
 import { trpcMutation, trpcQuery, useTestApp } from '../../../../test/harness.ts';
 import { trackingEvent, useEventWriter } from '../../../../test/tracking-fixtures.ts';
 import { ingestAdMetrics, ingestEmailMetrics, ingestOrders } from '../commerce/ingest.ts';
@@ -111,6 +111,33 @@ describe('attribution procedures', () => {
       { channel: 'klaviyo', campaign: 'welcome', orders: 1, revenueMinor: 5_000, ownSourceOrders: 1, ownSourceRevenueMinor: 5_000, spendMinor: 0, roas: null, cac: null, platformConversions: 1, platformReportedRevenueMinor: 8_000 },
     ]);
     expect(report.previous).toMatchObject({ from: '2026-10-09', to: '2026-10-09', total: { orders: 0, revenueMinor: 0 } });
+  });
+
+  it('report and GET /api/attribution from the rollups: the store’s currency summed over the range, another currency converted per day, the same channels with or without campaigns', async () => {
+    // Rollup rows written directly on days nothing else uses: Meta "spring" in GBP on two days,
+    // Meta "autumn" in EUR (GBP 0.85 per EUR), Google without a campaign.
+    const storeId = owner.store.id;
+    await setFlatFxRates(testApp.orm.em.fork(), '2026-10-20', '2026-10-21');
+    await sqlRunner(testApp.orm.em.fork()).run(
+      `insert into attribution_daily (store_id, window_days, model, day, channel, campaign, currency, orders, revenue_minor, own_source_orders, own_source_revenue_minor)
+       values ($1, 30, 'linear', '2026-10-20', 'metaads', 'spring', 'GBP', 1, 10000, 0, 0), ($1, 30, 'linear', '2026-10-21', 'metaads', 'spring', 'GBP', 0.5, 3333, 0, 0),
+              ($1, 30, 'linear', '2026-10-20', 'metaads', 'autumn', 'EUR', 1, 11765, 0, 0), ($1, 30, 'linear', '2026-10-21', 'googleads', '', 'GBP', 1, 5000, 1, 5000)`,
+      [storeId],
+    );
+    const report = (await trpcQuery(owner.client, 'attribution.report', { from: '2026-10-20', to: '2026-10-21', model: 'linear', window: 30 })).body.result.data;
+    // Meta: 10,000 + 3,333 + 11,765 x 0.85 (10,000.25) = 23,333.25 minor.
+    expect(report.current.total).toEqual({ orders: 3.5, revenueMinor: 28_333, spendMinor: 0, ownSourceOrders: 1, ownSourceRevenueMinor: 5_000 });
+    expect(report.current.channels.map((row: { channel: string; orders: number; revenueMinor: number }) => [row.channel, row.orders, row.revenueMinor])).toEqual([['metaads', 2.5, 23_333], ['googleads', 1, 5_000]]);
+    expect(report.current.campaigns.map((row: { campaign: string; orders: number; revenueMinor: number }) => [row.campaign, row.orders, row.revenueMinor])).toEqual([['spring', 1.5, 13_333], ['autumn', 1, 10_000]]);
+    const rest = await owner.client.get('/api/attribution?from=2026-10-20&to=2026-10-21&model=linear&window=30');
+    expect(rest.body).toEqual({
+      currency: 'GBP',
+      total: { orders: 3.5, revenue: 283.33 },
+      channels: [
+        { channel: 'metaads', orders: 2.5, revenue: 233.33, spend: 0, roas: null, platformReportedRevenue: 0 },
+        { channel: 'googleads', orders: 1, revenue: 50, spend: 0, roas: null, platformReportedRevenue: 0 },
+      ],
+    });
   });
 
   it('models side by side, top paths, distributions and one order’s journey', async () => {

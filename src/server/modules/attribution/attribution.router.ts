@@ -28,7 +28,7 @@ export const attributionRouter = router({
     .input(attributionRangeInput)
     .output(attributionRestOutput)
     .query(async ({ ctx, input }) => {
-      const report = await attributionReport(ctx.em, ctx.store, input);
+      const report = await attributionReport(ctx.em, ctx.store, input, { campaigns: false });
       return {
         currency: report.currency,
         total: { orders: report.current.total.orders, revenue: decimal(report.current.total.revenueMinor) },

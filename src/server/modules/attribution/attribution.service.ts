@@ -92,8 +92,17 @@ export async function setAttributionWindow(em: EntityManager, storeId: number, w
   return attributionStatus(em, storeId);
 }
 
-/** Every model's credits (or one model's) in the range, per channel and campaign, in the store's currency. */
-async function creditGroups(em: EntityManager, store: StoreRef, range: DayRange, windowDays: number, only?: AttributionModel): Promise<CreditGroup[]> {
+/**
+ * Every model's credits (or one model's) in the range, per channel and campaign, in the store's
+ * currency. `campaigns: false`: per channel only (campaign ''), for answers without the campaign
+ * table (GET /api/attribution), which reads far fewer groups. `rollups`: whether the rollups hold
+ * the window, when the caller already knows.
+ */
+async function creditGroups(
+  em: EntityManager, store: StoreRef, range: DayRange, windowDays: number, only?: AttributionModel,
+  options: { campaigns?: boolean; rollups?: boolean } = {},
+): Promise<CreditGroup[]> {
+  const perCampaign = options.campaigns ?? true;
   const models = only ? [only] : ATTRIBUTION_MODELS;
   const q = sqlRunner(em);
   const groups = new Map<string, CreditGroup>();
@@ -112,14 +121,18 @@ async function creditGroups(em: EntityManager, store: StoreRef, range: DayRange,
     fx ??= await loadFxRates(em, [store.currency, currency], range.from, range.to);
     return fx.convertExact(amount, currency, store.currency, day);
   };
-  if (await rollupsHold(q, store.id, windowDays)) {
-    // Rows in the store's currency are summed over the range; others per day, converted at the day's rate.
+  if (options.rollups ?? (await rollupsHold(q, store.id, windowDays))) {
+    // Rows in the store's currency are summed over the range (one group per model, channel and
+    // campaign: hashed, not sorted by day); others per day, converted at the day's rate.
+    const campaign = perCampaign ? 'campaign' : `''::text`;
+    const sums = `sum(orders)::text as orders, sum(revenue_minor)::text as revenue, sum(own_source_orders)::text as own_orders, sum(own_source_revenue_minor)::text as own_revenue`;
+    const where = `store_id = $1 and window_days = $2 and model = any($6::text[]) and day between $3::date and $4::date`;
     const rows = await q.rows<{ model: AttributionModel; channel: string; campaign: string; currency: string; day: string | null; orders: string; revenue: string; own_orders: string; own_revenue: string }>(
-      `select model, channel, campaign, currency, case when currency = $5 then null else to_char(day, 'YYYY-MM-DD') end as day,
-              sum(orders)::text as orders, sum(revenue_minor)::text as revenue, sum(own_source_orders)::text as own_orders, sum(own_source_revenue_minor)::text as own_revenue
-         from attribution_daily
-        where store_id = $1 and window_days = $2 and model = any($6::text[]) and day between $3::date and $4::date
-        group by 1, 2, 3, 4, 5`,
+      `select model, channel, ${campaign} as campaign, currency, null::text as day, ${sums}
+         from attribution_daily where ${where} and currency = $5 group by 1, 2, 3, 4
+       union all
+       select model, channel, ${campaign} as campaign, currency, to_char(day, 'YYYY-MM-DD') as day, ${sums}
+         from attribution_daily where ${where} and currency <> $5 group by 1, 2, 3, 4, 5`,
       [store.id, windowDays, range.from, range.to, store.currency, models],
     );
     for (const row of rows) {
@@ -136,7 +149,7 @@ async function creditGroups(em: EntityManager, store: StoreRef, range: DayRange,
         for (const row of orderCredits(model, journey, windowDays)) {
           if (row.day < range.from || row.day > range.to) continue;
           const revenue = await convert(row.revenueMinor, row.currency, row.day);
-          add(model, row.channel, row.campaign, {
+          add(model, row.channel, perCampaign ? row.campaign : '', {
             revenue, ownRevenue: row.ownSource ? revenue : 0, orders: row.ordersMillionths / 1e6, ownOrders: row.ownSource ? row.ordersMillionths / 1e6 : 0,
           });
         }
@@ -218,10 +231,20 @@ const round6 = (value: number) => Math.round(value * 1e6) / 1e6;
 const roas = (revenue: number, spend: number) => (spend > 0 ? Math.round((revenue / spend) * 100) / 100 : null);
 const cacOf = (spend: number, orders: number) => (orders > 0 && spend > 0 ? roundMinor(spend / orders) : null);
 
-async function period(em: EntityManager, store: StoreRef, range: DayRange, model: AttributionModel, windowDays: number): Promise<AttributionReportOutput['current']> {
-  const groups = await creditGroups(em, store, range, windowDays, model);
-  const spend = await channelSpend(em, store, range);
-  const campaigns = await campaignSpend(em, store, range);
+async function period(
+  em: EntityManager, store: StoreRef, range: DayRange, model: AttributionModel, windowDays: number, options: { campaigns: boolean; rollups: boolean },
+): Promise<AttributionReportOutput['current']> {
+  // The three reads are independent: each on a connection of the pool, at the same time.
+  const [groups, spend, campaigns] = await Promise.all([
+    creditGroups(em, store, range, windowDays, model, options),
+    channelSpend(em, store, range),
+    options.campaigns ? campaignSpend(em, store, range) : new Map<string, SpendRow & { names: string[] }>(),
+  ]);
+  // Each credited campaign's spend: the first spend row (in the order read) of its channel with its name or id.
+  const spendByName = new Map<string, SpendRow & { names: string[] }>();
+  for (const entry of campaigns.values()) {
+    for (const name of entry.names) if (!spendByName.has(`${entry.channel}\u0000${name}`)) spendByName.set(`${entry.channel}\u0000${name}`, entry);
+  }
   const byChannel = new Map<string, { revenue: number; ownRevenue: number; orders: number; ownOrders: number }>();
   for (const group of groups) {
     const entry = byChannel.get(group.channel) ?? { revenue: 0, ownRevenue: 0, orders: 0, ownOrders: 0 };
@@ -248,7 +271,7 @@ async function period(em: EntityManager, store: StoreRef, range: DayRange, model
   }).filter((row) => row.orders !== 0 || row.revenueMinor !== 0 || row.spendMinor !== 0 || row.platformReportedRevenueMinor !== 0)
     .sort((a, b) => b.revenueMinor - a.revenueMinor || a.channel.localeCompare(b.channel));
   const campaignRows = groups.filter((group) => group.campaign !== '').map((group) => {
-    const match = [...campaigns.values()].find((c) => c.channel === group.channel && c.names.includes(group.campaign.toLowerCase()));
+    const match = spendByName.get(`${group.channel}\u0000${group.campaign.toLowerCase()}`);
     const revenueMinor = roundMinor(group.revenue);
     const spendMinor = roundMinor(match?.spend ?? 0);
     return {
@@ -270,23 +293,27 @@ async function period(em: EntityManager, store: StoreRef, range: DayRange, model
   };
 }
 
+/**
+ * The report of one model: channels, campaigns (unless `campaigns: false`: an empty list, for GET
+ * /api/attribution, which does not show them) and the comparison period, read at the same time.
+ */
 export async function attributionReport(
   em: EntityManager,
   store: StoreRef,
   input: { from: string; to: string; model: AttributionModel; window?: number; compare?: Comparison },
+  options: { campaigns?: boolean } = {},
 ): Promise<AttributionReportOutput> {
   const q = sqlRunner(em);
   const windowDays = await windowOf(q, store.id, input.window);
   const range = { from: input.from, to: input.to };
   const previousRange = comparisonRange(range, input.compare ?? 'none');
-  return {
-    currency: store.currency,
-    model: input.model,
-    window: windowDays,
-    fromRollups: await rollupsHold(q, store.id, windowDays),
-    current: await period(em, store, range, input.model, windowDays),
-    previous: previousRange ? await period(em, store, previousRange, input.model, windowDays) : null,
-  };
+  const rollups = await rollupsHold(q, store.id, windowDays);
+  const periodOptions = { campaigns: options.campaigns ?? true, rollups };
+  const [current, previous] = await Promise.all([
+    period(em, store, range, input.model, windowDays, periodOptions),
+    previousRange ? period(em, store, previousRange, input.model, windowDays, periodOptions) : null,
+  ]);
+  return { currency: store.currency, model: input.model, window: windowDays, fromRollups: rollups, current, previous };
 }
 
 export async function modelsSideBySide(em: EntityManager, store: StoreRef, input: { from: string; to: string; window?: number }) {
