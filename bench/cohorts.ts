@@ -4,6 +4,7 @@
 // as the bench user, makes 2 warm-up requests and then REQUESTS (default 10) timed requests per case;
 // prints median, p95 and CPU per request. `npm run bench:cohorts` (see BENCHMARKS.md, "i17-cohorts").
 import os from 'node:os';
+import { monthsBefore } from '../src/shared/cohorts.ts';
 import { dayInZone } from '../src/shared/date-ranges.ts';
 import { percentile, startBenchServer } from './http-bench.ts';
 import { databaseCpuMs } from './proc-cpu.ts';
@@ -11,12 +12,6 @@ import { databaseCpuMs } from './proc-cpu.ts';
 const requests = Number(process.env.REQUESTS ?? 10);
 const server = await startBenchServer(4402);
 const { base } = server;
-
-function monthsBack(month: string, n: number): string {
-  const [year, m] = month.split('-').map(Number) as [number, number];
-  const date = new Date(Date.UTC(year, m - 1 - n, 1));
-  return date.toISOString().slice(0, 7);
-}
 
 try {
   const cookie = await server.signIn();
@@ -32,9 +27,9 @@ try {
   console.log(`Machine: ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? 'unknown'}), ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB RAM, load average ${os.loadavg().map((value) => value.toFixed(2)).join(' ')}, ${new Date().toISOString()}`);
   console.log(`Store ${status.storeId}: ${status.orders.toLocaleString('en')} orders, ${status.firstDay} to ${status.lastDay}`);
   const cases = [
-    { name: 'acquisitionCohorts 12 months by channel', input: { from: monthsBack(thisMonth, 11), to: thisMonth, group: 'channel' } },
-    { name: 'acquisitionCohorts 12 months by campaign', input: { from: monthsBack(thisMonth, 11), to: thisMonth, group: 'campaign' } },
-    { name: 'acquisitionCohorts 3 months by channel', input: { from: monthsBack(thisMonth, 2), to: thisMonth, group: 'channel' } },
+    { name: 'acquisitionCohorts 12 months by channel', input: { from: monthsBefore(thisMonth, 11), to: thisMonth, group: 'channel' } },
+    { name: 'acquisitionCohorts 12 months by campaign', input: { from: monthsBefore(thisMonth, 11), to: thisMonth, group: 'campaign' } },
+    { name: 'acquisitionCohorts 3 months by channel', input: { from: monthsBefore(thisMonth, 2), to: thisMonth, group: 'channel' } },
   ];
   for (const { name, input } of cases) {
     const first = await get('attribution.acquisitionCohorts', input);

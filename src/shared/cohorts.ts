@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { attributionWindow } from './attribution.ts';
+import { csvCell } from './csv.ts';
 
 // Acquisition cohorts (README, "Attribution: acquisition cohorts"): customers grouped by the source
 // of their first counted order (its first touch, or its own landing source without a visit) and by
@@ -118,17 +119,22 @@ export const acquisitionCohortsRestOutput = z.object({
   sources: z.array(z.object({ channel: z.string(), campaign: z.string(), ...restFigures, months: z.array(z.object({ month: z.string(), ...restFigures })) })),
 });
 
+/** The month ('YYYY-MM') `n` months before `month`. */
+export function monthsBefore(month: string, n: number): string {
+  const [year, m] = month.split('-').map(Number) as [number, number];
+  return new Date(Date.UTC(year, m - 1 - n, 1)).toISOString().slice(0, 7);
+}
+
 /** The CSV the screen exports: one line per source and first-order month, then one per source (month "all"). Amounts in decimals. */
 export const COHORT_CSV_COLUMNS = ['channel', 'campaign', 'month', 'customers', 'first_order_revenue', 'spend', 'cac', 'ltv_30', 'ltv_90', 'ltv_180', 'ltv_365', 'repeat_rate_90', 'repeat_rate_365', 'payback_days'] as const;
 
 type Figures = z.infer<typeof cohortRow>;
 const decimal = (minor: number | null) => (minor === null ? '' : (Math.round(minor) / 100).toFixed(2));
 const rate = (value: number | null) => (value === null ? '' : value.toFixed(4));
-const quoted = (text: string) => (/[",\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text);
 
 function csvLine(channel: string, campaign: string, month: string, row: Figures): string {
   return [
-    quoted(channel), quoted(campaign), month, String(row.customers), decimal(row.firstOrderRevenueMinor), decimal(row.spendMinor), decimal(row.cacMinor),
+    csvCell(channel), csvCell(campaign), month, String(row.customers), decimal(row.firstOrderRevenueMinor), decimal(row.spendMinor), decimal(row.cacMinor),
     ...COHORT_HORIZONS.map((h) => decimal(row.ltvMinor[h])), rate(row.repeatRate[90]), rate(row.repeatRate[365]), row.paybackDays === null ? '' : String(row.paybackDays),
   ].join(',');
 }

@@ -1,8 +1,10 @@
 import { ChevronRightIcon, DownloadIcon } from 'lucide-react';
 import { Fragment, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { COHORT_GROUPINGS, COHORT_HORIZONS, cohortsCsv, type AcquisitionCohortsOutput, type CohortGrouping } from '../../../shared/cohorts.ts';
+import { COHORT_GROUPINGS, COHORT_HORIZONS, cohortsCsv, monthsBefore, type AcquisitionCohortsOutput, type CohortGrouping } from '../../../shared/cohorts.ts';
+import { downloadFile } from '../../lib/download-file.ts';
 import { DataError } from '../../components/data-page.tsx';
+import { useStoreToday } from '../../components/date-range-picker.tsx';
 import { useChannelName } from '../../components/kpi-card.tsx';
 import { SectionCard } from '../../components/section-card.tsx';
 import { useFigureFormat, type FigureFormat } from '../../lib/figure-format.ts';
@@ -18,26 +20,13 @@ type Figures = AcquisitionCohortsOutput['total'];
 /** The source column stays in view when the table scrolls sideways (phones). */
 const PINNED = 'bg-base-100 sticky left-0 z-10';
 
-/** 'YYYY-MM' `n` months before `month`. */
-function monthsBefore(month: string, n: number): string {
-  const [year, m] = month.split('-').map(Number) as [number, number];
-  return new Date(Date.UTC(year, m - 1 - n, 1)).toISOString().slice(0, 7);
-}
-
 function downloadCsv(report: AcquisitionCohortsOutput) {
-  const url = URL.createObjectURL(new Blob([cohortsCsv(report)], { type: 'text/csv' }));
-  const link = document.createElement('a');
-  link.href = url;
-  link.download = `acquisition-cohorts-${report.group}-${report.from}-${report.to}.csv`;
-  document.body.append(link);
-  link.click();
-  link.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 0);
+  downloadFile(`acquisition-cohorts-${report.group}-${report.from}-${report.to}.csv`, [cohortsCsv(report)], 'text/csv');
 }
 
 export function AcquisitionCohortsSection() {
   const { t } = useTranslation('cohorts');
-  const thisMonth = new Date().toISOString().slice(0, 7);
+  const thisMonth = useStoreToday().slice(0, 7);
   const [group, setGroup] = useSearchParam<CohortGrouping>('cohortGroup', COHORT_GROUPINGS, 'channel');
   const [from, setFrom] = useState(monthsBefore(thisMonth, 11));
   const [to, setTo] = useState(thisMonth);

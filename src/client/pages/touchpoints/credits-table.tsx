@@ -6,6 +6,7 @@ import { useChannelName } from '../../components/kpi-card.tsx';
 import { formatChange, useFigureFormat } from '../../lib/figure-format.ts';
 import { useSearchParam } from '../../lib/use-search-param.ts';
 import { campaignRowsOf, channelRowsOf, creditsCsv, overClaimPercent, rowsTotals, type CreditTotals } from './touchpoints-figures.ts';
+import { downloadFile } from '../../lib/download-file.ts';
 
 type Period = AttributionReportOutput['current'];
 type Row = Period['channels'][number] | Period['campaigns'][number];
@@ -57,14 +58,7 @@ export function CreditsTable({ data, channel }: { data: AttributionReportOutput;
       platformRevenue: t('table.columns.platformRevenue'),
       total: t('table.total'),
     };
-    const blob = new Blob(['\ufeff', creditsCsv(rows, columns, data.currency, channelName)], { type: 'text/csv;charset=utf-8' });
-    const link = document.createElement('a');
-    link.href = URL.createObjectURL(blob);
-    link.download = `touchpoints-${data.model}-${data.window}d-${level}-${data.current.from}-${data.current.to}.csv`;
-    document.body.append(link);
-    link.click();
-    link.remove();
-    setTimeout(() => URL.revokeObjectURL(link.href), 0);
+    downloadFile(`touchpoints-${data.model}-${data.window}d-${level}-${data.current.from}-${data.current.to}.csv`, ['\ufeff', creditsCsv(rows, columns, data.currency, channelName)], 'text/csv;charset=utf-8');
   };
 
   return (

@@ -1,4 +1,5 @@
 import type { AttributionReportOutput } from '../../../shared/attribution.ts';
+import { csvCell } from '../../../shared/csv.ts';
 
 // The figures of the touchpoints screen that are worked out in the browser: the totals of the
 // channel filter's selection (KPI tiles), their change against the comparison period, and the
@@ -97,12 +98,6 @@ export interface CsvColumns {
   total: string;
 }
 
-/** A text cell: quoted when it holds a comma, quote or line break; a leading = + - @ is neutralised so a spreadsheet never runs it as a formula. */
-function csvText(value: string): string {
-  const text = /^[=+\-@]/.test(value) ? `'${value}` : value;
-  return /[",\r\n']/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
-}
-
 /** Minor units -> "1234.56" (decimal point, no grouping: what spreadsheets read in any language). */
 const amount = (minor: number | null) => (minor === null ? null : (Math.round(minor) / 100).toFixed(2));
 const ratio = (value: number | null) => (value === null ? null : value.toFixed(2));
@@ -116,12 +111,12 @@ export function creditsCsv(rows: readonly (ChannelRow | CampaignRow)[], columns:
   const header = [columns.channel, columns.campaign, `${columns.spend} (${currency})`, columns.orders, `${columns.revenue} (${currency})`, columns.roas, `${columns.cac} (${currency})`, columns.platformConversions, `${columns.platformRevenue} (${currency})`];
   const line = (channel: string, campaign: string, figures: CreditTotals | ChannelRow) =>
     [
-      csvText(channel),
-      csvText(campaign),
+      csvCell(channel),
+      csvCell(campaign),
       ...[amount(figures.spendMinor), orders(figures.orders), amount(figures.revenueMinor), ratio(figures.roas), amount(figures.cac), ratio(figures.platformConversions), amount(figures.platformReportedRevenueMinor)].map((value) => value ?? ''),
     ].join(',');
   const lines = rows.map((row) => line(channelName(row.channel), 'campaign' in row ? row.campaign : '', row));
-  return [header.map(csvText).join(','), ...lines, line(columns.total, '', rowsTotals(rows))].join('\r\n') + '\r\n';
+  return [header.map(csvCell).join(','), ...lines, line(columns.total, '', rowsTotals(rows))].join('\r\n') + '\r\n';
 }
 
 /** How long before the order a visit came: whole minutes under an hour, hours under two days, else days. */

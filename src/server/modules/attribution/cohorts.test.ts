@@ -166,6 +166,13 @@ describe('acquisition cohorts', () => {
     expect(lines).toContain('metaads,,all,2,220.00,110.00,55.00,135.00,150.00,,,1.0000,,30');
     expect(lines).toContain('klaviyo,,all,1,40.00,,,40.00,80.00,,,1.0000,,');
   });
+
+  it('never exports a campaign name that a spreadsheet would run as a formula', async () => {
+    const answer = await report();
+    const hostile = { ...answer, sources: [{ ...answer.sources[0]!, campaign: '=HYPERLINK("http://evil.example","x")' }] };
+    const line = cohortsCsv(hostile).split('\n').find((text) => text.includes('HYPERLINK'));
+    expect(line).toContain(`"'=HYPERLINK(""http://evil.example"",""x"")"`);
+  });
 });
 
 describe('attribution.acquisitionCohorts and GET /api/attribution/cohorts', () => {
