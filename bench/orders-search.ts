@@ -4,6 +4,7 @@
 // requests and then REQUESTS (default 10) timed requests per case; prints median and p95 and how many
 // orders matched. `bash scripts/bench.sh orders-search` (see BENCHMARKS.md). DATABASE_URL or DATA_DIR as for
 // bench/demo.ts. The target: every search settles under 300 ms.
+import { demoCustomerEmail } from '../src/server/modules/demo/demo-names.ts';
 import os from 'node:os';
 import { addDays, dayInZone } from '../src/shared/date-ranges.ts';
 import { percentile, startBenchServer } from './http-bench.ts';
@@ -24,7 +25,7 @@ try {
   const last30 = { from: addDays(today, -29), to: today };
   console.log(`Machine: ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? 'unknown'}), ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB RAM, load average ${os.loadavg().map((value) => value.toFixed(2)).join(' ')}, ${new Date().toISOString()}`);
 
-  // The demo's orders are numbered #1001.., its customers demo-customer-N with customerN@demo.storepulse.invalid, its SKUs SP-0001..
+  // The demo's orders are numbered #1001.., its customers demo-customer-N with demoCustomerEmail(N) (stores made before 2026-11-28 13:00 UTC: customerN@demo.storepulse.invalid), its SKUs SP-0001..
   const searches: [string, string][] = [
     ['order number with #', '#500123'],
     ['order number without #', '500123'],
@@ -32,7 +33,7 @@ try {
     ['SKU', 'SP-0042'],
     ['product title word (common)', 'Merino'],
     ['product title and colour', 'jumper — navy'],
-    ['customer e-mail (exact)', 'customer12345@demo.storepulse.invalid'],
+    ['customer e-mail (exact)', demoCustomerEmail(12345)],
     ['customer id', 'demo-customer-12345'],
     ['customer id prefix', 'demo-customer-1234'],
     ['no match', 'zzzz-nothing'],

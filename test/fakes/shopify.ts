@@ -113,7 +113,7 @@ interface FakeOrder {
   test: boolean;
   presentmentCurrency: string;
   financialStatus: string;
-  customer: { id: number; email: string } | null;
+  customer: { id: number; email: string; firstName: string | null; lastName: string | null } | null;
   lines: FakeLine[];
   /** Shipping charged (after shipping discounts), as the shop prices it. */
   shippingMinor: number;
@@ -424,7 +424,7 @@ export class ShopifyFake extends StoreFake<FakeOrder, OrderChanges> {
       test,
       presentmentCurrency: presentment,
       financialStatus,
-      customer: customerRoll < 0.1 ? null : { id: customerId, email: `customer${customerId}@example.com` },
+      customer: customerRoll < 0.1 ? null : { id: customerId, email: `customer${customerId}@example.com`, firstName: 'Fake', lastName: `Customer ${customerId}` },
       lines,
       shippingMinor,
       refunds,
@@ -706,7 +706,7 @@ export class ShopifyFake extends StoreFake<FakeOrder, OrderChanges> {
       landing_site: order.visit ? new URL(order.visit.landingPage).pathname + new URL(order.visit.landingPage).search : null,
       referring_site: order.visit?.referrerUrl ?? null,
       source_name: 'web',
-      customer: order.customer ? { id: order.customer.id, email: order.customer.email } : null,
+      customer: order.customer ? { id: order.customer.id, email: order.customer.email, first_name: order.customer.firstName, last_name: order.customer.lastName } : null,
       line_items: order.lines.map((line) => ({
         id: line.id,
         product_id: line.productId,
@@ -1125,7 +1125,9 @@ export class ShopifyFake extends StoreFake<FakeOrder, OrderChanges> {
       sourceName: 'web',
       displayFinancialStatus: order.financialStatus,
       email: order.customer?.email ?? null,
-      customer: order.customer ? { id: `gid://shopify/Customer/${order.customer.id}`, defaultEmailAddress: { emailAddress: order.customer.email } } : null,
+      customer: order.customer
+        ? { id: `gid://shopify/Customer/${order.customer.id}`, firstName: order.customer.firstName, lastName: order.customer.lastName, defaultEmailAddress: { emailAddress: order.customer.email } }
+        : null,
       subtotalPriceSet: this.money(order, totals.subtotalMinor),
       totalDiscountsSet: this.money(order, totals.discountsMinor),
       totalTaxSet: this.money(order, totals.taxMinor),

@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';
 import { secretFromDataDir } from '../secrets.ts';
 
 // Credentials and tokens of connected platforms are stored encrypted (AES-256-GCM). The key comes
@@ -46,6 +46,7 @@ export function resolveEncryptionKey(config: { encryptionKey?: string | undefine
 
 export class CredentialVault {
   private readonly key: Buffer;
+  private readonly digestKeys = new Map<string, Buffer>();
 
   constructor(key: Buffer) {
     if (key.length !== 32) throw new Error('The credential key must be 32 bytes');
@@ -75,5 +76,16 @@ export class CredentialVault {
     } catch {
       throw new CredentialDecryptionError();
     }
+  }
+
+  /**
+   * A keyed, deterministic digest of `value` (HMAC-SHA256 under a key derived from the vault's key
+   * for `purpose`), base64url, `length` characters: equal inputs give equal digests, and nobody
+   * without the key can compute one (blind indexes over sealed data).
+   */
+  digest(purpose: string, value: string, length = 16): string {
+    let key = this.digestKeys.get(purpose);
+    if (!key) this.digestKeys.set(purpose, (key = Buffer.from(hkdfSync('sha256', this.key, Buffer.alloc(0), `storepulse:${purpose}`, 32))));
+    return createHmac('sha256', key).update(value, 'utf8').digest('base64url').slice(0, length);
   }
 }

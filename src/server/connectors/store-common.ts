@@ -15,6 +15,11 @@ export function hmacMatches(message: string | Buffer, key: string, signature: st
   return given.length === expected.length && timingSafeEqual(given, expected);
 }
 
+/** "First Last" from a platform's name fields, null when both are empty. */
+export function personName(first: string | null | undefined, last: string | null | undefined): string | null {
+  return [first, last].map((part) => part?.trim() ?? '').filter((part) => part !== '').join(' ') || null;
+}
+
 /** Request headers as a webhook receiver gets them: Node's (lower-cased, repeatable) or a fetch Headers. */
 export type HeaderBag = Record<string, string | string[] | undefined> | Headers;
 

@@ -100,7 +100,10 @@ export const shopifyOrderNode = z.object({
   sourceName: z.string().nullish(),
   displayFinancialStatus: z.string().nullish(),
   email: z.string().nullish(),
-  customer: z.object({ id: z.string(), defaultEmailAddress: z.object({ emailAddress: z.string().nullish() }).nullish() }).nullish(),
+  customer: z.object({
+    id: z.string(), firstName: z.string().nullish(), lastName: z.string().nullish(),
+    defaultEmailAddress: z.object({ emailAddress: z.string().nullish() }).nullish(),
+  }).nullish(),
   subtotalPriceSet: shopMoney.nullish(),
   totalDiscountsSet: shopMoney.nullish(),
   totalTaxSet: shopMoney.nullish(),
@@ -193,7 +196,7 @@ export const LINE_FIELDS = `id title sku quantity product{id} variant{id} origin
 /** The order's own fields; `shippingLine` is Order's summary of all its shipping lines (price after discounts, tax lines). */
 export const ORDER_FIELDS =
   `id legacyResourceId name createdAt updatedAt processedAt cancelledAt test currencyCode presentmentCurrencyCode taxesIncluded sourceName displayFinancialStatus email ` +
-  `customer{id defaultEmailAddress{emailAddress}} subtotalPriceSet${MONEY} totalDiscountsSet${MONEY} totalTaxSet${MONEY} shippingLine{discountedPriceSet${MONEY} ${TAX_LINES}} ` +
+  `customer{id firstName lastName defaultEmailAddress{emailAddress}} subtotalPriceSet${MONEY} totalDiscountsSet${MONEY} totalTaxSet${MONEY} shippingLine{discountedPriceSet${MONEY} ${TAX_LINES}} ` +
   `customerJourneySummary{ready firstVisit${VISIT} lastVisit${VISIT}}`;
 const REFUND_LINE_FIELDS = `quantity lineItem{id} subtotalSet${MONEY} totalTaxSet${MONEY}`;
 const REFUND_SHIPPING_FIELDS = `subtotalAmountSet${MONEY} taxAmountSet${MONEY}`;

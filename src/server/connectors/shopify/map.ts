@@ -2,6 +2,7 @@ import type { OrderStatus } from '../../../shared/commerce.ts';
 import type { AttributionFields } from '../../modules/commerce/channel.ts';
 import type { IngestOrder, IngestOrderLine, IngestProduct, IngestRefund } from '../../modules/commerce/ingest.ts';
 import { decimalToMinor } from '../money.ts';
+import { personName } from '../store-common.ts';
 import { MalformedResponseError } from '../connector.ts';
 import { SHOPIFY, type ShopifyMoneyBag, type ShopifyOrderNode, type ShopifyProductNode, type ShopifyRefundNode } from './client.ts';
 
@@ -235,7 +236,7 @@ export function mapShopifyOrder(node: ShopifyOrderNode): MappedShopifyOrder {
     ...figures,
     status: shopifyStatus(node.displayFinancialStatus, node.cancelledAt),
     isTest: node.test,
-    customer: node.customer ? { externalId: numericIdOf(node.customer.id), email } : null,
+    customer: node.customer ? { externalId: numericIdOf(node.customer.id), email, name: personName(node.customer.firstName, node.customer.lastName) } : null,
     ...shopifyAttribution(node.customerJourneySummary),
     // An order whose lines were not all read keeps its stored lines (the connector reads them all).
     ...(complete ? { lines } : {}),
@@ -312,7 +313,7 @@ export interface ShopifyRestOrder {
   shipping_lines?: { discounted_price_set?: ShopifyRestMoneySet | null; price_set?: ShopifyRestMoneySet | null; tax_lines?: RestTaxLine[] | null }[];
   landing_site?: string | null;
   referring_site?: string | null;
-  customer?: { id: number | string; email?: string | null } | null;
+  customer?: { id: number | string; email?: string | null; first_name?: string | null; last_name?: string | null } | null;
   line_items?: {
     id: number | string;
     product_id?: number | string | null;
@@ -405,7 +406,9 @@ export function mapShopifyRestOrder(order: ShopifyRestOrder): { order: IngestOrd
       ...figures,
       status: shopifyStatus(order.financial_status, order.cancelled_at),
       isTest: order.test === true,
-      customer: order.customer ? { externalId: String(order.customer.id), email: order.customer.email ?? order.email ?? null } : null,
+      customer: order.customer
+        ? { externalId: String(order.customer.id), email: order.customer.email ?? order.email ?? null, name: personName(order.customer.first_name, order.customer.last_name) }
+        : null,
       // REST keeps the visit as landing_site (path + query, where UTM and click ids live) and referring_site.
       landingSite: order.landing_site ?? null,
       referrer: order.referring_site ?? null,

@@ -72,7 +72,7 @@ describe('Shopify mapping', () => {
     sourceName: 'web',
     displayFinancialStatus: 'PARTIALLY_REFUNDED',
     email: 'ada@example.com',
-    customer: { id: 'gid://shopify/Customer/7001', defaultEmailAddress: { emailAddress: 'ada@example.com' } },
+    customer: { id: 'gid://shopify/Customer/7001', firstName: 'Ada', lastName: 'Lovelace', defaultEmailAddress: { emailAddress: 'ada@example.com' } },
     // platform-apis.md's example did not add up (one line of 2 x 50.0 = 100.0 but a subtotal of
     // 105.0): the subtotal here is the line after its 5.0 discount, and shipping is Order.shippingLine.
     subtotalPriceSet: { shopMoney: { amount: '95.0', currencyCode: 'USD' } },
@@ -125,7 +125,7 @@ describe('Shopify mapping', () => {
       taxesMinor: 2100,
       status: 'paid',
       isTest: false,
-      customer: { externalId: '7001', email: 'ada@example.com' },
+      customer: { externalId: '7001', email: 'ada@example.com', name: 'Ada Lovelace' },
       landingSite: 'https://shop.example/?utm_source=google&gclid=Cj0KCQ',
       referrer: 'https://www.google.com/',
       utmSource: 'google',
@@ -180,7 +180,7 @@ describe('Shopify mapping', () => {
       total_shipping_price_set: { shop_money: { amount: '5.00', currency_code: 'USD' } },
       landing_site: '/?utm_source=facebook&utm_medium=paid&fbclid=IwAR2x',
       referring_site: 'https://l.facebook.com/',
-      customer: { id: 207119551, email: 'bob@example.com' },
+      customer: { id: 207119551, email: 'bob@example.com', first_name: 'Bob', last_name: null },
       line_items: [{ id: 466157049, product_id: 632910392, sku: 'IPOD-342-N', title: 'IPod Nano', quantity: 1, price: '115.00', total_discount: '0.00' }],
       refunds: [
         {
@@ -192,6 +192,7 @@ describe('Shopify mapping', () => {
       ],
     });
     expect(order).toMatchObject({ externalId: '450789469', grossMinor: 11500, discountsMinor: 1000, shippingMinor: 500, taxesMinor: 2100, status: 'paid' });
+    expect(order.customer).toEqual({ externalId: '207119551', email: 'bob@example.com', name: 'Bob' });
     expect(order.landingSite).toBe('/?utm_source=facebook&utm_medium=paid&fbclid=IwAR2x');
     expect(order.lines).toEqual([{ externalId: '466157049', productExternalId: '632910392', title: 'IPod Nano', sku: 'IPOD-342-N', quantity: 1, unitPriceMinor: 11500, discountMinor: 0 }]);
     expect(refunds).toEqual([

@@ -36,7 +36,7 @@ export const wooOrder = z.object({
   total: money,
   total_tax: money,
   customer_id: z.number().int(),
-  billing: z.object({ email: z.string().nullish() }).nullish(),
+  billing: z.object({ email: z.string().nullish(), first_name: z.string().nullish(), last_name: z.string().nullish() }).nullish(),
   meta_data: z.array(metaEntry).default([]),
   line_items: z.array(
     z.object({

@@ -2,6 +2,7 @@ import type { OrderStatus } from '../../../shared/commerce.ts';
 import type { AttributionFields } from '../../modules/commerce/channel.ts';
 import type { IngestOrder, IngestOrderLine, IngestProduct, IngestRefund } from '../../modules/commerce/ingest.ts';
 import { decimalToMinor } from '../money.ts';
+import { personName } from '../store-common.ts';
 import { WOOCOMMERCE, gmtInstant, type WooOrder, type WooProduct, type WooRefund, type WooVariation } from './client.ts';
 
 // WooCommerce records -> ingest rows, counted the way WooCommerce Analytics counts them (see
@@ -128,7 +129,7 @@ export function mapWooOrder(order: WooOrder): IngestOrder {
     taxesMinor: minor(order.total_tax),
     status: wooStatus(order.status),
     isTest: false,
-    customer: order.customer_id > 0 ? { externalId: String(order.customer_id), email } : null,
+    customer: order.customer_id > 0 ? { externalId: String(order.customer_id), email, name: personName(order.billing?.first_name, order.billing?.last_name) } : null,
     ...wooAttribution(order.meta_data),
     lines,
   };

@@ -130,6 +130,9 @@ describe('order money, net of tax whatever prices_include_tax says (hand-compute
     // With a 20 % coupon (net 20.00, lines after discount 3 x 6.67 = 20.01): gross 24.99, discounts 4.99.
     const couponed = wooOrder.parse({ ...order, total: '24.00', total_tax: '4.00', discount_total: '5.00', discount_tax: '1.00', line_items: [1, 2, 3].map((id) => ({ ...line(id), total: '6.67', total_tax: '1.33' })) });
     expect(mapWooOrder(couponed)).toMatchObject({ grossMinor: 2499, discountsMinor: 499 });
+    // A registered customer's name and e-mail come from the billing address.
+    const registered = wooOrder.parse({ ...order, customer_id: 42, billing: { first_name: ' Léa ', last_name: 'Dubois', email: 'lea@example.com' } });
+    expect(mapWooOrder(registered).customer).toEqual({ externalId: '42', email: 'lea@example.com', name: 'Léa Dubois' });
   });
 });
 

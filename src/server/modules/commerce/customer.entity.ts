@@ -15,6 +15,12 @@ export const Customer = defineEntity({
     externalId: p.string().length(255),
     /** SHA-256 (hex) of the trimmed, lower-cased e-mail address. */
     emailHash: p.character().length(64).nullable(),
+    /** Name and e-mail sealed with the credential key (customer-contacts.ts), null when no order carried them. */
+    contactSealed: p.text().nullable(),
+    /** A keyed digest of the sealed pair: tells a change without opening it. */
+    contactDigest: p.string().length(32).nullable(),
+    /** The name's blind index: keyed digests of its words' prefixes (customer-contacts.ts). */
+    nameSearch: p.array().nullable(),
     firstOrderAt: p.datetime().nullable(),
     ordersCount: p.integer().default(0),
     /** Net sales of the customer's orders, converted into the store's currency at each order's day. */
@@ -23,7 +29,10 @@ export const Customer = defineEntity({
   },
   primaryKeys: ['store', 'id'],
   uniques: [{ properties: ['store', 'platform', 'externalId'] }],
-  indexes: [{ properties: ['store', 'firstOrderAt'] }],
+  indexes: [
+    { properties: ['store', 'firstOrderAt'] },
+    { name: 'customers_name_search_index', expression: 'create index "customers_name_search_index" on "customers" using gin ("name_search")' },
+  ],
 });
 
 export type CustomerEntity = InferEntity<typeof Customer>;

@@ -1,11 +1,11 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { createHash } from 'node:crypto';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { isCountingOrder, ORDER_STATUSES, type OrderStatus } from '../../../shared/commerce.ts';
 import { markOrdersForAttribution, requestRecompute } from '../attribution/credits.ts';
 import { AppError } from '../../errors.ts';
 import { channelOfCompleted, withLandingSiteParameters, type AttributionFields } from './channel.ts';
+import { hashEmail, sealContact } from './customer-contacts.ts';
 import { dayInZone } from '../../../shared/date-ranges.ts';
 import { assertFxCoverage, rateSql } from './fx.ts';
 import { num, pipelinedTransaction, recordset, sqlRunner, type SqlRunner } from './raw-sql.ts';
@@ -166,7 +166,8 @@ export interface IngestOrder extends AttributionFields {
   status: OrderStatus;
   isTest?: boolean;
   /** null or absent: a guest checkout. */
-  customer?: { externalId: string; email?: string | null; emailHash?: string | null } | null;
+  /** `name` and `email` are stored sealed (customer-contacts.ts); `emailHash` alone when the sender only has the hash. */
+  customer?: { externalId: string; email?: string | null; emailHash?: string | null; name?: string | null } | null;
   /** Absent: the stored lines stay as they are; [] removes them. */
   lines?: IngestOrderLine[];
 }
@@ -282,9 +283,7 @@ function requireDay(value: unknown, what: string): string {
   return value;
 }
 
-export function hashEmail(email: string): string {
-  return createHash('sha256').update(email.trim().toLowerCase()).digest('hex');
-}
+export { hashEmail };
 
 /** The batch with one row per key (the last one wins, or the newest by `version` when given). */
 function latestPerKey<T>(rows: T[], keyOf: (row: T) => string, version?: (row: T) => string): T[] {
@@ -346,7 +345,7 @@ interface NormalizedOrder {
   taxes_minor: number;
   status: OrderStatus;
   is_test: boolean;
-  customer: { externalId: string; emailHash: string | null } | null;
+  customer: { externalId: string; emailHash: string | null; name: string | null; email: string | null } | null;
   customer_id: number | null;
   /** A first guess at insert time (refreshNewCustomerFlags corrects it), so that few rows are updated twice. */
   is_new_customer: boolean;
@@ -380,7 +379,12 @@ function normalizeOrder(order: IngestOrder): NormalizedOrder {
         ? hashEmail(order.customer.email)
         : null;
     if (emailHash !== null && !/^[0-9a-f]{64}$/.test(emailHash)) invalid(what, 'customer.emailHash must be a SHA-256 hex digest');
-    customer = { externalId: requireText(order.customer.externalId, what, 'customer.externalId'), emailHash };
+    customer = {
+      externalId: requireText(order.customer.externalId, what, 'customer.externalId'),
+      emailHash,
+      name: typeof order.customer.name === 'string' && order.customer.name.trim() !== '' ? order.customer.name.trim().slice(0, 255) : null,
+      email: typeof order.customer.email === 'string' && order.customer.email.trim() !== '' ? order.customer.email.trim().slice(0, 320) : null,
+    };
   }
   const lines =
     order.lines === undefined
@@ -727,15 +731,24 @@ interface NewCustomerRow {
   first_order_at: string | null;
   orders_count: number;
   total_spent_minor: number;
+  /** The sealed name and e-mail (customer-contacts.ts) when an order carried them, else null. */
+  contact_sealed: string | null;
+  contact_digest: string | null;
+  /** The name's search digests, space-separated (a recordset column cannot be an array). */
+  name_search: string | null;
 }
 
 const NEW_CUSTOMER_RECORDS = recordset<NewCustomerRow>(
-  [['platform', 'text'], ['external_id', 'text'], ['email_hash', 'text'], ['first_order_at', 'timestamptz'], ['orders_count', 'int'], ['total_spent_minor', 'bigint']],
+  [
+    ['platform', 'text'], ['external_id', 'text'], ['email_hash', 'text'], ['first_order_at', 'timestamptz'], ['orders_count', 'int'], ['total_spent_minor', 'bigint'],
+    ['contact_sealed', 'text'], ['contact_digest', 'text'], ['name_search', 'text'],
+  ],
   2,
 );
 
-const INSERT_NEW_CUSTOMERS_SQL = `insert into customers (store_id, platform, external_id, email_hash, first_order_at, orders_count, total_spent_minor, updated_at)
-     select $1, x.platform, x.external_id, x.email_hash, x.first_order_at, x.orders_count, x.total_spent_minor, now()
+const INSERT_NEW_CUSTOMERS_SQL = `insert into customers (store_id, platform, external_id, email_hash, first_order_at, orders_count, total_spent_minor, contact_sealed, contact_digest, name_search, updated_at)
+     select $1, x.platform, x.external_id, x.email_hash, x.first_order_at, x.orders_count, x.total_spent_minor,
+            x.contact_sealed, x.contact_digest, string_to_array(x.name_search, ' '), now()
        from ${NEW_CUSTOMER_RECORDS.from}`;
 
 const customerKey = (customer: { platform: string; external_id: string }) => `${customer.platform}\u0000${customer.external_id}`;
@@ -749,10 +762,10 @@ interface BatchCustomers {
 /** The stored customers of these keys (no lock), with their e-mail hash. */
 async function lookUpCustomers(q: SqlRunner, storeId: number, customers: readonly NewCustomerRow[]) {
   if (customers.length === 0) return [];
-  return q.rows<{ id: string; platform: string; external_id: string; email_hash: string | null }>(
-    `select c.id::text as id, c.platform, c.external_id, c.email_hash
+  return q.rows<{ id: string; platform: string; external_id: string; email_hash: string | null; contact_digest: string | null }>(
+    `select c.id::text as id, c.platform, c.external_id, c.email_hash, c.contact_digest
        from unnest($2::text[], $3::text[]) as k(platform, external_id)
-       join lateral (select c.id, c.platform, c.external_id, c.email_hash from customers c
+       join lateral (select c.id, c.platform, c.external_id, c.email_hash, c.contact_digest from customers c
                       where c.store_id = $1 and c.platform = k.platform and c.external_id = k.external_id offset 0) c on true`,
     [storeId, customers.map((customer) => customer.platform), customers.map((customer) => customer.external_id)],
   );
@@ -771,8 +784,13 @@ async function upsertCustomers(q: SqlRunner, storeId: number, customers: NewCust
   const rows = await q.rows<{ id: string; platform: string; external_id: string; inserted: boolean }>(
     `${INSERT_NEW_CUSTOMERS_SQL}
       order by x.platform, x.external_id
-     on conflict (store_id, platform, external_id) do update set email_hash = excluded.email_hash
-      where excluded.email_hash is not null and customers.email_hash is distinct from excluded.email_hash
+     on conflict (store_id, platform, external_id) do update
+        set email_hash = coalesce(excluded.email_hash, customers.email_hash),
+            contact_sealed = coalesce(excluded.contact_sealed, customers.contact_sealed),
+            contact_digest = coalesce(excluded.contact_digest, customers.contact_digest),
+            name_search = case when excluded.contact_sealed is null then customers.name_search else excluded.name_search end
+      where (excluded.email_hash is not null and customers.email_hash is distinct from excluded.email_hash)
+         or (excluded.contact_digest is not null and customers.contact_digest is distinct from excluded.contact_digest)
      returning id::text as id, platform, external_id, (xmax = 0) as inserted`,
     [storeId, ...NEW_CUSTOMER_RECORDS.parameters(customers)],
   );
@@ -813,17 +831,23 @@ async function addCustomersOfBulkLoad(q: SqlRunner, storeId: number, customers: 
     }
   }
   for (const [key, row] of stored) ids.set(key, num(row.id));
-  // An order that carries an e-mail sets it, as the upsert does.
+  // An order that carries an e-mail or a name sets them, as the upsert does.
   const changed = customers.filter((customer) => {
     const row = stored.get(customerKey(customer));
-    return row !== undefined && customer.email_hash !== null && customer.email_hash !== row.email_hash;
+    return row !== undefined && (
+      (customer.email_hash !== null && customer.email_hash !== row.email_hash) ||
+      (customer.contact_digest !== null && customer.contact_digest !== row.contact_digest));
   });
   if (changed.length > 0) {
     await q.run(
-      `update customers c set email_hash = k.email_hash
-         from unnest($2::text[], $3::text[], $4::text[]) as k(platform, external_id, email_hash)
-        where c.store_id = $1 and c.platform = k.platform and c.external_id = k.external_id`,
-      [storeId, changed.map((customer) => customer.platform), changed.map((customer) => customer.external_id), changed.map((customer) => customer.email_hash)],
+      `update customers c
+          set email_hash = coalesce(x.email_hash, c.email_hash),
+              contact_sealed = coalesce(x.contact_sealed, c.contact_sealed),
+              contact_digest = coalesce(x.contact_digest, c.contact_digest),
+              name_search = case when x.contact_sealed is null then c.name_search else string_to_array(x.name_search, ' ') end
+         from ${NEW_CUSTOMER_RECORDS.from}
+        where c.store_id = $1 and c.platform = x.platform and c.external_id = x.external_id`,
+      [storeId, ...NEW_CUSTOMER_RECORDS.parameters(changed)],
     );
   }
   return { ids, inserted };
@@ -840,20 +864,36 @@ async function ingestOrderBatch(em: EntityManager, storeId: number, orders: Norm
     // customer starts with the aggregates of the batch's orders (exact when they are all in the
     // store's currency), so that refreshCustomerAggregates rarely has to write it a second time.
     const customersByKey = new Map<string, NewCustomerRow>();
+    const contacts = new Map<string, { name: string | null; email: string | null }>();
     for (const order of orders) {
       if (!order.customer) continue;
       const key = customerKey({ platform: order.platform, external_id: order.customer.externalId });
       let customer = customersByKey.get(key);
       if (!customer) {
-        customer = { platform: order.platform, external_id: order.customer.externalId, email_hash: null, first_order_at: null, orders_count: 0, total_spent_minor: 0 };
+        customer = {
+          platform: order.platform, external_id: order.customer.externalId, email_hash: null, first_order_at: null, orders_count: 0, total_spent_minor: 0,
+          contact_sealed: null, contact_digest: null, name_search: null,
+        };
         customersByKey.set(key, customer);
       }
       customer.email_hash = order.customer.emailHash ?? customer.email_hash;
+      if (order.customer.name !== null || order.customer.email !== null) {
+        const before = contacts.get(key);
+        contacts.set(key, { name: order.customer.name ?? before?.name ?? null, email: order.customer.email ?? before?.email ?? null });
+      }
       if (!isCountingOrder(order.status, order.is_test)) continue;
       customer.orders_count += 1;
       if (customer.first_order_at === null || order.placed_at < customer.first_order_at) customer.first_order_at = order.placed_at;
       // A foreign currency needs a rate: left to refreshCustomerAggregates.
       customer.total_spent_minor += order.currency === store.currency ? order.gross_minor - order.discounts_minor : 0;
+    }
+    // The batch's last name and e-mail of each customer, sealed once.
+    for (const [key, contact] of contacts) {
+      const customer = customersByKey.get(key)!;
+      const sealed = sealContact(storeId, customer.platform, customer.external_id, contact);
+      customer.contact_sealed = sealed.contact_sealed;
+      customer.contact_digest = sealed.contact_digest;
+      customer.name_search = sealed.name_search.join(' ');
     }
     const customers = [...customersByKey.values()];
     const { ids: customerIds, inserted: newCustomerIds } = upkeep ? await upsertCustomers(q, storeId, customers) : await addCustomersOfBulkLoad(q, storeId, customers);

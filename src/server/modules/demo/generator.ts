@@ -2,6 +2,7 @@ import { addDays, daysBetween, dayInZone } from '../../../shared/date-ranges.ts'
 import { seededRandom } from '../../random.ts';
 import { syntheticRate, SEEDED_CURRENCIES } from '../commerce/fx.ts';
 import type { IngestAdMetric, IngestEmailMetric, IngestOrder, IngestOrderLine, IngestProduct, IngestRefund } from '../commerce/ingest.ts';
+import { demoCustomerEmail, demoCustomerName } from './demo-names.ts';
 
 // A realistic, deterministic demo store: the same seed, options and "now" give the same rows.
 // Everything random comes from seeded PRNGs; the ad model (daily spend per campaign and the orders
@@ -565,7 +566,9 @@ export function* demoOrderBatches(plan: DemoPlan): Generator<DemoBatch> {
         taxesMinor: taxes,
         status,
         isTest,
-        customer: customerNumber === null ? null : { externalId: `demo-customer-${customerNumber}`, email: `customer${customerNumber}@demo.storepulse.invalid` },
+        customer: customerNumber === null
+          ? null
+          : { externalId: `demo-customer-${customerNumber}`, email: demoCustomerEmail(customerNumber), name: demoCustomerName(customerNumber) },
         lines,
         ...attribution,
       });

@@ -88,7 +88,7 @@ async function recordDataRequest(em: EntityManager, store: StoreEntity, request:
 
 /**
  * customers/redact: the customer row keeps its place in the store's figures (new vs returning, LTV)
- * but no longer says who it is (Shopify's id replaced, the e-mail hash removed); their orders lose
+ * but no longer says who it is (Shopify's id replaced, the e-mail hash and the sealed name and e-mail removed); their orders lose
  * the visit's landing page, referrer and click ids, their refunds their notes; the webhook bodies of
  * their orders (name, e-mail, addresses) are deleted. In one transaction, under the store's ingest
  * lock, so that no batch writes the customer back in between.
@@ -102,7 +102,7 @@ async function redactCustomer(em: EntityManager, store: StoreEntity, connection:
     const orders = await ordersNamed(q, store.id, customerIds, request.orderIds);
     const orderIds = orders.map((order) => order.id);
     if (customerIds.length > 0) {
-      await q.run(`update customers set external_id = 'redacted-' || id, email_hash = null, updated_at = now() where store_id = $1 and id = any($2::bigint[])`, [store.id, customerIds]);
+      await q.run(`update customers set external_id = 'redacted-' || id, email_hash = null, contact_sealed = null, contact_digest = null, name_search = null, updated_at = now() where store_id = $1 and id = any($2::bigint[])`, [store.id, customerIds]);
     }
     if (orderIds.length > 0) {
       await q.run(

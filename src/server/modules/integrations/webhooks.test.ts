@@ -414,8 +414,8 @@ describe("Shopify's compliance webhooks", () => {
     const [a, b, c] = countingShopifyOrders(20, 3) as [number, number, number];
     const visit = { landing_site: '/products/1?gclid=jane-click', referring_site: 'https://www.google.com/' };
     const bodies = [
-      { ...shopify.restOrder(a), ...visit, customer: { id: jane.id, email: jane.email }, email: jane.email },
-      { ...shopify.restOrder(b), ...visit, customer: { id: jane.id, email: jane.email }, email: jane.email },
+      { ...shopify.restOrder(a), ...visit, customer: { id: jane.id, email: jane.email, first_name: 'Jane', last_name: 'Doe' }, email: jane.email },
+      { ...shopify.restOrder(b), ...visit, customer: { id: jane.id, email: jane.email, first_name: 'Jane', last_name: 'Doe' }, email: jane.email },
       { ...shopify.restOrder(c), ...visit, customer: { id: 777002, email: 'other@example.com' }, email: 'other@example.com' },
     ];
     for (const body of bodies) expect((await post('/api/webhooks/shopify', shopDelivery(shop, 'orders/create', body))).statusCode).toBe(200);
@@ -424,8 +424,9 @@ describe("Shopify's compliance webhooks", () => {
   }
 
   async function customersOf(storeId: number) {
-    return sqlRunner(testApp.orm.em.fork()).rows<{ external_id: string; email_hash: string | null; orders_count: number }>(
-      `select external_id, email_hash, orders_count from customers where store_id = $1 order by id`,
+    return sqlRunner(testApp.orm.em.fork()).rows<{ external_id: string; email_hash: string | null; orders_count: number; has_contact: boolean }>(
+      `select external_id, email_hash, orders_count, (contact_sealed is not null or contact_digest is not null or name_search is not null) as has_contact
+         from customers where store_id = $1 order by id`,
       [storeId],
     );
   }
@@ -460,16 +461,17 @@ describe("Shopify's compliance webhooks", () => {
     const before = await rollupTotals(storeId);
     expect(before.orders).toBe(3);
     expect((await customersOf(storeId)).map((row) => row.email_hash)).toContain(hashEmail(jane.email));
+    expect((await customersOf(storeId)).map((row) => row.has_contact)).toEqual([true, true]);
 
     const request = { shop_id: 954889, shop_domain: shop, customer: jane, orders_to_redact: janeOrders.map(Number) };
     expect((await post('/api/webhooks/shopify', shopDelivery(shop, 'customers/redact', request, 'wh-redact'))).statusCode).toBe(200);
     await processSentJobs();
 
     const customers = await customersOf(storeId);
-    // Jane's record: no Shopify id, no e-mail hash, still her 2 orders; the other customer as before.
+    // Jane's record: no Shopify id, no e-mail hash, no sealed name and e-mail, still her 2 orders; the other customer as before.
     expect(customers).toEqual([
-      { external_id: expect.stringMatching(/^redacted-\d+$/), email_hash: null, orders_count: 2 },
-      { external_id: '777002', email_hash: hashEmail('other@example.com'), orders_count: 1 },
+      { external_id: expect.stringMatching(/^redacted-\d+$/), email_hash: null, orders_count: 2, has_contact: false },
+      { external_id: '777002', email_hash: hashEmail('other@example.com'), orders_count: 1, has_contact: true },
     ]);
     const visits = await sqlRunner(testApp.orm.em.fork()).rows<{ external_id: string; landing_site: string | null; referrer: string | null; gclid: string | null }>(
       `select external_id, landing_site, referrer, gclid from orders where store_id = $1 order by external_id`,
