@@ -1,3 +1,4 @@
+import { AudiencePush } from '../modules/audiences/audience-push.entity.ts';
 import { AuditLogEntry } from '../modules/admin/audit-log.entity.ts';
 import { AttemptLimitCounter } from '../modules/auth/attempt-limit.entity.ts';
 import { PasswordResetToken } from '../modules/auth/password-reset-token.entity.ts';
@@ -68,4 +69,5 @@ export const entities = [
   AttemptLimitCounter,
   AppSetting,
   EmailChangeRequest,
+  AudiencePush,
 ];

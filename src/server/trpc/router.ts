@@ -12,6 +12,7 @@ import { financeRouter } from '../modules/finance/finance.router.ts';
 import { featureRequestsRouter } from '../modules/feature-requests/feature-requests.router.ts';
 import { guestsRouter } from '../modules/guests/guests.router.ts';
 import { integrationsRouter } from '../modules/integrations/integrations.router.ts';
+import { audiencesRouter } from '../modules/audiences/audiences.router.ts';
 import { ordersRouter } from '../modules/orders/orders.router.ts';
 import { revenueRouter } from '../modules/revenue/revenue.router.ts';
 import { marketingRouter } from '../modules/marketing/marketing.router.ts';
@@ -44,6 +45,7 @@ const featureRouters = {
   marketing: marketingRouter,
   analytics: analyticsRouter,
   integrations: integrationsRouter,
+  audiences: audiencesRouter,
   tracking: trackingRouter,
   attribution: attributionRouter,
 };

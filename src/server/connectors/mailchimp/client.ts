@@ -81,7 +81,8 @@ class Slots {
 
 const slotsByKey = new Map<string, Slots>();
 
-function slotsFor(apiKey: string): Slots {
+/** The slots of an API key, shared by every caller of this process (syncs and the segment push, modules/audiences). */
+export function slotsFor(apiKey: string): Pick<Slots, 'run'> {
   let slots = slotsByKey.get(apiKey);
   if (!slots) {
     slots = new Slots(MAILCHIMP_MAX_CONCURRENT);
@@ -94,7 +95,7 @@ export class MailchimpClient {
   private readonly http: PlatformHttp;
   private readonly baseUrl: string;
   private readonly authorization: string;
-  private readonly slots: Slots;
+  private readonly slots: Pick<Slots, 'run'>;
 
   constructor(ctx: ConnectorContext) {
     const apiKey = apiKeyOf(ctx.credentials);
