@@ -19,6 +19,12 @@ import { FakeServer, seededRandom, type FakeRequest, type FakeResponse, type Rec
 //   interval limits (hourly <= 7 days, daily <= 60, monthly <= 52 weeks), a timeframe read in the
 //   account's time zone, group_by with flow_id and flow_message_id, one value per day of the account's
 //   calendar in each statistic, aligned with date_times, page_cursor.
+// - lists and the Bulk Import Profiles API (segment push, modules/audiences): GET /api/lists with the
+//   equals(name,"…") filter, POST /api/lists, POST /api/profile-bulk-import-jobs (JSON:API body, at most
+//   10,000 profiles and 5 MB, an existing list in relationships.lists), GET
+//   /api/profile-bulk-import-jobs/{id} whose status moves queued -> processing -> complete one step
+//   per look; profiles join the list when their job completes; 403 on all of them for a key without
+//   lists:write / profiles:write (`listsScope: false`).
 // Every 400 it answers is recorded in `refusals`, so a test can assert that a connector's requests
 // were all acceptable. Campaigns are made lazily from the seed (campaign i goes out on day
 // floor(i * days / campaigns) of the data range), or given as a fixture; flows likewise (figures on
@@ -83,7 +89,30 @@ export interface KlaviyoFakeOptions {
   dateTimes?: 'wall-clock' | 'instant';
   /** false: the key lacks the flows:read scope (403 on every flows endpoint). */
   flowsScope?: boolean;
+  /** false: the key lacks lists:write / profiles:write (403 on the list and import endpoints). */
+  listsScope?: boolean;
 }
+
+/** A profile as the fake keeps it (email, first and last name). */
+export interface KlaviyoFakeProfile {
+  email: string;
+  first_name?: string;
+  last_name?: string;
+  /** Subscription consent: never set by an import without a subscriptions block. */
+  subscribed?: boolean;
+}
+
+interface FakeImportJob {
+  id: string;
+  status: 'queued' | 'processing' | 'complete';
+  profiles: KlaviyoFakeProfile[];
+  listIds: string[];
+  createdAt: string;
+}
+
+/** Documented limits of one bulk import job (bulk_import_profiles). */
+export const KLAVIYO_FAKE_IMPORT_MAX_PROFILES = 10_000;
+export const KLAVIYO_FAKE_IMPORT_MAX_BYTES = 5 * 1024 * 1024;
 
 export interface KlaviyoFakeMessageStats {
   recipients: number;
@@ -181,7 +210,7 @@ function jsonApiError(status: number, code: string, title: string, detail: strin
   return { status, headers: { 'content-type': 'application/vnd.api+json' }, body: { errors: [{ id: `err-${code}`, status, code, title, detail, source: { pointer: '/data/' } }] } };
 }
 
-type OptionalOptions = 'fixture' | 'reportLimits' | 'now' | 'flowFixture' | 'flowReportPageSize';
+type OptionalOptions = 'listsScope' | 'fixture' | 'reportLimits' | 'now' | 'flowFixture' | 'flowReportPageSize';
 
 export class KlaviyoFake extends FakeServer {
   readonly options: Required<Omit<KlaviyoFakeOptions, OptionalOptions>> & Pick<KlaviyoFakeOptions, OptionalOptions>;
@@ -198,6 +227,14 @@ export class KlaviyoFake extends FakeServer {
   private readonly flowOverrides = new Map<string, Partial<KlaviyoFakeMessageStats>>();
   private generatedFlows: KlaviyoFakeFlow[] | null = null;
   private readonly windows = new FixedWindows();
+  /** Lists by id (name). */
+  readonly lists = new Map<string, string>();
+  /** Profiles by e-mail (lower-cased). */
+  readonly profiles = new Map<string, KlaviyoFakeProfile>();
+  /** List id -> e-mails (lower-cased) of its members. */
+  readonly listMembers = new Map<string, Set<string>>();
+  readonly importJobs = new Map<string, FakeImportJob>();
+  private nextId = 1;
 
   constructor(options: KlaviyoFakeOptions = {}) {
     super();
@@ -233,6 +270,10 @@ export class KlaviyoFake extends FakeServer {
     this.route('POST', '/api/campaign-values-reports', (request) => this.guard(request, this.reportWindows(), () => this.campaignValues(request)));
     this.route('GET', '/api/flows', (request) => this.guard(request, S, () => this.withFlowsScope(() => this.flowsPage(request))));
     this.route('GET', '/api/flows/:id', (request) => this.guard(request, S, () => this.withFlowsScope(() => this.oneFlow(request))));
+    this.route('GET', '/api/lists', (request) => this.guard(request, M, () => this.withListsScope(() => this.listsPage(request))));
+    this.route('POST', '/api/lists', (request) => this.guard(request, M, () => this.withListsScope(() => this.createList(request))));
+    this.route('POST', '/api/profile-bulk-import-jobs', (request) => this.guard(request, M, () => this.withListsScope(() => this.createImportJob(request))));
+    this.route('GET', '/api/profile-bulk-import-jobs/:id', (request) => this.guard(request, M, () => this.withListsScope(() => this.oneImportJob(request))));
     this.route('POST', '/api/flow-series-reports', (request) => this.guard(request, this.reportWindows(), () => this.withFlowsScope(() => this.flowSeries(request))));
   }
 
@@ -437,7 +478,7 @@ export class KlaviyoFake extends FakeServer {
     const date = /^(\d{4}-\d{2}-\d{2})(\.[a-z0-9]+)?$/.exec(revision)?.[1];
     if (!date || Number.isNaN(Date.parse(`${date}T00:00:00Z`)) || date > LATEST_REVISION) return this.refuse(request, `A valid revision header is required (got "${revision}").`);
     if (this.options.rateLimits) {
-      const verdict = this.windows.take(`${this.options.apiKey}|${request.method} ${request.path.replace(/\/(campaigns|flows)\/[^/]+$/, '/$1/:id')}`, limits, this.clock.now());
+      const verdict = this.windows.take(`${this.options.apiKey}|${request.method} ${request.path.replace(/\/(campaigns|flows|profile-bulk-import-jobs)\/[^/]+$/, '/$1/:id')}`, limits, this.clock.now());
       if (!verdict.ok) return this.throttled(verdict.retryAfterSeconds);
       const response = answer();
       // Non-429 answers carry the steady window's state (rate_limits_and_error_handling).
@@ -652,6 +693,107 @@ export class KlaviyoFake extends FakeServer {
   }
 
   /** 403 on the flows endpoints for a key without flows:read (each lists the scope; 403 = not permitted, rate_limits_and_error_handling). */
+  /** The members of the list named `name` with their profiles. */
+  listProfiles(name: string): KlaviyoFakeProfile[] {
+    const id = [...this.lists].find(([, listName]) => listName === name)?.[0];
+    const members = id ? this.listMembers.get(id) : undefined;
+    return [...(members ?? [])].map((email) => this.profiles.get(email)!).sort((a, b) => a.email.localeCompare(b.email));
+  }
+
+  private withListsScope(answer: () => FakeResponse): FakeResponse {
+    if (this.options.listsScope !== false) return answer();
+    return jsonApiError(403, 'permission_denied', 'You do not have permission to perform this action.', 'The API key is missing the required scopes: lists:write, profiles:write.');
+  }
+
+  private listResource(id: string) {
+    const now = new Date(this.clock.now()).toISOString().replace(/\.\d{3}Z$/, '+00:00');
+    return { type: 'list', id, attributes: { name: this.lists.get(id), created: now, updated: now, opt_in_process: 'single_opt_in' }, links: { self: `${this.url}/api/lists/${id}/` } };
+  }
+
+  /** get_lists: filter `equals(name,"…")` (also any/contains are documented; only equals is needed here), cursor pages of 10. */
+  private listsPage(request: FakeRequest): FakeResponse {
+    const filter = request.query.get('filter');
+    let ids = [...this.lists.keys()];
+    if (filter !== null) {
+      const match = /^equals\(name,"((?:[^"\\]|\\.)*)"\)$/.exec(filter);
+      if (!match) return this.refuse(request, `Unsupported filter for lists: ${filter}`);
+      const name = match[1]!.replace(/\\(.)/g, '$1');
+      ids = ids.filter((id) => this.lists.get(id) === name);
+    }
+    const fields = request.query.get('fields[list]');
+    if (fields !== null && fields.split(',').some((field) => !['name', 'created', 'updated', 'opt_in_process'].includes(field))) return this.refuse(request, `Unknown fields[list]: ${fields}`);
+    return { headers: { 'content-type': 'application/vnd.api+json' }, body: { data: ids.map((id) => this.listResource(id)), links: { self: `${this.url}/api/lists/`, next: null, prev: null } } };
+  }
+
+  private createList(request: FakeRequest): FakeResponse {
+    const body = request.body as { data?: { type?: string; attributes?: { name?: unknown } } } | undefined;
+    const name = body?.data?.attributes?.name;
+    if (body?.data?.type !== 'list' || typeof name !== 'string' || name.trim() === '') return this.refuse(request, 'A list needs data.type "list" and attributes.name.');
+    const id = `L${(this.nextId++).toString(36).toUpperCase().padStart(5, '0')}`;
+    this.lists.set(id, name);
+    this.listMembers.set(id, new Set());
+    return { status: 201, headers: { 'content-type': 'application/vnd.api+json' }, body: { data: this.listResource(id) } };
+  }
+
+  private importJobResource(job: FakeImportJob) {
+    const done = job.status === 'complete';
+    return {
+      type: 'profile-bulk-import-job',
+      id: job.id,
+      attributes: {
+        status: job.status,
+        created_at: job.createdAt,
+        total_count: job.profiles.length,
+        completed_count: done ? job.profiles.length : job.status === 'processing' ? Math.floor(job.profiles.length / 2) : 0,
+        failed_count: 0,
+        completed_at: done ? new Date(this.clock.now()).toISOString() : null,
+        expires_at: null,
+        started_at: job.status === 'queued' ? null : job.createdAt,
+      },
+      relationships: { lists: { data: job.listIds.map((id) => ({ type: 'list', id })) } },
+    };
+  }
+
+  /** bulk_import_profiles: at most 10,000 profiles and 5 MB a job; the lists must exist. */
+  private createImportJob(request: FakeRequest): FakeResponse {
+    if (Buffer.byteLength(request.rawBody) > KLAVIYO_FAKE_IMPORT_MAX_BYTES) return this.refuse(request, 'The payload is larger than the maximum of 5MB.');
+    const body = request.body as { data?: { type?: string; attributes?: { profiles?: { data?: unknown } }; relationships?: { lists?: { data?: { type?: string; id?: string }[] } } } } | undefined;
+    if (body?.data?.type !== 'profile-bulk-import-job') return this.refuse(request, 'data.type must be "profile-bulk-import-job".');
+    const items = body.data.attributes?.profiles?.data;
+    if (!Array.isArray(items) || items.length === 0) return this.refuse(request, 'attributes.profiles.data must be a non-empty list of profiles.');
+    if (items.length > KLAVIYO_FAKE_IMPORT_MAX_PROFILES) return this.refuse(request, `A job takes at most ${KLAVIYO_FAKE_IMPORT_MAX_PROFILES} profiles (got ${items.length}).`);
+    const profiles: KlaviyoFakeProfile[] = [];
+    for (const item of items as { type?: string; attributes?: Record<string, unknown> }[]) {
+      const attributes = item.attributes ?? {};
+      if (item.type !== 'profile' || typeof attributes.email !== 'string' || !attributes.email.includes('@')) return this.refuse(request, 'Every profile needs type "profile" and an email.');
+      const unknown = Object.keys(attributes).filter((key) => !['email', 'phone_number', 'external_id', 'first_name', 'last_name', 'organization', 'title', 'image', 'location', 'properties'].includes(key));
+      if (unknown.length > 0) return this.refuse(request, `Unknown profile attributes: ${unknown.join(', ')}`);
+      profiles.push({ email: attributes.email, ...(typeof attributes.first_name === 'string' ? { first_name: attributes.first_name } : {}), ...(typeof attributes.last_name === 'string' ? { last_name: attributes.last_name } : {}) });
+    }
+    const listIds = (body.data.relationships?.lists?.data ?? []).map((entry) => entry.id ?? '');
+    if (listIds.some((id) => !this.lists.has(id))) return this.refuse(request, `Unknown list in relationships.lists: ${listIds.join(', ')}`);
+    const job: FakeImportJob = { id: `J${(this.nextId++).toString(36).toUpperCase().padStart(6, '0')}`, status: 'queued', profiles, listIds, createdAt: new Date(this.clock.now()).toISOString() };
+    this.importJobs.set(job.id, job);
+    return { status: 202, headers: { 'content-type': 'application/vnd.api+json' }, body: { data: this.importJobResource(job) } };
+  }
+
+  /** get_bulk_import_profiles_job: each look moves the job one step (queued -> processing -> complete). */
+  private oneImportJob(request: FakeRequest): FakeResponse {
+    const job = this.importJobs.get(request.params.id ?? '');
+    if (!job) return jsonApiError(404, 'not_found', 'Not found.', 'A profile bulk import job with this id does not exist.');
+    const answer = { headers: { 'content-type': 'application/vnd.api+json' }, body: { data: this.importJobResource(job) } };
+    if (job.status === 'queued') job.status = 'processing';
+    else if (job.status === 'processing') {
+      job.status = 'complete';
+      for (const profile of job.profiles) {
+        const key = profile.email.toLowerCase();
+        this.profiles.set(key, { ...this.profiles.get(key), ...profile });
+        for (const listId of job.listIds) this.listMembers.get(listId)!.add(key);
+      }
+    }
+    return answer;
+  }
+
   private withFlowsScope(answer: () => FakeResponse): FakeResponse {
     if (this.options.flowsScope) return answer();
     return jsonApiError(403, 'permission_denied', 'You do not have permission to perform this action.', 'The API key is missing the required scope: flows:read.');

@@ -6,6 +6,7 @@ import { ConnectorAuthError, ConnectorRequestError, MalformedResponseError } fro
 import type { PlatformHttpOptions } from '../../connectors/http.ts';
 import { AppError } from '../../errors.ts';
 import { openContact } from '../commerce/customer-contacts.ts';
+import { sqlRunner } from '../commerce/raw-sql.ts';
 import { PlatformConnection } from '../connections/platform-connection.entity.ts';
 import { integrationsSettings, sendIntegrationJob, type IntegrationsSettings } from '../integrations/integrations-runtime.ts';
 import { openCredentials } from '../integrations/sealed-credentials.ts';
@@ -68,10 +69,10 @@ async function activePush(em: EntityManager, storeId: number, platform: Audience
 /** The ids among `ids` that are customers of the store, in ascending order (another store's are dropped). */
 async function customersOfStore(em: EntityManager, storeId: number, ids: number[]): Promise<number[]> {
   if (ids.length === 0) return [];
-  const rows = await em.getConnection().execute<{ id: string | number }[]>(
-    'select id from customers where store_id = ? and id = any(?::bigint[]) order by id',
-    [storeId, [...new Set(ids)].map(String)],
-  );
+  const rows = await sqlRunner(em).rows<{ id: string }>('select id::text from customers where store_id = $1 and id = any($2::bigint[]) order by id', [
+    storeId,
+    [...new Set(ids)].map(String),
+  ]);
   return rows.map((row) => Number(row.id));
 }
 
@@ -132,8 +133,8 @@ export function splitName(name: string | null): { firstName: string | null; last
 /** The push's customers with an e-mail address, opened from their sealed contact, one per address, in id order. */
 async function profilesOf(em: EntityManager, storeId: number, customerIds: number[]): Promise<AudienceProfile[]> {
   if (customerIds.length === 0) return [];
-  const rows = await em.getConnection().execute<{ platform: string; external_id: string; contact_sealed: string | null }[]>(
-    'select platform, external_id, contact_sealed from customers where store_id = ? and id = any(?::bigint[]) and contact_sealed is not null order by id',
+  const rows = await sqlRunner(em).rows<{ platform: string; external_id: string; contact_sealed: string | null }>(
+    'select platform, external_id, contact_sealed from customers where store_id = $1 and id = any($2::bigint[]) and contact_sealed is not null order by id',
     [storeId, customerIds.map(String)],
   );
   const byEmail = new Map<string, AudienceProfile>();
