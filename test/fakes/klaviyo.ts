@@ -234,6 +234,8 @@ export class KlaviyoFake extends FakeServer {
   /** List id -> e-mails (lower-cased) of its members. */
   readonly listMembers = new Map<string, Set<string>>();
   readonly importJobs = new Map<string, FakeImportJob>();
+  /** Profile ids by e-mail (lower-cased), given when a profile is first imported. */
+  readonly profileIds = new Map<string, string>();
   private nextId = 1;
 
   constructor(options: KlaviyoFakeOptions = {}) {
@@ -272,6 +274,8 @@ export class KlaviyoFake extends FakeServer {
     this.route('GET', '/api/flows/:id', (request) => this.guard(request, S, () => this.withFlowsScope(() => this.oneFlow(request))));
     this.route('GET', '/api/lists', (request) => this.guard(request, M, () => this.withListsScope(() => this.listsPage(request))));
     this.route('POST', '/api/lists', (request) => this.guard(request, M, () => this.withListsScope(() => this.createList(request))));
+    this.route('GET', '/api/lists/:id/profiles', (request) => this.guard(request, M, () => this.withListsScope(() => this.listProfilesPage(request))));
+    this.route('DELETE', '/api/lists/:id/relationships/profiles', (request) => this.guard(request, M, () => this.withListsScope(() => this.removeFromList(request))));
     this.route('POST', '/api/profile-bulk-import-jobs', (request) => this.guard(request, M, () => this.withListsScope(() => this.createImportJob(request))));
     this.route('GET', '/api/profile-bulk-import-jobs/:id', (request) => this.guard(request, M, () => this.withListsScope(() => this.oneImportJob(request))));
     this.route('POST', '/api/flow-series-reports', (request) => this.guard(request, this.reportWindows(), () => this.withFlowsScope(() => this.flowSeries(request))));
@@ -735,6 +739,34 @@ export class KlaviyoFake extends FakeServer {
     return { status: 201, headers: { 'content-type': 'application/vnd.api+json' }, body: { data: this.listResource(id) } };
   }
 
+  /** get_profiles_for_list: page[size] 1..100 (default 20), cursor pages, sparse fields[profile]. */
+  private listProfilesPage(request: FakeRequest): FakeResponse {
+    const members = this.listMembers.get(request.params.id ?? '');
+    if (!members) return jsonApiError(404, 'not_found', 'Not found.', 'A list with this id does not exist.');
+    const size = Number(request.query.get('page[size]') ?? 20);
+    if (!Number.isInteger(size) || size < 1 || size > 100) return this.refuse(request, 'page[size] must be 1..100.');
+    const fields = request.query.get('fields[profile]');
+    if (fields !== null && fields.split(',').some((field) => !['email', 'phone_number', 'external_id', 'first_name', 'last_name'].includes(field))) return this.refuse(request, `Unknown fields[profile]: ${fields}`);
+    const offset = decodePageCursor(request.query.get('page[cursor]'));
+    if (offset === null) return this.refuse(request, 'Invalid page[cursor].');
+    const emails = [...members].sort();
+    const page = emails.slice(offset, offset + size).map((email) => ({ type: 'profile', id: this.profileIds.get(email)!, attributes: { email: this.profiles.get(email)!.email } }));
+    const next = offset + size < emails.length ? `${this.url}/api/lists/${request.params.id}/profiles?page[cursor]=${encodePageCursor(offset + size)}` : null;
+    return { headers: { 'content-type': 'application/vnd.api+json' }, body: { data: page, links: { self: `${this.url}/api/lists/${request.params.id}/profiles`, next, prev: null } } };
+  }
+
+  /** remove_profiles_from_list: at most 1000 profiles a call; 204. */
+  private removeFromList(request: FakeRequest): FakeResponse {
+    const members = this.listMembers.get(request.params.id ?? '');
+    if (!members) return jsonApiError(404, 'not_found', 'Not found.', 'A list with this id does not exist.');
+    const data = (request.body as { data?: { type?: string; id?: string }[] } | undefined)?.data;
+    if (!Array.isArray(data) || data.some((entry) => entry.type !== 'profile' || typeof entry.id !== 'string')) return this.refuse(request, 'data must be a list of {type:"profile", id}.');
+    if (data.length > 1000) return this.refuse(request, `At most 1000 profiles per call (got ${data.length}).`);
+    const removed = new Set(data.map((entry) => entry.id));
+    for (const email of [...members]) if (removed.has(this.profileIds.get(email)!)) members.delete(email);
+    return { status: 204 };
+  }
+
   private importJobResource(job: FakeImportJob) {
     const done = job.status === 'complete';
     return {
@@ -788,6 +820,7 @@ export class KlaviyoFake extends FakeServer {
       for (const profile of job.profiles) {
         const key = profile.email.toLowerCase();
         this.profiles.set(key, { ...this.profiles.get(key), ...profile });
+        if (!this.profileIds.has(key)) this.profileIds.set(key, `P${(this.nextId++).toString(36).toUpperCase().padStart(8, '0')}`);
         for (const listId of job.listIds) this.listMembers.get(listId)!.add(key);
       }
     }

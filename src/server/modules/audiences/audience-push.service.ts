@@ -232,6 +232,10 @@ async function pushToKlaviyo(em: EntityManager, push: AudiencePushEntity, lists:
     push.platformJobId = null;
     await em.flush();
   }
+  // Those who left the segment since an earlier push are taken off the list (not unsubscribed).
+  const wanted = new Set(profiles.map((profile) => profile.email.toLowerCase()));
+  const members = await lists.listMembers(push.platformListId);
+  await lists.removeFromList(push.platformListId, [...members].filter(([email]) => !wanted.has(email)).map(([, id]) => id));
 }
 
 async function pushToMailchimp(em: EntityManager, push: AudiencePushEntity, mailchimp: MailchimpSegments, profiles: AudienceProfile[]): Promise<void> {

@@ -79,7 +79,7 @@ describe('audiences', () => {
     expect(splitName(null)).toEqual({ firstName: null, lastName: null });
   });
 
-  it('Klaviyo: creates the list once, imports every profile with names in chunks, polls the jobs, and a re-push adds the new ones to the same list', async () => {
+  it('Klaviyo: creates the list once, imports every profile with names in chunks, polls the jobs, and a re-push adds the new ones to the same list and takes off those who left', async () => {
     const { client, store } = await ownerWithStore(testApp.app, testApp.orm, 'Klaviyo Push Shop');
     await connect(store.id, 'klaviyo', klaviyo.options.apiKey);
     const ids = await customers(store.id, [...people('k', 7), { name: 'No Mail', email: null }]);
@@ -110,13 +110,18 @@ describe('audiences', () => {
     const status = await trpcQuery(client, 'audiences.status', { segment: 'at_risk' });
     expect(status.body.result.data).toMatchObject({ pushes: [{ id: push.id, status: 'done', total: 7, done: 7, progress: 1 }] });
 
-    // A re-push after done: the same list, the new customers added.
+    // A re-push after done: the same list, the new customers added, those who left (k0, k1) taken off.
     const more = await customers(store.id, people('k2-', 2));
-    const second = await requestAudiencePush(testApp.orm.em.fork(), store, null, { platform: 'klaviyo', segment: 'at_risk', label: 'At risk', customerIds: [...ids, ...more] });
+    const second = await requestAudiencePush(testApp.orm.em.fork(), store, null, { platform: 'klaviyo', segment: 'at_risk', label: 'At risk', customerIds: [...ids.slice(2), ...more] });
     expect(second.id).not.toBe(push.id);
     expect((await run(second.id)).status).toBe('done');
+    expect(klaviyo.refusals).toEqual([]);
     expect([...klaviyo.lists.values()].filter((name) => name === 'StorePulse – At risk')).toHaveLength(1);
-    expect(klaviyo.listProfiles('StorePulse – At risk')).toHaveLength(9);
+    expect(klaviyo.listProfiles('StorePulse – At risk').map((profile) => profile.email).sort()).toEqual(
+      ['k2-0@example.com', 'k2-1@example.com', 'k2@example.com', 'k3@example.com', 'k4@example.com', 'k5@example.com', 'k6@example.com'].sort(),
+    );
+    // Taken off the list, not deleted: the profiles stay in the account.
+    expect(klaviyo.profiles.has('k0@example.com')).toBe(true);
   });
 
   it('Klaviyo: a 429 on an import is waited out (Retry-After) and the push completes', async () => {

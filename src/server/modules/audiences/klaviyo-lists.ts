@@ -1,13 +1,16 @@
 import { z } from 'zod';
 import { ConnectorAuthError, type ConnectorContext } from '../../connectors/connector.ts';
 import { classifyKlaviyo, KLAVIYO_PLATFORM, KLAVIYO_REVISION } from '../../connectors/klaviyo/client.ts';
+import { queryParamOf } from '../../connectors/email-shared/cursor.ts';
 import { defaultVerdict, type PlatformHttp, type PlatformResponse, type Verdict } from '../../connectors/http.ts';
 
 // Klaviyo lists and the Bulk Import Profiles API (docs/platform-notes.md "## Segment push (audiences)",
 // each rule with its source): a list found by name (GET /api/lists?filter=equals(name,"…")) or created
 // (POST /api/lists, 150 a day per account), profiles upserted into it by import jobs
 // (POST /api/profile-bulk-import-jobs with relationships.lists; at most 10,000 profiles and 5 MB per
-// job, 10/s burst and 150/m steady) whose status is polled until `complete`. Only e-mail and first /
+// job, 10/s burst and 150/m steady) whose status is polled until `complete`; those no longer in the
+// segment are taken off the list (GET /api/lists/{id}/profiles, DELETE .../relationships/profiles, at
+// most 1,000 a call), which leaves their consent as it was. Only e-mail and first /
 // last name are sent, and no subscription: list membership is not consent to marketing.
 
 const JSON_API = 'application/vnd.api+json';
@@ -16,6 +19,10 @@ export const KLAVIYO_IMPORT_MAX_PROFILES = 10_000;
 /** The documented maximum payload of one import job (5 MB); chunks stay under it with room for the envelope. */
 export const KLAVIYO_IMPORT_MAX_BYTES = 5 * 1024 * 1024;
 const PAYLOAD_BUDGET_BYTES = KLAVIYO_IMPORT_MAX_BYTES - 64 * 1024;
+/** Profiles per page of a list's members (get_profiles_for_list page[size] maximum). */
+export const KLAVIYO_LIST_PAGE_SIZE = 100;
+/** Profiles per remove_profiles_from_list call (documented: "a maximum of 1000 profiles per call"). */
+export const KLAVIYO_REMOVE_MAX = 1000;
 /** How long to wait between two looks at an import job. */
 export const KLAVIYO_IMPORT_POLL_MS = 2_000;
 
@@ -47,6 +54,10 @@ const importJob = z.object({
   }),
 });
 const oneImportJob = z.object({ data: importJob });
+const memberPage = z.object({
+  data: z.array(z.object({ id: z.string(), attributes: z.object({ email: z.string().nullish() }) })),
+  links: z.object({ next: z.string().nullish() }).optional(),
+});
 export type KlaviyoImportJob = z.infer<typeof importJob>;
 
 /** A profile as the import job takes it: e-mail, and first / last name when known. */
@@ -132,6 +143,32 @@ export class KlaviyoLists {
       query: { 'fields[profile-bulk-import-job]': 'status,total_count,completed_count,failed_count' },
     });
     return data.data;
+  }
+
+  /** The list's members: lower-cased e-mail -> profile id (profiles without an e-mail are left out). */
+  async listMembers(listId: string): Promise<Map<string, string>> {
+    const members = new Map<string, string>();
+    let cursor: string | null = null;
+    do {
+      const { data } = await this.http.json(`${this.baseUrl}/lists/${encodeURIComponent(listId)}/profiles`, memberPage, {
+        headers: this.headers,
+        query: { 'fields[profile]': 'email', 'page[size]': KLAVIYO_LIST_PAGE_SIZE, 'page[cursor]': cursor ?? undefined },
+      });
+      for (const profile of data.data) if (profile.attributes.email) members.set(profile.attributes.email.toLowerCase(), profile.id);
+      cursor = queryParamOf(data.links?.next, 'page[cursor]');
+    } while (cursor);
+    return members;
+  }
+
+  /** Takes profiles off the list (their consent and subscriptions are untouched), at most KLAVIYO_REMOVE_MAX a call. */
+  async removeFromList(listId: string, profileIds: string[]): Promise<void> {
+    for (let start = 0; start < profileIds.length; start += KLAVIYO_REMOVE_MAX) {
+      await this.http.request(`${this.baseUrl}/lists/${encodeURIComponent(listId)}/relationships/profiles`, {
+        method: 'DELETE',
+        headers: { ...this.headers, 'content-type': JSON_API },
+        json: { data: profileIds.slice(start, start + KLAVIYO_REMOVE_MAX).map((id) => ({ type: 'profile', id })) },
+      });
+    }
   }
 
   /** Polls the job until it is complete (answers it) or cancelled (throws), pausing between looks. */
