@@ -15,7 +15,8 @@ import { configureIntegrations, integrationsSettingsFrom, type IntegrationsSetti
 import { sealCredentials } from '../integrations/sealed-credentials.ts';
 import { AudiencePush } from './audience-push.entity.ts';
 import { audienceStatus, requestAudiencePush, runAudiencePush, splitName } from './audience-push.service.ts';
-import { KLAVIYO_LIST_SCOPE_MESSAGE } from './klaviyo-lists.ts';
+import { testContext } from '../../connectors/test-support.ts';
+import { importChunks, KLAVIYO_IMPORT_MAX_BYTES, KLAVIYO_LIST_SCOPE_MESSAGE, KlaviyoLists } from './klaviyo-lists.ts';
 
 // The segment push against the Klaviyo and Mailchimp fakes, with the real clients, database and API.
 
@@ -79,10 +80,39 @@ describe('audiences', () => {
     expect(splitName(null)).toEqual({ firstName: null, lastName: null });
   });
 
+  it('Klaviyo: import jobs stay within the documented 10,000 profiles and 5 MB; the fake refuses a job over the maximum', async () => {
+    const many = Array.from({ length: 25_000 }, (_, index) => ({ email: `p${index}@example.com`, firstName: 'A', lastName: 'B' }));
+    expect(importChunks(many).map((chunk) => chunk.length)).toEqual([10_000, 10_000, 5_000]);
+    const long = Array.from({ length: 9_000 }, (_, index) => ({ email: `long${index}@example.com`, firstName: 'x'.repeat(600), lastName: 'y'.repeat(600) }));
+    const chunks = importChunks(long);
+    expect(chunks.length).toBeGreaterThan(1);
+    for (const chunk of chunks) {
+      const body = JSON.stringify({ data: chunk.map((profile) => ({ type: 'profile', attributes: { email: profile.email, first_name: profile.firstName, last_name: profile.lastName } })) });
+      expect(Buffer.byteLength(body)).toBeLessThan(KLAVIYO_IMPORT_MAX_BYTES);
+    }
+    const lists = new KlaviyoLists(testContext('klaviyo', klaviyo.apiUrl, { apiKey: klaviyo.options.apiKey }));
+    const listId = await lists.findOrCreateList('StorePulse – Oversized');
+    await expect(lists.startImport(listId, many.slice(0, 10_001))).rejects.toThrow(/400/);
+    expect(klaviyo.refusals.at(-1)?.reason).toMatch(/at most 10000 profiles/);
+    klaviyo.refusals.length = 0;
+  });
+
+  it('two requests of the same segment at once make one push', async () => {
+    const { store } = await ownerWithStore(testApp.app, testApp.orm, 'Race Shop');
+    await connect(store.id, 'mailchimp', mailchimp.options.apiKey);
+    const ids = await customers(store.id, people('race', 1));
+    const input = { platform: 'mailchimp' as const, segment: 'race', label: 'Race', customerIds: ids };
+    const [first, second] = await Promise.all([requestAudiencePush(testApp.orm.em.fork(), store, null, input), requestAudiencePush(testApp.orm.em.fork(), store, null, input)]);
+    expect(first.id).toBe(second.id);
+    expect(await testApp.orm.em.fork().count(AudiencePush, { store: store.id, segmentKey: 'race' })).toBe(1);
+  });
+
   it('Klaviyo: creates the list once, imports every profile with names in chunks, polls the jobs, and a re-push adds the new ones to the same list and takes off those who left', async () => {
     const { client, store } = await ownerWithStore(testApp.app, testApp.orm, 'Klaviyo Push Shop');
     await connect(store.id, 'klaviyo', klaviyo.options.apiKey);
     const ids = await customers(store.id, [...people('k', 7), { name: 'No Mail', email: null }]);
+    const importPosts = () => klaviyo.requests.filter((request) => request.method === 'POST' && request.path === '/api/profile-bulk-import-jobs').length;
+    const postsBefore = importPosts();
 
     const requested = await trpcMutation(client, 'audiences.push', { platform: 'klaviyo', segment: 'at_risk', label: 'At risk', customerIds: ids });
     expect(requested.status, JSON.stringify(requested.body)).toBe(200);
@@ -104,8 +134,7 @@ describe('audiences', () => {
     expect(listed[0]).toEqual({ email: 'k0@example.com', first_name: 'kfirst0', last_name: 'Van klast0' });
     expect(listed.every((profile) => profile.subscribed === undefined)).toBe(true);
     // 7 profiles in jobs of at most 3: three import jobs, each polled until complete.
-    const imports = klaviyo.requests.filter((request) => request.method === 'POST' && request.path === '/api/profile-bulk-import-jobs');
-    expect(imports).toHaveLength(3);
+    expect(importPosts() - postsBefore).toBe(3);
 
     const status = await trpcQuery(client, 'audiences.status', { segment: 'at_risk' });
     expect(status.body.result.data).toMatchObject({ pushes: [{ id: push.id, status: 'done', total: 7, done: 7, progress: 1 }] });
