@@ -14,6 +14,8 @@ export class Migration20261128140000_audience_pushes extends Migration {
     this.addSql(`create unique index "audience_pushes_active_unique" on "audience_pushes" ("store_id", "platform", "segment_key") where "status" in ('queued', 'running');`);
     this.addSql(`alter table "audience_pushes" add constraint "audience_pushes_store_id_foreign" foreign key ("store_id") references "stores" ("id") on delete cascade;`);
     this.addSql(`alter table "audience_pushes" add constraint "audience_pushes_requested_by_id_foreign" foreign key ("requested_by_id") references "users" ("id") on delete set null;`);
+    this.addSql(`alter table "audience_pushes" add constraint "audience_pushes_platform_check" check ("platform" in ('klaviyo', 'mailchimp'));`);
+    this.addSql(`alter table "audience_pushes" add constraint "audience_pushes_status_check" check ("status" in ('queued', 'running', 'done', 'failed'));`);
   }
 
   override down(): void | Promise<void> {
