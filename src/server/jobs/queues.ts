@@ -4,6 +4,7 @@ import { deliverDueReports } from '../modules/reports/report-delivery.ts';
 import { STORE_TIMEZONE_JOB } from '../modules/stores/store-timezone.service.ts';
 import { ATTRIBUTION_JOB } from '../modules/attribution/attribution-jobs.ts';
 import { TRACKING_JOBS } from '../modules/tracking/tracking-jobs.ts';
+import { LOYALTY_JOB } from '../modules/loyalty/loyalty-job.ts';
 
 // Every background job of the app: its pg-boss queue, an optional schedule (cron, UTC) that puts a
 // job on the queue, and the work one job does. Platform syncs add their entries here.
@@ -73,6 +74,8 @@ export const JOBS: readonly JobDefinition[] = [
   ...TRACKING_JOBS,
   // Attribution credits: every minute, and at once for a new window (modules/attribution).
   ATTRIBUTION_JOB,
+  // Customer loyalty scores: after each store sync and nightly (modules/loyalty).
+  LOYALTY_JOB,
 ];
 
 export const CHECKS: readonly RecurringCheck[] = [...INTEGRATION_CHECKS];
