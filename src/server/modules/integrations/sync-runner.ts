@@ -496,8 +496,11 @@ export async function runSync(em: EntityManager, runId: number, options: RunSync
       options.log?.(`Reconciliation of ${connection.platform} for store ${store.id} failed: ${errorMessage(error)}`);
     }
     await finish('succeeded', null, finishedAt);
-    // New orders: the store's loyalty scores are recomputed (modules/loyalty/loyalty-job.ts).
-    if (connector.kind === 'store') await sendIntegrationJob(LOYALTY_QUEUE, { storeId: store.id });
+    // New orders: the store's loyalty scores are recomputed (modules/loyalty/loyalty-job.ts). A
+    // failed enqueue does not fail a finished sync: the nightly run catches the store up.
+    if (connector.kind === 'store') {
+      await sendIntegrationJob(LOYALTY_QUEUE, { storeId: store.id }).catch((error: unknown) => options.log?.(`Queueing the loyalty scores of store ${store.id} failed: ${errorMessage(error)}`));
+    }
     return 'succeeded';
   } finally {
     runningSyncs.delete(run.id);
