@@ -1,5 +1,6 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { frequencyScore, loyaltyScore, ntile, percentileRanks, segmentOf, type LoyaltySegment } from '../../../shared/loyalty.ts';
+import { LOYALTY_FALLBACK_REASONS, LOYALTY_MODELS, LOYALTY_SEGMENTS, frequencyScore, loyaltyScore, ntile, percentileRanks, segmentOf, type LoyaltySegment } from '../../../shared/loyalty.ts';
 import { churnRiskOf, fitStoreModel, holdout, rfmScores, scoreCustomers, type CustomerHistory } from './scoring.ts';
 import { expectedPurchases, probabilityAlive } from './statistics/bg-nbd.ts';
 import { expectedAverageOrderValue } from './statistics/gamma-gamma.ts';
@@ -184,5 +185,15 @@ describe('a store the model fits', () => {
     const mae = (predicted: number[]) => predicted.reduce((sum, p, i) => sum + Math.abs(p - actual[i]!), 0) / predicted.length;
     expect(result.modelMae).toBeCloseTo(mae(result.predicted), 12);
     expect(result.baselineMae).toBeCloseTo(mae(result.baseline), 12);
+  });
+});
+
+describe('translations', () => {
+  it.each(['en', 'es', 'fr', 'de'])('%s names every segment, model and fallback reason, and explains the score', (language) => {
+    const texts = JSON.parse(readFileSync(new URL(`../../../client/locales/${language}/loyalty-segments.json`, import.meta.url), 'utf8'));
+    expect(Object.keys(texts.segments).sort()).toEqual([...LOYALTY_SEGMENTS].sort());
+    expect(Object.keys(texts.models).sort()).toEqual([...LOYALTY_MODELS].sort());
+    expect(Object.keys(texts.fallbackReasons).sort()).toEqual([...LOYALTY_FALLBACK_REASONS].sort());
+    expect(Object.keys(texts.scoreExplanation).sort()).toEqual([...LOYALTY_MODELS].sort());
   });
 });
