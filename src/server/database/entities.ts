@@ -5,6 +5,7 @@ import { PasswordResetToken } from '../modules/auth/password-reset-token.entity.
 import { AdMetricDaily } from '../modules/commerce/ad-metric.entity.ts';
 import { StoreCostSettings } from '../modules/commerce/cost-settings.entity.ts';
 import { Customer } from '../modules/commerce/customer.entity.ts';
+import { CustomerLoyalty, LoyaltyModelRow } from '../modules/loyalty/loyalty.entities.ts';
 import { EmailMetricDaily } from '../modules/commerce/email-metric.entity.ts';
 import { Expense } from '../modules/commerce/expense.entity.ts';
 import { FxRate } from '../modules/commerce/fx-rate.entity.ts';
@@ -70,4 +71,6 @@ export const entities = [
   AppSetting,
   EmailChangeRequest,
   AudiencePush,
+  CustomerLoyalty,
+  LoyaltyModelRow,
 ];

@@ -5,6 +5,7 @@ import { STORE_TIMEZONE_JOB } from '../modules/stores/store-timezone.service.ts'
 import { ATTRIBUTION_JOB } from '../modules/attribution/attribution-jobs.ts';
 import { AUDIENCE_PUSH_JOB } from '../modules/audiences/audience-jobs.ts';
 import { TRACKING_JOBS } from '../modules/tracking/tracking-jobs.ts';
+import { LOYALTY_JOB } from '../modules/loyalty/loyalty-job.ts';
 
 // Every background job of the app: its pg-boss queue, an optional schedule (cron, UTC) that puts a
 // job on the queue, and the work one job does. Platform syncs add their entries here.
@@ -76,6 +77,8 @@ export const JOBS: readonly JobDefinition[] = [
   ATTRIBUTION_JOB,
   // Segment pushes to Klaviyo / Mailchimp, one job per push (modules/audiences).
   AUDIENCE_PUSH_JOB,
+  // Customer loyalty scores: after each store sync and nightly (modules/loyalty).
+  LOYALTY_JOB,
 ];
 
 export const CHECKS: readonly RecurringCheck[] = [...INTEGRATION_CHECKS];

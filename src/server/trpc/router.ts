@@ -11,6 +11,7 @@ import { reportsRouter } from '../modules/reports/reports.router.ts';
 import { financeRouter } from '../modules/finance/finance.router.ts';
 import { featureRequestsRouter } from '../modules/feature-requests/feature-requests.router.ts';
 import { guestsRouter } from '../modules/guests/guests.router.ts';
+import { loyaltyRouter } from '../modules/loyalty/loyalty.router.ts';
 import { integrationsRouter } from '../modules/integrations/integrations.router.ts';
 import { audiencesRouter } from '../modules/audiences/audiences.router.ts';
 import { ordersRouter } from '../modules/orders/orders.router.ts';
@@ -48,6 +49,7 @@ const featureRouters = {
   audiences: audiencesRouter,
   tracking: trackingRouter,
   attribution: attributionRouter,
+  loyalty: loyaltyRouter,
 };
 
 /** The feature routers alone: what `shell.bootstrap` calls on the client's behalf. */

@@ -19,6 +19,7 @@ import { Store, type StoreEntity } from '../stores/store.entity.ts';
 import { ConnectionAccount, SyncRun, type SyncRunEntity } from './integration.entities.ts';
 import { ConnectionAuth } from './connection-auth.ts';
 import { openCredentials } from './sealed-credentials.ts';
+import { LOYALTY_QUEUE } from '../loyalty/loyalty-job.ts';
 import { baseUrlFor, integrationsSettings, runningSyncs, sendIntegrationJob, type IntegrationsSettings } from './integrations-runtime.ts';
 import { syncFailureMessage } from './platform-messages.ts';
 import { reconcileAfterSync } from './reconciliation.ts';
@@ -495,6 +496,11 @@ export async function runSync(em: EntityManager, runId: number, options: RunSync
       options.log?.(`Reconciliation of ${connection.platform} for store ${store.id} failed: ${errorMessage(error)}`);
     }
     await finish('succeeded', null, finishedAt);
+    // New orders: the store's loyalty scores are recomputed (modules/loyalty/loyalty-job.ts). A
+    // failed enqueue does not fail a finished sync: the nightly run catches the store up.
+    if (connector.kind === 'store') {
+      await sendIntegrationJob(LOYALTY_QUEUE, { storeId: store.id }).catch((error: unknown) => options.log?.(`Queueing the loyalty scores of store ${store.id} failed: ${errorMessage(error)}`));
+    }
     return 'succeeded';
   } finally {
     runningSyncs.delete(run.id);

@@ -1,5 +1,5 @@
 import { minimizeWithRestarts } from './nelder-mead.ts';
-import { logGamma, logHypergeometric2F1 } from './special-functions.ts';
+import { logGamma, signedLogHypergeometric2F1 } from './special-functions.ts';
 
 // The BG/NBD model ("Counting Your Customers the Easy Way", Fader, Hardie and Lee, 2005): while
 // alive a customer buys at a Poisson rate λ ~ Gamma(r, α); after each purchase they drop out with
@@ -154,9 +154,10 @@ export function expectedPurchases(parameters: BgNbdParameters, history: Purchase
   const { r, alpha, a, b } = parameters;
   const { frequency: x, recency, age } = history;
   const z = horizon / (alpha + age + horizon);
-  const logHypergeometric = logHypergeometric2F1(r + x, b + x, a + b + x - 1, z);
+  // c = a + b + x − 1 is negative for x = 0 when a + b < 1: the series then has terms of both signs.
+  const hypergeometric = signedLogHypergeometric2F1(r + x, b + x, a + b + x - 1, z);
   const first = (a + b + x - 1) / (a - 1);
-  const second = 1 - Math.exp(logHypergeometric + (r + x) * Math.log((alpha + age) / (alpha + age + horizon)));
+  const second = 1 - hypergeometric.sign * Math.exp(hypergeometric.log + (r + x) * Math.log((alpha + age) / (alpha + age + horizon)));
   const denominator = 1 + (x > 0 ? (a / (b + x - 1)) * ((alpha + age) / (alpha + recency)) ** (r + x) : 0);
   return (first * second) / denominator;
 }
@@ -165,6 +166,7 @@ export function expectedPurchases(parameters: BgNbdParameters, history: Purchase
 export function expectedPurchasesOfNewCustomer(parameters: BgNbdParameters, t: number): number {
   const { r, alpha, a, b } = parameters;
   const z = t / (alpha + t);
-  const hypergeometric = Math.exp(logHypergeometric2F1(r, b, a + b - 1, z));
+  const signed = signedLogHypergeometric2F1(r, b, a + b - 1, z);
+  const hypergeometric = signed.sign * Math.exp(signed.log);
   return ((a + b - 1) / (a - 1)) * (1 - (alpha / (alpha + t)) ** r * hypergeometric);
 }

@@ -49,3 +49,34 @@ export function logHypergeometric2F1(a: number, b: number, c: number, z: number)
   }
   return scale + Math.log(scaledSum);
 }
+
+/**
+ * ₂F₁(a, b; c; z) for 0 ≤ z < 1 and a, b > 0 with any c that is not 0 or a negative whole number,
+ * as its sign and the log of its absolute value. The BG/NBD's expectation for a customer without a
+ * repeat purchase needs c = a + b − 1, which is negative when the fitted Beta's a + b < 1 (a store
+ * whose customers either stay or leave after their first order): its first terms then change sign.
+ */
+export function signedLogHypergeometric2F1(a: number, b: number, c: number, z: number): { sign: 1 | -1; log: number } {
+  if (!(z >= 0 && z < 1)) throw new RangeError(`2F1 is summed here for 0 <= z < 1 only, not ${z}`);
+  if (c <= 0 && Number.isInteger(c)) throw new RangeError(`2F1 is undefined for c = ${c}`);
+  if (z === 0) return { sign: 1, log: 0 };
+  const logZ = Math.log(z);
+  let logTerm = 0;
+  let sign = 1;
+  let scale = 0;
+  let scaledSum = 1;
+  for (let n = 0; n < 100_000; n++) {
+    const ratio = ((a + n) * (b + n)) / ((c + n) * (n + 1));
+    if (ratio < 0) sign = -sign;
+    logTerm += Math.log(Math.abs(ratio)) + logZ;
+    if (logTerm > scale) {
+      scaledSum = scaledSum * Math.exp(scale - logTerm) + sign;
+      scale = logTerm;
+    } else {
+      const relative = Math.exp(logTerm - scale);
+      scaledSum += sign * relative;
+      if (c + n > 0 && relative < 1e-17 * Math.abs(scaledSum) && Math.abs(ratio) * z < 1) break;
+    }
+  }
+  return { sign: scaledSum < 0 ? -1 : 1, log: scale + Math.log(Math.abs(scaledSum)) };
+}

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { bgNbdLogLikelihood, expectedPurchases, expectedPurchasesOfNewCustomer, fitBgNbd, probabilityAlive, type PurchaseHistory } from './bg-nbd.ts';
 import { expectedAverageOrderValue, fitGammaGamma } from './gamma-gamma.ts';
 import { minimizeNelderMead } from './nelder-mead.ts';
-import { logGamma, logHypergeometric2F1 } from './special-functions.ts';
+import { logGamma, logHypergeometric2F1, signedLogHypergeometric2F1 } from './special-functions.ts';
 
 // The CDNOW sample (test/fixtures/README.md), in weeks.
 const cdnow = readFileSync(new URL('../../../../../test/fixtures/cdnow-sample-summary.csv', import.meta.url), 'utf8')
@@ -32,6 +32,32 @@ describe('special functions', () => {
     expect(logHypergeometric2F1(900, 5, 5, z)).toBeCloseTo(-900 * Math.log(1 - z), 6);
     expect(logHypergeometric2F1(3, 4, 5, 0)).toBe(0);
     expect(() => logHypergeometric2F1(1, 1, 2, 1)).toThrow(RangeError);
+  });
+
+  it('₂F₁ with a negative c (a fitted Beta with a + b < 1): matches the plain series, sign included', () => {
+    const plain = (a: number, b: number, c: number, z: number) => {
+      let term = 1;
+      let sum = 1;
+      for (let n = 0; n < 5_000; n++) {
+        term *= ((a + n) * (b + n) * z) / ((c + n) * (n + 1));
+        sum += term;
+      }
+      return sum;
+    };
+    for (const [a, b, c, z] of [[0.5, 0.3, -0.4, 0.3], [0.52, 0.0001, -0.9999, 0.8], [2, 3, -1.5, 0.5], [0.3, 0.2, 0.7, 0.9]] as const) {
+      const exact = plain(a, b, c, z);
+      const signed = signedLogHypergeometric2F1(a, b, c, z);
+      expect(signed.sign * Math.exp(signed.log), `${a} ${b} ${c} ${z}`).toBeCloseTo(exact, 10);
+    }
+    expect(signedLogHypergeometric2F1(900, 5, 5, 0.6).log).toBeCloseTo(-900 * Math.log(0.4), 6);
+    expect(() => signedLogHypergeometric2F1(1, 1, -2, 0.5)).toThrow(RangeError);
+  });
+
+  it('expected purchases stay finite and positive for one-time buyers when a + b < 1', () => {
+    const parameters = { r: 0.52, alpha: 25, a: 0.00004, b: 0.00005 };
+    const value = expectedPurchases(parameters, { frequency: 0, recency: 0, age: 300 }, 90);
+    expect(Number.isFinite(value)).toBe(true);
+    expect(value).toBeGreaterThan(0);
   });
 });
 

@@ -1,0 +1,108 @@
+// Benchmark: how well the loyalty model predicts, and how fast it runs (README, "Customer loyalty";
+// BENCHMARKS.md, "i18-loyalty-core"). On the store with the most orders in the database (or STORE_ID):
+// cut-off = 90 days before the store's last order; the BG/NBD model is fitted on the orders before
+// it and predicts each customer's repeat order days in the next 90; printed: calibration (predicted
+// vs actual, total and by decile of predicted), the MAE of the model against the naive baseline
+// (x / T × 90; goal: ≥ 10 % lower), the Gamma-Gamma independence check, and the time to fit and
+// score 100,000 customers (goal < 30 s; the store's histories resampled up to 100,000 when it has
+// fewer), plus the whole job on the store. Uses DATABASE_URL or the embedded PostgreSQL under DATA_DIR.
+// `DATA_DIR=/tmp/h18-loyalty npm run bench:loyalty`
+import os from 'node:os';
+import { addDays } from '../src/shared/date-ranges.ts';
+import { loadConfig } from '../src/server/config.ts';
+import { openDatabase } from '../src/server/database/database.ts';
+import { sqlRunner } from '../src/server/modules/commerce/raw-sql.ts';
+import { recomputeLoyalty } from '../src/server/modules/loyalty/loyalty-job.ts';
+import { fitStoreModel, holdout, scoreCustomers, type CustomerHistory } from '../src/server/modules/loyalty/scoring.ts';
+import { customerHistories, dayNumber, lastOrderDay } from '../src/server/modules/loyalty/summaries.ts';
+
+const HORIZON = 90;
+const TARGET_CUSTOMERS = Number(process.env.CUSTOMERS ?? 100_000);
+
+const database = await openDatabase(loadConfig());
+try {
+  const em = () => database.orm.em.fork();
+  const [store] = await sqlRunner(em()).rows<{ id: number; currency: string; name: string; orders: number }>(
+    process.env.STORE_ID
+      ? `select s.id, s.currency, s.name, (select count(*)::int from orders o where o.store_id = s.id) as orders from stores s where s.id = $1`
+      : `select s.id, s.currency, s.name, count(o.id)::int as orders from stores s join orders o on o.store_id = s.id group by s.id order by orders desc limit 1`,
+    process.env.STORE_ID ? [Number(process.env.STORE_ID)] : [],
+  );
+  if (!store) throw new Error('No store with orders: run `npm run demo` first');
+  const load = () => os.loadavg().map((value) => value.toFixed(2)).join(' ');
+  console.log(`Machine: ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? 'unknown'}), load average ${load()}, ${new Date().toISOString()}`);
+  const last = (await lastOrderDay(em(), store.id))!;
+  const cut = addDays(last, -HORIZON);
+  const [span] = await sqlRunner(em()).rows<{ first: string; customers: number }>(
+    `select to_char(min(placed_day), 'YYYY-MM-DD') as first, count(distinct customer_id)::int as customers from orders where store_id = $1`, [store.id]);
+  console.log(`Store ${store.id} "${store.name}": ${store.orders.toLocaleString('en')} orders, ${span!.customers.toLocaleString('en')} customers, ${span!.first} to ${last}; cut-off ${cut}`);
+
+  // ---- accuracy: fit before the cut-off, predict the 90 days after it ----
+  let started = performance.now();
+  const { histories, laterDays } = await customerHistories(em(), store, cut, HORIZON);
+  const readMs = performance.now() - started;
+  const cutDay = dayNumber(cut);
+  started = performance.now();
+  const model = fitStoreModel(histories, cutDay);
+  const fitMs = performance.now() - started;
+  console.log(`Calibration period: ${histories.length.toLocaleString('en')} customers (read in ${(readMs / 1000).toFixed(2)} s); model ${model.model}${model.fallbackReason ? ` (${model.fallbackReason})` : ''}, fitted in ${(fitMs / 1000).toFixed(2)} s`);
+  if (model.bgnbd) console.log(`  BG/NBD (days): r ${model.bgnbd.r.toFixed(4)}, alpha ${model.bgnbd.alpha.toFixed(3)}, a ${model.bgnbd.a.toFixed(4)}, b ${model.bgnbd.b.toFixed(4)}`);
+  if (model.gammaGamma) console.log(`  Gamma-Gamma (minor units): p ${model.gammaGamma.p.toFixed(3)}, q ${model.gammaGamma.q.toFixed(3)}, gamma ${model.gammaGamma.gamma.toFixed(1)}`);
+  const result = holdout(histories, laterDays, cutDay, HORIZON);
+  if (!result) {
+    console.log('The model cannot be fitted on this store: no holdout.');
+  } else {
+    const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+    console.log(`Repeat order days in the ${HORIZON} days after the cut-off: predicted ${sum(result.predicted).toFixed(0)}, naive baseline ${sum(result.baseline).toFixed(0)}, actual ${sum(result.actual)}`);
+    const order = result.predicted.map((_, i) => i).sort((a, b) => result.predicted[a]! - result.predicted[b]!);
+    console.log('Decile of predicted   customers   mean predicted   mean actual   mean naive');
+    for (let d = 0; d < 10; d++) {
+      const part = order.slice(Math.floor((d * order.length) / 10), Math.floor(((d + 1) * order.length) / 10));
+      const mean = (xs: number[]) => sum(part.map((i) => xs[i]!)) / Math.max(1, part.length);
+      console.log(`  ${String(d + 1).padStart(2)}                  ${String(part.length).padStart(9)}   ${mean(result.predicted).toFixed(4).padStart(14)}   ${mean(result.actual).toFixed(4).padStart(11)}   ${mean(result.baseline).toFixed(4).padStart(10)}`);
+    }
+    const improvement = 1 - result.modelMae / result.baselineMae;
+    console.log(`MAE per customer: model ${result.modelMae.toFixed(4)}, naive baseline ${result.baselineMae.toFixed(4)}: ${(improvement * 100).toFixed(1)} % lower (goal ≥ 10 %: ${improvement >= 0.1 ? 'met' : 'NOT met'})`);
+  }
+  // Gamma-Gamma assumes spend per order independent of frequency (Hardie's note 025): their correlation among repeat buyers.
+  const repeaters = histories.filter((h) => h.orderDays > 1);
+  if (repeaters.length > 2) {
+    const xs = repeaters.map((h) => h.orderDays - 1);
+    const ms = repeaters.map((h) => (h.spentMinor - h.firstDaySpentMinor) / (h.orderDays - 1));
+    const mean = (v: number[]) => v.reduce((a, b) => a + b, 0) / v.length;
+    const [mx, mm] = [mean(xs), mean(ms)];
+    const cov = mean(xs.map((x, i) => (x - mx) * (ms[i]! - mm)));
+    const sd = (v: number[], m: number) => Math.sqrt(mean(v.map((x) => (x - m) ** 2)));
+    console.log(`Gamma-Gamma check: correlation of repeat frequency and mean repeat order value = ${(cov / (sd(xs, mx) * sd(ms, mm))).toFixed(3)} (${repeaters.length.toLocaleString('en')} repeat buyers)`);
+  }
+
+  // ---- speed: fit + score 100,000 customers ----
+  const all = await customerHistories(em(), store, last);
+  const lastDay = dayNumber(last);
+  const population: CustomerHistory[] = [];
+  // Resampled with replacement (a fixed linear congruential sequence) up to the target, each with its own id.
+  let seed = 12345;
+  for (let i = 0; i < TARGET_CUSTOMERS; i++) {
+    let source: CustomerHistory;
+    if (all.histories.length >= TARGET_CUSTOMERS) source = all.histories[i]!;
+    else {
+      seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
+      source = all.histories[seed % all.histories.length]!;
+    }
+    population.push({ ...source, customerId: i + 1 });
+  }
+  const cpuBefore = process.cpuUsage();
+  started = performance.now();
+  const fitted = fitStoreModel(population, lastDay);
+  const fitted100kMs = performance.now() - started;
+  const scores = scoreCustomers(population, lastDay, fitted);
+  const total100kMs = performance.now() - started;
+  const cpu = process.cpuUsage(cpuBefore);
+  console.log(`Fit + score ${population.length.toLocaleString('en')} customers (${all.histories.length >= TARGET_CUSTOMERS ? 'the store\'s' : `resampled from the store's ${all.histories.length.toLocaleString('en')}`}): fit ${(fitted100kMs / 1000).toFixed(2)} s, fit + score ${(total100kMs / 1000).toFixed(2)} s (CPU ${((cpu.user + cpu.system) / 1e6).toFixed(2)} s), ${scores.length} scores, model ${fitted.model} (goal < 30 s: ${total100kMs < 30_000 ? 'met' : 'NOT met'}), load average ${load()}`);
+
+  started = performance.now();
+  const job = await recomputeLoyalty(em(), store.id);
+  console.log(`The loyalty job on the store (read, fit, score, holdout, write in one transaction): ${((performance.now() - started) / 1000).toFixed(2)} s for ${job?.customers.toLocaleString('en')} customers, model ${job?.model}${job?.holdout ? `, stored holdout MAE ${job.holdout.modelMae.toFixed(4)} vs naive ${job.holdout.baselineMae.toFixed(4)}` : ''}`);
+} finally {
+  await database.close();
+}
