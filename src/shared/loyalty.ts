@@ -224,6 +224,6 @@ export const loyaltyRestOutput = z.object({
 });
 
 export const LOYALTY_CSV_HEADER = [
-  'Customer ID', 'Platform', 'External ID', 'Orders', 'Spent', 'First order (UTC)', 'Last order (UTC)', 'R', 'F', 'M', 'Segment',
+  'Customer ID', 'Platform', 'External ID', 'Name', 'E-mail', 'Orders', 'Spent', 'First order (UTC)', 'Last order (UTC)', 'R', 'F', 'M', 'Segment',
   'P(alive)', 'Churn risk', 'Expected orders (90 days)', 'Predicted value (12 months)', 'Loyalty score', 'Currency',
 ] as const;

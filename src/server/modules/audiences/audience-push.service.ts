@@ -6,6 +6,7 @@ import { ConnectorAuthError, ConnectorRequestError, MalformedResponseError } fro
 import type { PlatformHttpOptions } from '../../connectors/http.ts';
 import { AppError } from '../../errors.ts';
 import { openContact } from '../commerce/customer-contacts.ts';
+import { AT_RISK_SQL } from '../loyalty/loyalty.service.ts';
 import { sqlRunner } from '../commerce/raw-sql.ts';
 import { PlatformConnection } from '../connections/platform-connection.entity.ts';
 import { integrationsSettings, sendIntegrationJob, type IntegrationsSettings } from '../integrations/integrations-runtime.ts';
@@ -27,14 +28,21 @@ export const AUDIENCE_PUSH_QUEUE = 'audiences.push';
 export const AUDIENCE_PUSH_MAX_ATTEMPTS = 5;
 export const LIST_NAME_PREFIX = 'StorePulse – ';
 
+/** The segment key of the loyalty screen's at-risk customers table (churn risk ≥ 0.5), pushed like a segment. */
+export const AT_RISK_CUSTOMERS_SEGMENT = 'at_risk_customers';
+
 /**
- * The customer ids of a loyalty segment of the store.
- * TODO(lead): read them from `customer_loyalty` (i18-loyalty-core) once merged, e.g.
- * `select customer_id from customer_loyalty where store_id = ? and segment = ?`. Until then no segment
- * has customers: pushes name their customers explicitly (audiences.push `customerIds`).
+ * The customer ids of a loyalty segment of the store (customer_loyalty, kept by the loyalty job), or
+ * of its at-risk customers, best customers first.
  */
-export async function segmentCustomerIds(_em: EntityManager, _storeId: number, _segment: string): Promise<number[]> {
-  return [];
+export async function segmentCustomerIds(em: EntityManager, storeId: number, segment: string): Promise<number[]> {
+  const condition = segment === AT_RISK_CUSTOMERS_SEGMENT ? AT_RISK_SQL : 'l.segment = $2';
+  const rows = await sqlRunner(em).rows<{ customer_id: string }>(
+    `select l.customer_id::text as customer_id from customer_loyalty l where l.store_id = $1 and ${condition}
+      order by l.predicted_value_12m_minor desc nulls last, l.spent_minor desc, l.customer_id`,
+    segment === AT_RISK_CUSTOMERS_SEGMENT ? [storeId] : [storeId, segment],
+  );
+  return rows.map((row) => Number(row.customer_id));
 }
 
 function notConnectedMessage(platform: AudiencePlatform): string {

@@ -8,7 +8,7 @@ import {
 } from '../../../shared/loyalty.ts';
 import { formatMinorUnits } from '../../../shared/metrics.ts';
 import { AppError } from '../../errors.ts';
-import { hashEmail } from '../commerce/ingest.ts';
+import { customerSearch, customerSearchSql, openContact } from '../commerce/customer-contacts.ts';
 import { num, sqlRunner } from '../commerce/raw-sql.ts';
 
 // What the loyalty job stored for the active store (README, "Customer loyalty"): the tiles and
@@ -42,7 +42,7 @@ export async function loyaltyModelOf(em: EntityManager, storeId: number): Promis
 }
 
 /** The at-risk condition in SQL over `l` (customer_loyalty): churn risk ≥ 0.5, or in the RFM fallback the segments At risk and Can't lose them. */
-const AT_RISK_SQL = `(case when l.churn_risk is null then l.segment in ('at_risk', 'cant_lose_them') else l.churn_risk >= ${AT_RISK_CHURN} end)`;
+export const AT_RISK_SQL = `(case when l.churn_risk is null then l.segment in ('at_risk', 'cant_lose_them') else l.churn_risk >= ${AT_RISK_CHURN} end)`;
 
 export async function loyaltySummary(em: EntityManager, store: LoyaltyStore): Promise<LoyaltySummaryOutput> {
   const q = sqlRunner(em);
@@ -98,23 +98,24 @@ const SORT_SQL: Record<NonNullable<LoyaltyCustomersInput['sort']>, string> = {
 };
 
 interface LoyaltySqlRow {
-  customer_id: string; platform: string; external_id: string; orders: number; spent: string; first_order_at: Date; last_order_at: Date;
+  customer_id: string; platform: string; external_id: string; contact_sealed: string | null; orders: number; spent: string; first_order_at: Date; last_order_at: Date;
   r: number; f: number; m: number; segment: LoyaltySegment; p_alive: number | null; churn_risk: number | null; expected: number | null;
   predicted: string | null; value_percentile: number | null; loyalty_score: number; repeat_orders: number; recency_days: number; age_days: number;
   computed_at: Date;
 }
 
-const ROW_COLUMNS = `l.customer_id::text as customer_id, c.platform, c.external_id, l.orders, l.spent_minor::text as spent, l.first_order_at, l.last_order_at,
+const ROW_COLUMNS = `l.customer_id::text as customer_id, c.platform, c.external_id, c.contact_sealed, l.orders, l.spent_minor::text as spent, l.first_order_at, l.last_order_at,
   l.r, l.f, l.m, l.segment, l.p_alive, l.churn_risk, l.expected_orders_90d as expected, l.predicted_value_12m_minor::text as predicted,
   l.value_percentile, l.loyalty_score, l.repeat_orders, l.recency_days, l.age_days, l.computed_at`;
 
-function toRow(row: LoyaltySqlRow): LoyaltyCustomerRow {
+function toRow(storeId: number, row: LoyaltySqlRow): LoyaltyCustomerRow {
+  const contact = openContact(storeId, row);
   return {
     id: num(row.customer_id),
     platform: row.platform,
     externalId: row.external_id,
-    name: null,
-    email: null,
+    name: contact.name,
+    email: contact.email,
     orders: row.orders,
     spentMinor: num(row.spent),
     firstOrderAt: new Date(row.first_order_at).toISOString(),
@@ -130,7 +131,7 @@ function toRow(row: LoyaltySqlRow): LoyaltyCustomerRow {
 }
 
 /** The where clause and parameters of a customers filter ($1 is the store). */
-function filterOf(input: ReturnType<typeof loyaltyCustomersInput.parse>): { where: string; params: unknown[] } {
+function filterOf(storeId: number, input: ReturnType<typeof loyaltyCustomersInput.parse>): { where: string; params: unknown[] } {
   const params: unknown[] = [];
   const conditions = ['l.store_id = $1'];
   const parameter = (value: unknown) => { params.push(value); return `$${params.length + 1}`; };
@@ -138,9 +139,17 @@ function filterOf(input: ReturnType<typeof loyaltyCustomersInput.parse>): { wher
   if (input.atRisk) conditions.push(AT_RISK_SQL);
   const search = input.search?.trim();
   if (search) {
-    // A full e-mail address matches its stored hash; anything else a part of the platform's customer id.
-    if (search.includes('@')) conditions.push(`c.email_hash = ${parameter(hashEmail(search))}`);
-    else conditions.push(`c.external_id ilike ${parameter(`%${search.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`)}`);
+    // A full e-mail address matches its stored hash; words match the starts of the name's words
+    // (customer-contacts.ts); the platform's customer id matches in part.
+    const byContact = customerSearch(storeId, search);
+    const idMatch = `c.external_id ilike ${parameter(`%${search.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`)}`;
+    if (byContact) {
+      const condition = customerSearchSql(byContact, params.length + 2);
+      params.push(condition.parameter);
+      conditions.push(`(${condition.sql} or ${idMatch})`);
+    } else {
+      conditions.push(idMatch);
+    }
   }
   return { where: conditions.join(' and '), params };
 }
@@ -148,7 +157,7 @@ function filterOf(input: ReturnType<typeof loyaltyCustomersInput.parse>): { wher
 export async function loyaltyCustomers(em: EntityManager, store: LoyaltyStore, rawInput: LoyaltyCustomersInput) {
   const input = loyaltyCustomersInput.parse(rawInput);
   const q = sqlRunner(em);
-  const { where, params } = filterOf(input);
+  const { where, params } = filterOf(store.id, input);
   const offset = (input.page - 1) * input.pageSize;
   const direction = input.direction === 'asc' ? 'asc nulls first' : 'desc nulls last';
   const [model, rows, [count]] = await Promise.all([
@@ -160,7 +169,7 @@ export async function loyaltyCustomers(em: EntityManager, store: LoyaltyStore, r
     ),
     q.rows<{ total: number }>(`select count(*)::int as total from customer_loyalty l join customers c on c.store_id = l.store_id and c.id = l.customer_id where ${where}`, [store.id, ...params]),
   ]);
-  return { currency: store.currency, model, customers: rows.map(toRow), total: count!.total, page: input.page, pageSize: input.pageSize };
+  return { currency: store.currency, model, customers: rows.map((row) => toRow(store.id, row)), total: count!.total, page: input.page, pageSize: input.pageSize };
 }
 
 export const LOYALTY_CUSTOMER_NOT_FOUND = 'This customer has no loyalty scores in this store yet.';
@@ -185,7 +194,7 @@ export async function loyaltyCustomer(em: EntityManager, store: LoyaltyStore, cu
   return {
     currency: store.currency,
     model,
-    customer: { ...toRow(row), valuePercentile: row.value_percentile },
+    customer: { ...toRow(store.id, row), valuePercentile: row.value_percentile },
     inputs: {
       repeatOrders: row.repeat_orders,
       recencyDays: row.recency_days,
@@ -203,7 +212,7 @@ export async function loyaltyCustomer(em: EntityManager, store: LoyaltyStore, cu
 /** Every customer of the filter (all pages) as CSV, in the table's order. */
 export async function loyaltyCsv(em: EntityManager, store: LoyaltyStore, rawInput: LoyaltyCustomersInput): Promise<string> {
   const input = loyaltyCustomersInput.parse({ ...rawInput, page: 1 });
-  const { where, params } = filterOf(input);
+  const { where, params } = filterOf(store.id, input);
   const direction = input.direction === 'asc' ? 'asc nulls first' : 'desc nulls last';
   const rows = await sqlRunner(em).rows<LoyaltySqlRow>(
     `select ${ROW_COLUMNS} from customer_loyalty l join customers c on c.store_id = l.store_id and c.id = l.customer_id
@@ -212,8 +221,8 @@ export async function loyaltyCsv(em: EntityManager, store: LoyaltyStore, rawInpu
   );
   const money = (minor: number | null) => (minor === null ? '' : formatMinorUnits(minor));
   const share = (value: number | null) => (value === null ? '' : value.toFixed(4));
-  return csvDocument(LOYALTY_CSV_HEADER, rows.map(toRow).map((row) => [
-    row.id, row.platform, row.externalId, row.orders, money(row.spentMinor), row.firstOrderAt, row.lastOrderAt, row.r, row.f, row.m, row.segment,
+  return csvDocument(LOYALTY_CSV_HEADER, rows.map((row) => toRow(store.id, row)).map((row) => [
+    row.id, row.platform, row.externalId, row.name ?? '', row.email ?? '', row.orders, money(row.spentMinor), row.firstOrderAt, row.lastOrderAt, row.r, row.f, row.m, row.segment,
     share(row.pAlive), share(row.churnRisk), share(row.expectedOrders90d), money(row.predictedValue12mMinor), row.loyaltyScore, store.currency,
   ]));
 }

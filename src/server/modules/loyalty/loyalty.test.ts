@@ -7,6 +7,7 @@ import { ingestOrders, ingestRefunds } from '../commerce/ingest.ts';
 import { num, sqlRunner } from '../commerce/raw-sql.ts';
 import { LOYALTY_JOB, LOYALTY_QUEUE, recomputeLoyalty } from './loyalty-job.ts';
 import { loyaltyCustomers, loyaltySummary } from './loyalty.service.ts';
+import { AT_RISK_CUSTOMERS_SEGMENT, segmentCustomerIds } from '../audiences/audience-push.service.ts';
 
 // The loyalty job, procedures and GET /api/customers/loyalty on a real PostgreSQL.
 //
@@ -37,7 +38,8 @@ beforeAll(async () => {
   other = await signedInStoreOwner(testApp, 'loyother');
   const em = () => testApp.orm.em.fork();
   await setFlatFxRates(em(), '2024-01-01', '2026-10-01');
-  const customer = (id: string) => ({ externalId: id, email: `${id}@example.com` });
+  const names: Record<string, string> = { a1: 'Ada Lovelace', a2: 'Bea Hart', a3: 'Cal Quimby', a4: 'Dora Hartley', a5: 'Eli Stone' };
+  const customer = (id: string) => ({ externalId: id, email: `${id}@example.com`, name: names[id] });
   const orders = [
     ...[-300, -240, -180, -120, -60, -5].map((d, i) => testOrder({ externalId: `a1-${i}`, placedAt: at(d), customer: customer('a1'), ...(i === 2 ? { currency: 'USD' } : {}) })),
     ...[-200, -100].map((d, i) => testOrder({ externalId: `a2-${i}`, placedAt: at(d), customer: customer('a2') })),
@@ -49,7 +51,7 @@ beforeAll(async () => {
   ];
   await ingestOrders(em(), owner.store.id, orders);
   await ingestRefunds(em(), owner.store.id, [{ platform: 'shopify', externalId: 'rf-a2', orderExternalId: 'a2-1', refundedAt: at(-90), amountMinor: 4_000, currency: 'GBP' }]);
-  await ingestOrders(em(), other.store.id, [testOrder({ externalId: 'b1-0', placedAt: at(-20), customer: { externalId: 'b1', email: 'a1@example.com' } })]);
+  await ingestOrders(em(), other.store.id, [testOrder({ externalId: 'b1-0', placedAt: at(-20), customer: { externalId: 'b1', email: 'a1@example.com', name: 'Ada Lovelace' } })]);
   Object.assign(ids, await customerIds(owner.store.id));
   await recomputeLoyalty(em(), owner.store.id, NOW);
   await recomputeLoyalty(em(), other.store.id, NOW);
@@ -118,6 +120,10 @@ describe('loyalty procedures', () => {
     expect((await page({ search: 'A3@example.com' })).customers.map((c: { id: number }) => c.id)).toEqual([ids.a3]);
     expect((await page({ search: 'a4' })).customers.map((c: { id: number }) => c.id)).toEqual([ids.a4]);
     expect((await page({ search: '%' })).total).toBe(0);
+    // Names: the start of any word of the name, accents and case aside; never another store's customer of the same name.
+    expect((await page({ search: 'HART' })).customers.map((c: { id: number }) => c.id).sort()).toEqual([ids.a2, ids.a4].sort());
+    expect((await page({ search: 'ada love' })).customers.map((c: { id: number; name: string; email: string }) => [c.id, c.name, c.email])).toEqual([[ids.a1, 'Ada Lovelace', 'a1@example.com']]);
+    expect((await page({ search: 'artley' })).total).toBe(0);
   });
 
   it('customer: the order history (cancelled and test orders marked) and the score inputs', async () => {
@@ -133,8 +139,17 @@ describe('loyalty procedures', () => {
     const answer = await trpcQuery(owner.client, 'loyalty.exportCsv', { sort: 'spent' });
     const lines = answer.body.result.data.csv.trim().split('\r\n');
     expect(lines).toHaveLength(6);
-    expect(lines[0]).toMatch(/^Customer ID,Platform,External ID,Orders,Spent/);
-    expect(lines[1]).toContain(',a4,4,1000.00,');
+    expect(lines[0]).toMatch(/^Customer ID,Platform,External ID,Name,E-mail,Orders,Spent/);
+    expect(lines[1]).toContain(',a4,Dora Hartley,a4@example.com,4,1000.00,');
+  });
+});
+
+describe('segment push', () => {
+  it('takes the customers of a segment, or the at-risk customers, of the store only', async () => {
+    const em = testApp.orm.em.fork();
+    expect(await segmentCustomerIds(em, owner.store.id, 'champions')).toEqual([ids.a1]);
+    expect(await segmentCustomerIds(em, owner.store.id, AT_RISK_CUSTOMERS_SEGMENT)).toEqual([ids.a4]);
+    expect(await segmentCustomerIds(em, other.store.id, 'champions')).not.toContain(ids.a1);
   });
 });
 
@@ -144,7 +159,7 @@ describe('GET /api/customers/loyalty', () => {
     expect(answer.status).toBe(200);
     expect(answer.body).toEqual({
       model: 'rfm',
-      customers: [{ id: ids.a1, name: null, email: null, orders: 6, spent: 568, lastOrderAt: at(-5).toISOString(), loyaltyScore: 92, churnRisk: null, predictedValue: null, segment: 'champions' }],
+      customers: [{ id: ids.a1, name: 'Ada Lovelace', email: 'a1@example.com', orders: 6, spent: 568, lastOrderAt: at(-5).toISOString(), loyaltyScore: 92, churnRisk: null, predictedValue: null, segment: 'champions' }],
       total: 1,
     });
     const all = await owner.client.get('/api/customers/loyalty');
