@@ -140,6 +140,29 @@ describe('attribution procedures', () => {
     });
   });
 
+  it('report and GET /api/attribution from the answer cache: a new credit is in the next answer', async () => {
+    const storeId = owner.store.id;
+    const input = { from: '2026-10-25', to: '2026-10-26', model: 'last_click', window: 30 };
+    const report = async () => (await trpcQuery(owner.client, 'attribution.report', input)).body.result.data.current.total;
+    const rest = async () => (await owner.client.get('/api/attribution?from=2026-10-25&to=2026-10-26&model=last_click&window=30')).body.total;
+    const credit = (day: string, revenueMinor: number) => sqlRunner(testApp.orm.em.fork()).run(
+      `insert into attribution_daily (store_id, window_days, model, day, channel, campaign, currency, orders, revenue_minor, own_source_orders, own_source_revenue_minor)
+       values ($1, 30, 'last_click', $2::date, 'metaads', 'late', 'GBP', 1, $3, 0, 0)`,
+      [storeId, day, revenueMinor],
+    );
+    expect(await report()).toMatchObject({ orders: 0, revenueMinor: 0 });
+    expect(await rest()).toEqual({ orders: 0, revenue: 0 });
+    // Asked again (now from the cache), then a credit lands: the next answers have it.
+    expect(await report()).toMatchObject({ orders: 0, revenueMinor: 0 });
+    expect(await rest()).toEqual({ orders: 0, revenue: 0 });
+    await credit('2026-10-25', 4_200);
+    expect(await report()).toMatchObject({ orders: 1, revenueMinor: 4_200 });
+    expect(await rest()).toEqual({ orders: 1, revenue: 42 });
+    await credit('2026-10-26', 800);
+    expect(await report()).toMatchObject({ orders: 2, revenueMinor: 5_000 });
+    expect(await rest()).toEqual({ orders: 2, revenue: 50 });
+  });
+
   it('models side by side, top paths, distributions and one order’s journey', async () => {
     const side = (await trpcQuery(owner.client, 'attribution.modelsSideBySide', { from: D, to: D })).body.result.data;
     const meta = side.channels.find((row: { channel: string }) => row.channel === 'metaads');
