@@ -154,7 +154,7 @@ async function creditGroups(
         ? []
         : q.rows<{ model: AttributionModel; channel: string; campaign: string; currency: string; day: string; orders: string; revenue: string; own_orders: string; own_revenue: string }>(
             `select model, channel, ${campaign} as campaign, currency, to_char(day, 'YYYY-MM-DD') as day, ${sums}
-               from attribution_daily where ${key} and currency = any($4::text[]) and day between $5::date and $6::date group by 1, 2, 3, 4, 5`,
+               from attribution_daily where ${key} and currency = any($4::bpchar[]) and day between $5::date and $6::date group by 1, 2, 3, 4, 5`,
             [store.id, windowDays, models, foreign, range.from, range.to],
           ),
       foreign.length === 0 ? null : loadFxRates(em, [store.currency, ...foreign], range.from, range.to),

@@ -82,6 +82,13 @@ describe('attribution_monthly', () => {
     let both = await monthsTwoWays(store.id);
     expect(both.kept.length).toBeGreaterThan(30);
     expect(both.kept).toEqual(both.fromDays);
+    // Updates: another order on the day, source and currency of M-0 (its credit rows are added to),
+    // and rows changed by hand.
+    await ingestOrders(database.orm.em.fork(), store.id, [testOrder({ externalId: 'M-again', placedAt: new Date('2026-08-01T15:00:00Z'), grossMinor: 777, landingSite: '/?utm_source=klaviyo&utm_medium=email&utm_campaign=welcome' })]);
+    expect((await runAttribution(database.orm.em.fork(), store.id)).credited).toBe(1);
+    await sql().run(`update attribution_daily set revenue_minor = revenue_minor + 5, orders = orders + 0.25 where store_id = $1 and day between '2026-09-10' and '2026-10-03'`, [store.id]);
+    both = await monthsTwoWays(store.id);
+    expect(both.kept).toEqual(both.fromDays);
     // The orders credited again for a new window: its rows inserted beside, the old window's deleted.
     await setAttributionWindow(database.orm.em.fork(), store.id, 7, { runNow: true });
     both = await monthsTwoWays(store.id);
