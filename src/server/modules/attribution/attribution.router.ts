@@ -8,7 +8,7 @@ import { router } from '../../trpc/init.ts';
 import { cachedAnswer } from '../answer-cache/answer-cache.ts';
 import { storeProcedure } from '../../trpc/procedures.ts';
 import { acquisitionCohorts } from './cohorts.service.ts';
-import { attributionReport, attributionStatus, distributions, journey, modelsSideBySide, setAttributionWindow, topPaths } from './attribution.service.ts';
+import { attributionReport, attributionStatus, distributions, journey, modelsSideBySide, setAttributionWindow, storedFor, topPaths } from './attribution.service.ts';
 
 // Attribution of the active store (README, "Attribution"): the credits per channel and campaign under
 // a model and window beside spend and what the platforms report, the models side by side, top paths,
@@ -22,6 +22,14 @@ import { attributionReport, attributionStatus, distributions, journey, modelsSid
  * which no version follows.
  */
 const fromRollups = { keep: (report: { fromRollups: boolean }) => report.fromRollups };
+
+/** Top paths and distributions from the answer cache, kept when read from the stored journeys (attribution_orders, whose writes move the version). */
+async function fromStoredJourneys<T>(
+  ctx: Parameters<typeof cachedAnswer>[0] & { store: { id: number } }, procedure: string, input: { window?: number }, compute: () => Promise<T>,
+): Promise<T> {
+  const answer = await cachedAnswer(ctx, procedure, ctx.store.id, input, async () => ({ stored: await storedFor(ctx.em, ctx.store.id, input.window), value: await compute() }), { keep: (a) => a.stored });
+  return answer.value;
+}
 
 /** Minor units -> a decimal amount (every supported currency has 2 decimals). */
 const decimal = (minor: number) => Math.round(minor) / 100;
@@ -56,12 +64,12 @@ export const attributionRouter = router({
   topPaths: storeProcedure
     .input(attributionRangeInput)
     .output(topPathsOutput)
-    .query(({ ctx, input }) => topPaths(ctx.em, ctx.store, input)),
+    .query(({ ctx, input }) => fromStoredJourneys(ctx, 'attribution.topPaths', input, () => topPaths(ctx.em, ctx.store, input))),
 
   distributions: storeProcedure
     .input(attributionRangeInput)
     .output(distributionsOutput)
-    .query(({ ctx, input }) => distributions(ctx.em, ctx.store, input)),
+    .query(({ ctx, input }) => fromStoredJourneys(ctx, 'attribution.distributions', input, () => distributions(ctx.em, ctx.store, input))),
 
   journey: storeProcedure
     .input(z.object({ orderId: z.coerce.number().int().positive(), window: attributionWindow.optional() }))

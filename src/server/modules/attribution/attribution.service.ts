@@ -49,6 +49,12 @@ async function rollupsHold(q: SqlRunner, storeId: number, windowDays: number): P
   return state.windowDays === windowDays && state.recomputeWindowDays !== windowDays;
 }
 
+/** Whether the journeys and rollups of the window a request means are stored (else computed now from visits). */
+export async function storedFor(em: EntityManager, storeId: number, windowInput: number | undefined): Promise<boolean> {
+  const q = sqlRunner(em);
+  return rollupsHold(q, storeId, await windowOf(q, storeId, windowInput));
+}
+
 /** The window a request means: the one given, or the store's. */
 async function windowOf(q: SqlRunner, storeId: number, windowDays: number | undefined): Promise<number> {
   if (windowDays !== undefined) return windowDays;
