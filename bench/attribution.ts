@@ -11,7 +11,10 @@
 //    (default 40) requests one at a time, then REQUESTS x 2 at 10 connections (10 senders, each sends
 //    its next request when its answer arrived), each fewer when they take more than CASE_SECONDS
 //    (default 20; n is printed): median / p95 / p99 latency and the CPU time per
-//    request of the server's Node process and of the embedded PostgreSQL (Linux /proc).
+//    request of the server's Node process and of the embedded PostgreSQL (Linux /proc). Before
+//    those (warm: the answer cache may serve them), REQUESTS cold ones one at a time: the store's
+//    data version moved before each (as any write to its credits does), so none is served from
+//    the cache; the 100 ms target is judged on the cold median.
 // `npm run bench:attribution` (see BENCHMARKS.md). DATABASE_URL or DATA_DIR as for bench/demo.ts.
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -69,6 +72,9 @@ async function main() {
   console.log(`Machine: ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? 'unknown'}), Node ${process.version}, load average ${loadAverage()}, ${new Date().toISOString()}`);
   if (process.env.SKIP_JOBS !== '1') await prepare();
   const { child, base, stop } = await spawnBenchServer(fileURLToPath(import.meta.url));
+  const { loadConfig } = await import('../src/server/config.ts');
+  const { openDatabase } = await import('../src/server/database/database.ts');
+  const { poolOf } = await import('../src/server/modules/answer-cache/answer-cache.ts');
   try {
     const cookie = await signInCookie(base);
     const active = await (await fetch(`${base}/api/stores/active`, { headers: { cookie } })).json();
@@ -95,7 +101,7 @@ async function main() {
     // `count` requests from `connections` senders (fewer when they take over CASE_SECONDS, default
     // 20, but at least 5); latencies sorted, and CPU per request.
     const budgetMs = Number(process.env.CASE_SECONDS ?? 20) * 1000;
-    const run = async (path: string, count: number, connections: number) => {
+    const run = async (path: string, count: number, connections: number, before?: () => Promise<unknown>) => {
       const serverBefore = cpuMsOf(child.pid!);
       const databaseBefore = postmaster === null ? null : cpuMsOf(postmaster, true);
       const started = performance.now();
@@ -105,6 +111,7 @@ async function main() {
         Array.from({ length: connections }, async () => {
           while (next < count && (next < 5 || performance.now() - started < budgetMs)) {
             next += 1;
+            if (before) await before();
             times.push(await get(path));
           }
         }),
@@ -117,16 +124,29 @@ async function main() {
     };
     const format = (r: Awaited<ReturnType<typeof run>>) =>
       `n ${String(r.n).padStart(3)}  p50 ${r.p50.toFixed(1).padStart(7)}  p95 ${r.p95.toFixed(1).padStart(7)}  p99 ${r.p99.toFixed(1).padStart(7)} ms  ${r.rate.toFixed(1).padStart(6)} req/s  CPU/req server ${r.serverMs.toFixed(1)} ms, db ${r.databaseMs === null ? 'n/a' : `${r.databaseMs.toFixed(1)} ms`}`;
+    // Cold: the store's data version moved before each request (what any write to its credits,
+    // spend or settings does), so no cached answer can serve it. Warm: the same request again
+    // (answered from the answer cache where the procedure has one).
+    const database = await openDatabase(loadConfig());
+    const pool = await poolOf(database.orm.em);
+    const dataChange = () =>
+      pool.query(`insert into cache_versions (scope, version) values ($1, 1) on conflict (scope) do update set version = cache_versions.version + 1`, [`store:${active.store?.id}`]);
     const misses: string[] = [];
-    for (const { name, path } of cases.filter(({ name }) => !process.env.ONLY || name.includes(process.env.ONLY))) {
-      for (let index = 0; index < 2; index += 1) await get(path); // warm-up (JIT, plans, caches), not counted
-      const single = await run(path, requests, 1);
-      const ten = await run(path, requests * 2, 10);
-      console.log(`${name.padEnd(58)}  1 conn  ${format(single)}`);
-      console.log(`${''.padEnd(58)} 10 conn  ${format(ten)}`);
-      if (single.p50 >= 100) misses.push(`${name} (median ${single.p50.toFixed(0)} ms)`);
+    try {
+      for (const { name, path } of cases.filter(({ name }) => !process.env.ONLY || name.includes(process.env.ONLY))) {
+        for (let index = 0; index < 2; index += 1) await get(path); // warm-up (JIT, plans, caches), not counted
+        const cold = await run(path, requests, 1, dataChange);
+        const single = await run(path, requests, 1);
+        const ten = await run(path, requests * 2, 10);
+        console.log(`${name.padEnd(58)}  cold  1 conn  ${format(cold)}`);
+        console.log(`${''.padEnd(58)}  warm  1 conn  ${format(single)}`);
+        console.log(`${''.padEnd(58)}  warm 10 conn  ${format(ten)}`);
+        if (cold.p50 >= 100) misses.push(`${name} (cold median ${cold.p50.toFixed(0)} ms, warm ${single.p50.toFixed(0)} ms)`);
+      }
+    } finally {
+      await database.close();
     }
-    console.log(misses.length === 0 ? 'Target (median under 100 ms one at a time): met by every case' : `Target (median under 100 ms one at a time) MISSED by: ${misses.join('; ')}`);
+    console.log(misses.length === 0 ? 'Target (cold median under 100 ms one at a time): met by every case' : `Target (cold median under 100 ms one at a time) MISSED by: ${misses.join('; ')}`);
     console.log(`Load average at the end: ${loadAverage()}, ${new Date().toISOString()}`);
   } finally {
     await stop();

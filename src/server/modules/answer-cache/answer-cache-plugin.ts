@@ -21,8 +21,8 @@ import { BoundedCache, etagOf, poolOf, versionsOnPool, type AnswerNote, type Cac
  * plugin verified, so presenting it is presenting that session.
  */
 
-/** Procedures whose answers are cached (the dashboard's first calls). */
-export const CACHED_PROCEDURES = new Set(['commerce.kpis', 'commerce.dataStatus']);
+/** Procedures whose answers are cached (the dashboard's first calls, the touchpoints report). */
+export const CACHED_PROCEDURES = new Set(['commerce.kpis', 'commerce.dataStatus', 'attribution.report']);
 export const GRANT_MS = 60_000;
 const GRANT_LIMIT = 20_000;
 

@@ -117,6 +117,7 @@ export type AnswerNote = (note: { key: string; storeId: number; version: string 
  * The answer of `procedure` for `input` on the store: the cached one if the store's data version
  * has not moved since, else `compute()`'s, cached. The version is read before computing, so a
  * write landing meanwhile moves it past the cached answer (which is then recomputed, never stale).
+ * `keep`: whether an answer may be kept (one computed from data no version follows is not).
  */
 export async function cachedAnswer<T>(
   ctx: { em: EntityManager; noteAnswer?: AnswerNote | null; services: { answers: BoundedCache<CachedAnswer> } },
@@ -124,6 +125,7 @@ export async function cachedAnswer<T>(
   storeId: number,
   input: unknown,
   compute: () => Promise<T>,
+  options: { keep?: (value: T) => boolean } = {},
 ): Promise<T> {
   const { data: version } = await versionsOnPool(await poolOf(ctx.em), storeId);
   const key = answerKey(storeId, procedure, input);
@@ -131,7 +133,9 @@ export async function cachedAnswer<T>(
   let entry = answers.get(key);
   if (!entry || entry.version !== version) {
     entry = { version, value: await compute() };
-    answers.set(key, entry);
+    // An answer made of data the versions do not follow is given, not kept.
+    if (options.keep && !options.keep(entry.value as T)) answers.delete(key);
+    else answers.set(key, entry);
   }
   ctx.noteAnswer?.({ key, storeId, version });
   return entry.value as T;

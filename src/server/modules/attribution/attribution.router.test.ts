@@ -140,6 +140,51 @@ describe('attribution procedures', () => {
     });
   });
 
+  it('report and GET /api/attribution from the answer cache: a new credit is in the next answer', async () => {
+    const storeId = owner.store.id;
+    const input = { from: '2026-10-25', to: '2026-10-26', model: 'last_click', window: 30 };
+    const report = async () => (await trpcQuery(owner.client, 'attribution.report', input)).body.result.data.current.total;
+    const rest = async () => (await owner.client.get('/api/attribution?from=2026-10-25&to=2026-10-26&model=last_click&window=30')).body.total;
+    const credit = (day: string, revenueMinor: number) => sqlRunner(testApp.orm.em.fork()).run(
+      `insert into attribution_daily (store_id, window_days, model, day, channel, campaign, currency, orders, revenue_minor, own_source_orders, own_source_revenue_minor)
+       values ($1, 30, 'last_click', $2::date, 'metaads', 'late', 'GBP', 1, $3, 0, 0)`,
+      [storeId, day, revenueMinor],
+    );
+    expect(await report()).toMatchObject({ orders: 0, revenueMinor: 0 });
+    expect(await rest()).toEqual({ orders: 0, revenue: 0 });
+    // Asked again (now from the cache), then a credit lands: the next answers have it.
+    expect(await report()).toMatchObject({ orders: 0, revenueMinor: 0 });
+    expect(await rest()).toEqual({ orders: 0, revenue: 0 });
+    await credit('2026-10-25', 4_200);
+    expect(await report()).toMatchObject({ orders: 1, revenueMinor: 4_200 });
+    expect(await rest()).toEqual({ orders: 1, revenue: 42 });
+    await credit('2026-10-26', 800);
+    expect(await report()).toMatchObject({ orders: 2, revenueMinor: 5_000 });
+    expect(await rest()).toEqual({ orders: 2, revenue: 50 });
+  });
+
+  it('top paths and distributions from the answer cache: a newly credited order is in the next answers', async () => {
+    const storeId = owner.store.id;
+    const input = { from: '2026-10-27', to: '2026-10-27' };
+    const paths = async () => (await trpcQuery(owner.client, 'attribution.topPaths', input)).body.result.data.paths.map((p: { label: string; orders: number }) => [p.label, p.orders]);
+    const counts = async () => (await trpcQuery(owner.client, 'attribution.distributions', input)).body.result.data.touchpointsPerOrder.find((b: { bucket: string }) => b.bucket === '0').orders;
+    expect(await paths()).toEqual([]);
+    expect(await counts()).toBe(0);
+    expect(await paths()).toEqual([]);
+    expect(await counts()).toBe(0);
+    await ingestOrders(testApp.orm.em.fork(), storeId, [testOrder({ externalId: 'R-3', placedAt: new Date('2026-10-27T12:00:00Z'), grossMinor: 3_000, landingSite: '/?utm_source=klaviyo&utm_medium=email&utm_campaign=welcome' })]);
+    await runAttribution(testApp.orm.em.fork(), storeId);
+    expect(await paths()).toEqual([["Klaviyo (order's own source)", 1]]);
+    expect(await counts()).toBe(1);
+    // A stored journey changed alone (no credit row moves): the next answers have it.
+    await sqlRunner(testApp.orm.em.fork()).run(
+      `update attribution_orders set touchpoints = $2::jsonb, touchpoint_count = 1 where store_id = $1 and placed_day = '2026-10-27'`,
+      [storeId, JSON.stringify([{ at: Date.UTC(2026, 9, 26, 12), channel: 'metaads', campaign: 'late' }])],
+    );
+    expect(await paths()).toEqual([['Meta Ads', 1]]);
+    expect(await counts()).toBe(0);
+  });
+
   it('models side by side, top paths, distributions and one order’s journey', async () => {
     const side = (await trpcQuery(owner.client, 'attribution.modelsSideBySide', { from: D, to: D })).body.result.data;
     const meta = side.channels.find((row: { channel: string }) => row.channel === 'metaads');
@@ -160,7 +205,8 @@ describe('attribution procedures', () => {
   it('changing the window recomputes in the background; its progress is readable', async () => {
     const changed = await trpcMutation(owner.client, 'attribution.updateSettings', { attributionWindowDays: 1 });
     expect(changed.status).toBe(200);
-    expect(changed.body.result.data).toEqual({ windowDays: 30, recomputing: { windowDays: 1, done: 0, total: 2 } });
+    // The store's three orders (R-3 from the top paths test).
+    expect(changed.body.result.data).toEqual({ windowDays: 30, recomputing: { windowDays: 1, done: 0, total: 3 } });
     await runAttribution(testApp.orm.em.fork(), owner.store.id);
     expect((await trpcQuery(owner.client, 'attribution.status')).body.result.data).toEqual({ windowDays: 1, recomputing: null });
     const answer = await owner.client.get(`/api/attribution?from=${D}&to=${D}&model=first_click`);

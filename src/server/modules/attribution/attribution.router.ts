@@ -5,13 +5,31 @@ import {
 } from '../../../shared/attribution.ts';
 import { acquisitionCohortsInput, acquisitionCohortsOutput, acquisitionCohortsRestInput, acquisitionCohortsRestOutput } from '../../../shared/cohorts.ts';
 import { router } from '../../trpc/init.ts';
+import { cachedAnswer } from '../answer-cache/answer-cache.ts';
 import { storeProcedure } from '../../trpc/procedures.ts';
 import { acquisitionCohorts } from './cohorts.service.ts';
-import { attributionReport, attributionStatus, distributions, journey, modelsSideBySide, setAttributionWindow, topPaths } from './attribution.service.ts';
+import { attributionReport, attributionStatus, distributions, journey, modelsSideBySide, setAttributionWindow, storedFor, topPaths } from './attribution.service.ts';
 
 // Attribution of the active store (README, "Attribution"): the credits per channel and campaign under
 // a model and window beside spend and what the platforms report, the models side by side, top paths,
 // distributions, one order's journey, and the window setting with its recompute's progress.
+
+/**
+ * The report and GET /api/attribution are answered from the answer cache (answer-cache.ts) while the
+ * store's data version stands: writes to the credit rollups, the attribution state, the tracking
+ * settings, spend, the store and exchange rates move it. Only answers read from the rollups are
+ * kept: one computed from the journeys (another window, or a recompute running) depends on visits,
+ * which no version follows.
+ */
+const fromRollups = { keep: (report: { fromRollups: boolean }) => report.fromRollups };
+
+/** Top paths and distributions from the answer cache, kept when read from the stored journeys (attribution_orders, whose writes move the version). */
+async function fromStoredJourneys<T>(
+  ctx: Parameters<typeof cachedAnswer>[0] & { store: { id: number } }, procedure: string, input: { window?: number }, compute: () => Promise<T>,
+): Promise<T> {
+  const answer = await cachedAnswer(ctx, procedure, ctx.store.id, input, async () => ({ stored: await storedFor(ctx.em, ctx.store.id, input.window), value: await compute() }), { keep: (a) => a.stored });
+  return answer.value;
+}
 
 /** Minor units -> a decimal amount (every supported currency has 2 decimals). */
 const decimal = (minor: number) => Math.round(minor) / 100;
@@ -20,7 +38,7 @@ export const attributionRouter = router({
   report: storeProcedure
     .input(attributionReportInput)
     .output(attributionReportOutput)
-    .query(({ ctx, input }) => attributionReport(ctx.em, ctx.store, input)),
+    .query(({ ctx, input }) => cachedAnswer(ctx, 'attribution.report', ctx.store.id, input, () => attributionReport(ctx.em, ctx.store, input), fromRollups)),
 
   /** GET /api/attribution: the documented shape only, for scripts and BI tools. */
   summary: storeProcedure
@@ -28,7 +46,7 @@ export const attributionRouter = router({
     .input(attributionRangeInput)
     .output(attributionRestOutput)
     .query(async ({ ctx, input }) => {
-      const report = await attributionReport(ctx.em, ctx.store, input, { campaigns: false });
+      const report = await cachedAnswer(ctx, 'attribution.summary', ctx.store.id, input, () => attributionReport(ctx.em, ctx.store, input, { campaigns: false }), fromRollups);
       return {
         currency: report.currency,
         total: { orders: report.current.total.orders, revenue: decimal(report.current.total.revenueMinor) },
@@ -46,12 +64,12 @@ export const attributionRouter = router({
   topPaths: storeProcedure
     .input(attributionRangeInput)
     .output(topPathsOutput)
-    .query(({ ctx, input }) => topPaths(ctx.em, ctx.store, input)),
+    .query(({ ctx, input }) => fromStoredJourneys(ctx, 'attribution.topPaths', input, () => topPaths(ctx.em, ctx.store, input))),
 
   distributions: storeProcedure
     .input(attributionRangeInput)
     .output(distributionsOutput)
-    .query(({ ctx, input }) => distributions(ctx.em, ctx.store, input)),
+    .query(({ ctx, input }) => fromStoredJourneys(ctx, 'attribution.distributions', input, () => distributions(ctx.em, ctx.store, input))),
 
   journey: storeProcedure
     .input(z.object({ orderId: z.coerce.number().int().positive(), window: attributionWindow.optional() }))

@@ -4,7 +4,7 @@ import {
   type AttributionModel, type AttributionReportOutput,
 } from '../../../shared/attribution.ts';
 import { countingOrderSql, type Comparison } from '../../../shared/commerce.ts';
-import { comparisonRange, type DayRange } from '../../../shared/date-ranges.ts';
+import { addDays, comparisonRange, type DayRange } from '../../../shared/date-ranges.ts';
 import { AppError } from '../../errors.ts';
 import { loadFxRates, roundMinor, type FxRates } from '../commerce/fx.ts';
 import { num, sqlRunner, type SqlRunner } from '../commerce/raw-sql.ts';
@@ -47,6 +47,12 @@ export async function attributionStatus(em: EntityManager, storeId: number) {
 async function rollupsHold(q: SqlRunner, storeId: number, windowDays: number): Promise<boolean> {
   const state = await readState(q, storeId);
   return state.windowDays === windowDays && state.recomputeWindowDays !== windowDays;
+}
+
+/** Whether the journeys and rollups of the window a request means are stored (else computed now from visits). */
+export async function storedFor(em: EntityManager, storeId: number, windowInput: number | undefined): Promise<boolean> {
+  const q = sqlRunner(em);
+  return rollupsHold(q, storeId, await windowOf(q, storeId, windowInput));
 }
 
 /** The window a request means: the one given, or the store's. */
@@ -96,11 +102,12 @@ export async function setAttributionWindow(em: EntityManager, storeId: number, w
  * Every model's credits (or one model's) in the range, per channel and campaign, in the store's
  * currency. `campaigns: false`: per channel only (campaign ''), for answers without the campaign
  * table (GET /api/attribution), which reads far fewer groups. `rollups`: whether the rollups hold
- * the window, when the caller already knows.
+ * the window, when the caller already knows. `months: false`: every day read from attribution_daily
+ * (the same figures as the whole months; for tests).
  */
 async function creditGroups(
   em: EntityManager, store: StoreRef, range: DayRange, windowDays: number, only?: AttributionModel,
-  options: { campaigns?: boolean; rollups?: boolean } = {},
+  options: { campaigns?: boolean; rollups?: boolean; months?: boolean } = {},
 ): Promise<CreditGroup[]> {
   const perCampaign = options.campaigns ?? true;
   const models = only ? [only] : ATTRIBUTION_MODELS;
@@ -123,22 +130,46 @@ async function creditGroups(
   };
   if (options.rollups ?? (await rollupsHold(q, store.id, windowDays))) {
     // Rows in the store's currency are summed over the range (one group per model, channel and
-    // campaign: hashed, not sorted by day); others per day, converted at the day's rate.
+    // campaign: hashed, not sorted by day): whole months from attribution_monthly, the days before
+    // the first and after the last whole month from attribution_daily (the sums are exact, so the
+    // same as the days'). Other currencies per day, converted at the day's rate: only the
+    // currencies the months show, so the day rows of the store's currency are not read for them.
     const campaign = perCampaign ? 'campaign' : `''::text`;
+    const values = `orders, revenue_minor, own_source_orders, own_source_revenue_minor`;
     const sums = `sum(orders)::text as orders, sum(revenue_minor)::text as revenue, sum(own_source_orders)::text as own_orders, sum(own_source_revenue_minor)::text as own_revenue`;
-    const where = `store_id = $1 and window_days = $2 and model = any($6::text[]) and day between $3::date and $4::date`;
-    const rows = await q.rows<{ model: AttributionModel; channel: string; campaign: string; currency: string; day: string | null; orders: string; revenue: string; own_orders: string; own_revenue: string }>(
-      `select model, channel, ${campaign} as campaign, currency, null::text as day, ${sums}
-         from attribution_daily where ${where} and currency = $5 group by 1, 2, 3, 4
-       union all
-       select model, channel, ${campaign} as campaign, currency, to_char(day, 'YYYY-MM-DD') as day, ${sums}
-         from attribution_daily where ${where} and currency <> $5 group by 1, 2, 3, 4, 5`,
-      [store.id, windowDays, range.from, range.to, store.currency, models],
+    const key = `store_id = $1 and window_days = $2 and model = any($3::text[])`;
+    const split = options.months === false ? { months: null, edges: [range] } : monthSplit(range);
+    // (No whole month: an empty month range, so the statement keeps its parameters.)
+    const monthsRead = `select model, channel, ${campaign} as campaign, ${values} from attribution_monthly where ${key} and currency = $4 and month >= $5::date and month < $6::date`;
+    const daysRead = split.edges.map(
+      (_, index) => `select model, channel, ${campaign} as campaign, ${values} from attribution_daily where ${key} and currency = $4 and day between $${7 + 2 * index}::date and $${8 + 2 * index}::date`,
     );
-    for (const row of rows) {
+    const monthBounds = split.months ? [split.months.from, split.months.toExclusive] : [range.from, range.from];
+    const foreign = (
+      await q.rows<{ currency: string }>(
+        `select distinct currency from attribution_monthly where ${key} and currency <> $4 and month >= date_trunc('month', $5::date)::date and month <= $6::date`,
+        [store.id, windowDays, models, store.currency, range.from, range.to],
+      )
+    ).map((row) => row.currency);
+    const [own, other, rates] = await Promise.all([
+      q.rows<{ model: AttributionModel; channel: string; campaign: string; orders: string; revenue: string; own_orders: string; own_revenue: string }>(
+        `select model, channel, campaign, ${sums} from (${[monthsRead, ...daysRead].join(' union all ')}) x group by 1, 2, 3`,
+        [store.id, windowDays, models, store.currency, ...monthBounds, ...split.edges.flatMap((edge) => [edge.from, edge.to])],
+      ),
+      foreign.length === 0
+        ? []
+        : q.rows<{ model: AttributionModel; channel: string; campaign: string; currency: string; day: string; orders: string; revenue: string; own_orders: string; own_revenue: string }>(
+            `select model, channel, ${campaign} as campaign, currency, to_char(day, 'YYYY-MM-DD') as day, ${sums}
+               from attribution_daily where ${key} and currency = any($4::bpchar[]) and day between $5::date and $6::date group by 1, 2, 3, 4, 5`,
+            [store.id, windowDays, models, foreign, range.from, range.to],
+          ),
+      foreign.length === 0 ? null : loadFxRates(em, [store.currency, ...foreign], range.from, range.to),
+    ]);
+    fx = rates;
+    for (const row of [...own.map((row) => ({ ...row, currency: store.currency, day: range.from })), ...other]) {
       add(row.model, row.channel, row.campaign, {
-        revenue: await convert(num(row.revenue), row.currency, row.day ?? range.from),
-        ownRevenue: await convert(num(row.own_revenue), row.currency, row.day ?? range.from),
+        revenue: await convert(num(row.revenue), row.currency, row.day),
+        ownRevenue: await convert(num(row.own_revenue), row.currency, row.day),
         orders: Number(row.orders),
         ownOrders: Number(row.own_orders),
       });
@@ -157,6 +188,22 @@ async function creditGroups(
     }
   }
   return [...groups.values()];
+}
+
+/**
+ * The whole calendar months in the range ([from, toExclusive): their first days) and the days
+ * outside them (before the first whole month, after the last); no months: the range as one edge.
+ */
+export function monthSplit(range: DayRange): { months: { from: string; toExclusive: string } | null; edges: DayRange[] } {
+  const firstOfMonth = (day: string) => `${day.slice(0, 8)}01`;
+  const start = range.from.endsWith('-01') ? range.from : firstOfMonth(addDays(firstOfMonth(range.from), 31));
+  const afterEnd = addDays(range.to, 1);
+  const end = afterEnd.endsWith('-01') ? afterEnd : firstOfMonth(range.to);
+  if (start >= end) return { months: null, edges: [range] };
+  const edges: DayRange[] = [];
+  if (range.from < start) edges.push({ from: range.from, to: addDays(start, -1) });
+  if (end <= range.to) edges.push({ from: end, to: range.to });
+  return { months: { from: start, toExclusive: end }, edges };
 }
 
 /** The journeys (computed now) of the counting orders placed in the range or refunded in it. */
@@ -232,7 +279,7 @@ const roas = (revenue: number, spend: number) => (spend > 0 ? Math.round((revenu
 const cacOf = (spend: number, orders: number) => (orders > 0 && spend > 0 ? roundMinor(spend / orders) : null);
 
 async function period(
-  em: EntityManager, store: StoreRef, range: DayRange, model: AttributionModel, windowDays: number, options: { campaigns: boolean; rollups: boolean },
+  em: EntityManager, store: StoreRef, range: DayRange, model: AttributionModel, windowDays: number, options: { campaigns: boolean; rollups: boolean; months?: boolean },
 ): Promise<AttributionReportOutput['current']> {
   // The three reads are independent: each on a connection of the pool, at the same time.
   const [groups, spend, campaigns] = await Promise.all([
@@ -301,14 +348,14 @@ export async function attributionReport(
   em: EntityManager,
   store: StoreRef,
   input: { from: string; to: string; model: AttributionModel; window?: number; compare?: Comparison },
-  options: { campaigns?: boolean } = {},
+  options: { campaigns?: boolean; months?: boolean } = {},
 ): Promise<AttributionReportOutput> {
   const q = sqlRunner(em);
   const windowDays = await windowOf(q, store.id, input.window);
   const range = { from: input.from, to: input.to };
   const previousRange = comparisonRange(range, input.compare ?? 'none');
   const rollups = await rollupsHold(q, store.id, windowDays);
-  const periodOptions = { campaigns: options.campaigns ?? true, rollups };
+  const periodOptions = { campaigns: options.campaigns ?? true, rollups, months: options.months };
   const [current, previous] = await Promise.all([
     period(em, store, range, input.model, windowDays, periodOptions),
     previousRange ? period(em, store, previousRange, input.model, windowDays, periodOptions) : null,
@@ -316,10 +363,10 @@ export async function attributionReport(
   return { currency: store.currency, model: input.model, window: windowDays, fromRollups: rollups, current, previous };
 }
 
-export async function modelsSideBySide(em: EntityManager, store: StoreRef, input: { from: string; to: string; window?: number }) {
+export async function modelsSideBySide(em: EntityManager, store: StoreRef, input: { from: string; to: string; window?: number }, options: { months?: boolean } = {}) {
   const windowDays = await windowOf(sqlRunner(em), store.id, input.window);
   const channels = new Map<string, Record<string, { orders: number; revenueMinor: number }>>();
-  for (const group of await creditGroups(em, store, input, windowDays)) {
+  for (const group of await creditGroups(em, store, input, windowDays, undefined, options)) {
     const models = channels.get(group.channel) ?? Object.fromEntries(ATTRIBUTION_MODELS.map((model) => [model, { orders: 0, revenueMinor: 0 }]));
     models[group.model]!.orders += group.orders;
     models[group.model]!.revenueMinor += group.revenue;
