@@ -3,6 +3,7 @@ import { INTEGRATION_CHECKS, INTEGRATION_JOBS } from '../modules/integrations/in
 import { deliverDueReports } from '../modules/reports/report-delivery.ts';
 import { STORE_TIMEZONE_JOB } from '../modules/stores/store-timezone.service.ts';
 import { ATTRIBUTION_JOB } from '../modules/attribution/attribution-jobs.ts';
+import { ANOMALIES_JOB } from '../modules/anomalies/anomalies-jobs.ts';
 import { TRACKING_JOBS } from '../modules/tracking/tracking-jobs.ts';
 
 // Every background job of the app: its pg-boss queue, an optional schedule (cron, UTC) that puts a
@@ -73,6 +74,8 @@ export const JOBS: readonly JobDefinition[] = [
   ...TRACKING_JOBS,
   // Attribution credits: every minute, and at once for a new window (modules/attribution).
   ATTRIBUTION_JOB,
+  // Anomaly detection: hourly, and for a store after each of its syncs (modules/anomalies).
+  ANOMALIES_JOB,
 ];
 
 export const CHECKS: readonly RecurringCheck[] = [...INTEGRATION_CHECKS];

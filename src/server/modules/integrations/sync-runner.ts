@@ -1,3 +1,4 @@
+import { queueAnomalyDetection } from '../anomalies/anomalies-jobs.ts';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
@@ -495,6 +496,8 @@ export async function runSync(em: EntityManager, runId: number, options: RunSync
       options.log?.(`Reconciliation of ${connection.platform} for store ${store.id} failed: ${errorMessage(error)}`);
     }
     await finish('succeeded', null, finishedAt);
+    // The store's anomalies are judged again with the data just synced (modules/anomalies).
+    await queueAnomalyDetection(store.id).catch((error: unknown) => options.log?.(`Queueing anomaly detection for store ${store.id} failed: ${errorMessage(error)}`));
     return 'succeeded';
   } finally {
     runningSyncs.delete(run.id);

@@ -1,0 +1,277 @@
+import type { AnomalyMetric, AnomalyRecommendationCode, AnomalyScope } from '../../../shared/anomalies.ts';
+import { addDays } from '../../../shared/date-ranges.ts';
+import { attributedRoas, platformRoas, roas } from '../../../shared/metrics.ts';
+import {
+  BASELINE_DAYS, EPISODE_DAYS, evidenceOf, expectationOf, judgeDay, minimumEffect, scaledMad, severityOf,
+  type Direction, type Finding, type MetricSeries, type SeriesKind, type StoreContext,
+} from './engine.ts';
+
+// From a store's daily figures (read from the rollups by anomalies.service.ts, or made by
+// bench/anomalies.ts) to the day's findings: the metric series of every scope, the two tracking
+// rules, the recommendations, and one finding per metric and scope (README, "Anomaly insights").
+
+export interface StoreDay {
+  orders: number;
+  netSalesMinor: number;
+  refundsMinor: number;
+  newCustomerOrders: number;
+  newCustomers: number;
+  spendMinor: number;
+  adSpendMinor: number;
+}
+
+export interface ChannelDay {
+  orders: number;
+  netSalesMinor: number;
+  newCustomers: number;
+  spendMinor: number;
+}
+
+export interface CampaignDay {
+  spendMinor: number;
+  conversions: number;
+  conversionValueMinor: number;
+}
+
+export interface StoreData {
+  storeName: string;
+  store: Map<string, StoreDay>;
+  channels: Map<string, Map<string, ChannelDay>>;
+  campaigns: Map<string, { channel: string; campaignId: string; name: string; days: Map<string, CampaignDay> }>;
+  /** Pixel purchases by day; null when the store has no tracking installed. */
+  pixelPurchases: Map<string, number> | null;
+}
+
+// Denominator minimums of the ratio metrics (README): AOV and the new-customer share need 10 orders
+// that day; ROAS and CAC need spend of at least 1 % of the store's average daily net sales, and CAC
+// at least 3 new customers.
+export const MIN_RATIO_ORDERS = 10;
+export const MIN_CAC_NEW_CUSTOMERS = 3;
+/** Tracking: pixel purchases and orders differing by more than this share of the orders. */
+export const PIXEL_DIVERGENCE = 0.2;
+/** Tracking: a day needs this many orders, and the 28 days before it purchases on at least 20 days. */
+export const PIXEL_MIN_ORDERS = 20;
+/** Spend without conversions: spend at least this share of its baseline, conversions at most this share of theirs. */
+export const SPEND_FLOWING_SHARE = 0.8;
+export const CONVERSIONS_FLAT_SHARE = 0.25;
+/** The one-sided normal tail beyond 3.5 σ: the Poisson probability of so few conversions must be below it. */
+export const TAIL_PROBABILITY = 0.000233;
+
+export const scopeKeyOf = (scope: AnomalyScope) =>
+  scope.level === 'store' ? 'store' : scope.level === 'channel' ? `channel:${scope.channel}` : `campaign:${scope.channel}:${scope.campaignId}`;
+
+/** The store's average daily net sales over the BASELINE_DAYS before `day` (minor units). */
+export function storeContextOf(data: StoreData, day: string): StoreContext {
+  let sum = 0;
+  for (let back = 1; back <= BASELINE_DAYS; back += 1) sum += data.store.get(addDays(day, -back))?.netSalesMinor ?? 0;
+  return { averageDailyNetSalesMinor: sum / BASELINE_DAYS };
+}
+
+interface ScopeSeries {
+  scope: AnomalyScope;
+  series: MetricSeries[];
+  /** For the tracking rule: spend and conversions (orders for a channel, platform conversions for a campaign). */
+  spend?: MetricSeries;
+  conversions?: MetricSeries;
+}
+
+function seriesOf<D>(metric: AnomalyMetric, scope: AnomalyScope, kind: SeriesKind, direction: Direction, days: Map<string, D>, value: (day: D) => number | null): MetricSeries {
+  const values = new Map<string, number | null>();
+  for (const [day, figures] of days) values.set(day, value(figures));
+  return { metric, scope, kind, direction, values };
+}
+
+/** Every series of the store's scopes (ratio values null on days whose denominators are too small). */
+export function storeSeries(data: StoreData, context: StoreContext): ScopeSeries[] {
+  const minSpend = Math.max(1000, 0.01 * context.averageDailyNetSalesMinor);
+  const store: AnomalyScope = { level: 'store', channel: null, campaignId: null, label: data.storeName };
+  const scopes: ScopeSeries[] = [
+    {
+      scope: store,
+      series: [
+        seriesOf('net_sales', store, 'money', 'both', data.store, (d) => d.netSalesMinor),
+        seriesOf('orders', store, 'count', 'both', data.store, (d) => d.orders),
+        seriesOf('aov', store, 'money', 'both', data.store, (d) => (d.orders >= MIN_RATIO_ORDERS ? d.netSalesMinor / d.orders : null)),
+        seriesOf('marketing_spend', store, 'money', 'both', data.store, (d) => d.spendMinor),
+        seriesOf('roas', store, 'ratio', 'down', data.store, (d) => (d.adSpendMinor >= minSpend ? roas({ netSalesMinor: d.netSalesMinor, adSpendMinor: d.adSpendMinor }) : null)),
+        seriesOf('cac', store, 'money', 'up', data.store, (d) => (d.spendMinor >= minSpend && d.newCustomers >= MIN_CAC_NEW_CUSTOMERS ? d.spendMinor / d.newCustomers : null)),
+        seriesOf('refunds', store, 'money', 'up', data.store, (d) => d.refundsMinor),
+        seriesOf('new_customer_share', store, 'ratio', 'both', data.store, (d) => (d.orders >= MIN_RATIO_ORDERS ? d.newCustomerOrders / d.orders : null)),
+      ],
+    },
+  ];
+  for (const [channel, days] of data.channels) {
+    const scope: AnomalyScope = { level: 'channel', channel, campaignId: null, label: channel };
+    const hasSpend = [...days.values()].some((d) => d.spendMinor > 0);
+    const series = [
+      seriesOf('net_sales', scope, 'money', 'both', days, (d) => d.netSalesMinor),
+      seriesOf('orders', scope, 'count', 'both', days, (d) => d.orders),
+    ];
+    if (hasSpend) {
+      series.push(
+        seriesOf('marketing_spend', scope, 'money', 'both', days, (d) => d.spendMinor),
+        seriesOf('roas', scope, 'ratio', 'down', days, (d) => (d.spendMinor >= minSpend ? attributedRoas({ attributedNetSalesMinor: d.netSalesMinor, spendMinor: d.spendMinor }) : null)),
+        seriesOf('cac', scope, 'money', 'up', days, (d) => (d.spendMinor >= minSpend && d.newCustomers >= MIN_CAC_NEW_CUSTOMERS ? d.spendMinor / d.newCustomers : null)),
+      );
+    }
+    scopes.push({ scope, series, ...(hasSpend ? { spend: series[2], conversions: series[1] } : {}) });
+  }
+  for (const campaign of data.campaigns.values()) {
+    const scope: AnomalyScope = { level: 'campaign', channel: campaign.channel, campaignId: campaign.campaignId, label: campaign.name };
+    const spend = seriesOf('marketing_spend', scope, 'money', 'both', campaign.days, (d) => d.spendMinor);
+    const conversions = seriesOf('orders', scope, 'count', 'both', campaign.days, (d) => d.conversions);
+    const roasSeries = seriesOf('roas', scope, 'ratio', 'down', campaign.days, (d) => (d.spendMinor >= minSpend ? platformRoas({ conversionValueMinor: d.conversionValueMinor, spendMinor: d.spendMinor }) : null));
+    // A campaign's platform conversions feed the tracking rule only; its judged metrics are spend and ROAS.
+    scopes.push({ scope, series: [spend, roasSeries], spend, conversions });
+  }
+  return scopes;
+}
+
+/** P(X ≤ k) for X ~ Poisson(λ). */
+export function poissonCdf(k: number, lambda: number): number {
+  let term = Math.exp(-lambda);
+  let sum = term;
+  for (let i = 1; i <= k; i += 1) {
+    term *= lambda / i;
+    sum += term;
+  }
+  return Math.min(1, sum);
+}
+
+/** "Spend flowing, conversions flat": the scope spent at least its usual while its conversions all but stopped. */
+export function spendWithoutConversions(scope: ScopeSeries, day: string, context: StoreContext): Omit<Finding, 'recommendation'> | null {
+  if (!scope.spend || !scope.conversions) return null;
+  const spend = scope.spend.values.get(day);
+  const conversions = scope.conversions.values.get(day);
+  if (spend === null || spend === undefined || conversions === null || conversions === undefined) return null;
+  const spendExpectation = expectationOf(scope.spend, day);
+  const conversionExpectation = expectationOf(scope.conversions, day);
+  if (!spendExpectation || !conversionExpectation) return null;
+  if (spend < SPEND_FLOWING_SHARE * spendExpectation.expected || spend < minimumEffect('money', context)) return null;
+  const expected = conversionExpectation.expected;
+  if (conversions > CONVERSIONS_FLAT_SHARE * expected || expected - conversions < minimumEffect('count', context)) return null;
+  if (poissonCdf(Math.floor(conversions), expected) > TAIL_PROBABILITY) return null;
+  // The Poisson tail stands in for the band here (a count at 0 has no room for 3.5 σ of a floored band).
+  const robustZ = (conversions - expected) / Math.max(conversionExpectation.sigma, 1e-9);
+  const percentChange = expected > 0 ? Math.round(((conversions - expected) / expected) * 1000) / 10 : null;
+  return {
+    metric: 'spend_without_conversions', scope: scope.scope, day, kind: 'count', value: conversions, expected, percentChange, robustZ,
+    severity: severityOf(robustZ, percentChange), evidence: evidenceOf(scope.conversions, day, conversionExpectation),
+  };
+}
+
+/** Pixel purchases and the shop's orders differing by more than 20 % on a day with enough orders. */
+export function pixelDivergence(data: StoreData, day: string): Omit<Finding, 'recommendation'> | null {
+  if (!data.pixelPurchases) return null;
+  const orders = data.store.get(day)?.orders ?? 0;
+  if (orders < PIXEL_MIN_ORDERS) return null;
+  let trackedDays = 0;
+  for (let back = 1; back <= 28; back += 1) if ((data.pixelPurchases.get(addDays(day, -back)) ?? 0) > 0) trackedDays += 1;
+  if (trackedDays < 20) return null;
+  const purchases = data.pixelPurchases.get(day) ?? 0;
+  const divergence = (purchases - orders) / orders;
+  if (Math.abs(divergence) <= PIXEL_DIVERGENCE) return null;
+  const percentChange = Math.round(divergence * 1000) / 10;
+  const severity = Math.abs(divergence) > 0.5 ? 'high' : Math.abs(divergence) > 0.35 ? 'medium' : 'low';
+  const evidence = [];
+  for (let back = 27; back >= 0; back -= 1) {
+    const at = addDays(day, -back);
+    const dayOrders = data.store.get(at)?.orders ?? null;
+    evidence.push({
+      at, value: data.pixelPurchases.get(at) ?? 0, expected: dayOrders,
+      lower: dayOrders === null ? null : Math.round(dayOrders * (1 - PIXEL_DIVERGENCE) * 100) / 100,
+      upper: dayOrders === null ? null : Math.round(dayOrders * (1 + PIXEL_DIVERGENCE) * 100) / 100,
+    });
+  }
+  const deviations = evidence.map((point) => (point.expected ? (point.value - point.expected) / point.expected : 0));
+  const robustZ = divergence / Math.max(scaledMad(deviations), 1e-9);
+  return { metric: 'pixel_order_divergence', scope: { level: 'store', channel: null, campaignId: null, label: data.storeName }, day, kind: 'count', value: purchases, expected: orders, percentChange, robustZ, severity, evidence };
+}
+
+/** The sentences that say "changed by" take a signed change; those that say "rose" or "fell" its size. */
+const SIGNED_CHANGE: readonly AnomalyRecommendationCode[] = ['check_bids_budget', 'check_discounts_pricing', 'check_spend_pacing', 'review_customer_mix', 'check_tracking_landing'];
+
+export function changeParam(percent: number | null, signed: boolean): string {
+  if (percent === null) return '—';
+  const rounded = Math.round(percent);
+  return signed ? `${rounded > 0 ? '+' : ''}${rounded}` : String(Math.abs(rounded));
+}
+
+/** The templated rules that turn a finding into a recommendation (README, "Anomaly insights"). */
+export function recommendationOf(finding: Omit<Finding, 'recommendation'>, sameDay: readonly Omit<Finding, 'recommendation'>[], scopeSpendUp: boolean): Finding['recommendation'] {
+  const up = finding.value > finding.expected;
+  const code = ((): AnomalyRecommendationCode => {
+    switch (finding.metric) {
+      case 'spend_without_conversions':
+        return 'check_tracking_landing';
+      case 'pixel_order_divergence':
+        return 'check_pixel_installation';
+      case 'refunds':
+        return 'check_refund_reasons';
+      case 'aov':
+        return 'check_discounts_pricing';
+      case 'cac':
+        return 'review_acquisition_costs';
+      case 'new_customer_share':
+        return 'review_customer_mix';
+      case 'marketing_spend': {
+        const roasDown = sameDay.some((other) => other.metric === 'roas' && other.value < other.expected && sameScope(other, finding));
+        return up && finding.scope.level !== 'store' && (roasDown || finding.scope.level === 'campaign') ? 'check_bids_budget' : 'check_spend_pacing';
+      }
+      case 'roas':
+        return scopeSpendUp ? 'check_bids_budget' : 'review_targeting_creatives';
+      case 'orders':
+      case 'net_sales':
+        if (up) return 'find_growth_source';
+        return finding.scope.level === 'channel' && scopeSpendUp ? 'check_tracking_landing' : 'check_checkout_stock';
+    }
+  })();
+  return { code, params: { scope: finding.scope.label, change: changeParam(finding.percentChange, SIGNED_CHANGE.includes(code)) } };
+}
+
+const sameScope = (a: { scope: AnomalyScope }, b: { scope: AnomalyScope }) => scopeKeyOf(a.scope) === scopeKeyOf(b.scope);
+
+/**
+ * The findings of one settled day: every series judged, the tracking rules applied, and the metrics a
+ * tracking problem explains (the scope's orders, net sales, ROAS and CAC) left to it.
+ */
+export function detectDay(data: StoreData, day: string, scopes: ScopeSeries[] = storeSeries(data, storeContextOf(data, day))): Finding[] {
+  const context = storeContextOf(data, day);
+  const raw: Omit<Finding, 'recommendation'>[] = [];
+  const spendUp = new Set<string>();
+  for (const scope of scopes) {
+    const tracking = spendWithoutConversions(scope, day, context);
+    if (tracking) raw.push(tracking);
+    for (const series of scope.series) {
+      if (tracking && ['orders', 'net_sales', 'roas', 'cac'].includes(series.metric)) continue;
+      const finding = judgeDay(series, day, context);
+      if (finding) raw.push(finding);
+    }
+    if (scope.spend) {
+      const spend = scope.spend.values.get(day);
+      const expectation = expectationOf(scope.spend, day);
+      if (spend != null && expectation && spend >= SPEND_FLOWING_SHARE * expectation.expected && spend > 0) spendUp.add(scopeKeyOf(scope.scope));
+    }
+  }
+  const pixel = pixelDivergence(data, day);
+  if (pixel) raw.push(pixel);
+  return raw.map((finding) => ({ ...finding, recommendation: recommendationOf(finding, raw, spendUp.has(scopeKeyOf(finding.scope))) }));
+}
+
+/** An earlier alert, as the episode rule needs it. */
+export interface PriorAlert {
+  metric: AnomalyMetric;
+  scopeKey: string;
+  day: string;
+  up: boolean;
+}
+
+/** Leaves out findings that continue an episode: the same metric and scope moved the same way in the EPISODE_DAYS before. */
+export function newEpisodes(findings: readonly Finding[], prior: readonly PriorAlert[]): Finding[] {
+  return findings.filter((finding) => {
+    const key = scopeKeyOf(finding.scope);
+    const up = finding.value > finding.expected;
+    const from = addDays(finding.day, -EPISODE_DAYS);
+    return !prior.some((alert) => alert.metric === finding.metric && alert.scopeKey === key && alert.up === up && alert.day >= from && alert.day < finding.day);
+  });
+}
