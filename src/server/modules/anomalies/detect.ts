@@ -2,7 +2,7 @@ import type { AnomalyMetric, AnomalyRecommendationCode, AnomalyScope } from '../
 import { addDays } from '../../../shared/date-ranges.ts';
 import { attributedRoas, platformRoas, roas } from '../../../shared/metrics.ts';
 import {
-  BASELINE_DAYS, EPISODE_DAYS, evidenceOf, expectationOf, judgeDay, minimumEffect, scaledMad, severityOf,
+  BASELINE_DAYS, EPISODE_DAYS, evidenceOf, expectationOf, judgeDay, minimumEffect, poissonCdf, TAIL_PROBABILITY, scaledMad, severityOf,
   type Direction, type Finding, type MetricSeries, type SeriesKind, type StoreContext,
 } from './engine.ts';
 
@@ -43,10 +43,12 @@ export interface StoreData {
 }
 
 // Denominator minimums of the ratio metrics (README): AOV and the new-customer share need 10 orders
-// that day; ROAS and CAC need spend of at least 1 % of the store's average daily net sales, and CAC
-// at least 3 new customers.
+// that day; ROAS needs 10 orders (store, channel) or platform conversions (campaign) and spend of at
+// least 1 % of the store's average daily net sales; CAC that spend and 10 new customers.
 export const MIN_RATIO_ORDERS = 10;
-export const MIN_CAC_NEW_CUSTOMERS = 3;
+export const MIN_CAC_NEW_CUSTOMERS = 10;
+/** Budgets of campaigns and channels move by tens of percent as a routine: their spend must move by half. */
+export const MIN_SPEND_EFFECT = 0.5;
 /** Tracking: pixel purchases and orders differing by more than this share of the orders. */
 export const PIXEL_DIVERGENCE = 0.2;
 /** Tracking: a day needs this many orders, and the 28 days before it purchases on at least 20 days. */
@@ -54,8 +56,6 @@ export const PIXEL_MIN_ORDERS = 20;
 /** Spend without conversions: spend at least this share of its baseline, conversions at most this share of theirs. */
 export const SPEND_FLOWING_SHARE = 0.8;
 export const CONVERSIONS_FLAT_SHARE = 0.25;
-/** The one-sided normal tail beyond 3.5 σ: the Poisson probability of so few conversions must be below it. */
-export const TAIL_PROBABILITY = 0.000233;
 
 export const scopeKeyOf = (scope: AnomalyScope) =>
   scope.level === 'store' ? 'store' : scope.level === 'channel' ? `channel:${scope.channel}` : `campaign:${scope.channel}:${scope.campaignId}`;
@@ -81,21 +81,30 @@ function seriesOf<D>(metric: AnomalyMetric, scope: AnomalyScope, kind: SeriesKin
   return { metric, scope, kind, direction, values };
 }
 
+/** The store's average order value over all its days (minor units). */
+export function averageOrderValue(data: StoreData): number {
+  let net = 0;
+  let orders = 0;
+  for (const day of data.store.values()) (net += day.netSalesMinor), (orders += day.orders);
+  return orders > 0 ? net / orders : 0;
+}
+
 /** Every series of the store's scopes (ratio values null on days whose denominators are too small). */
 export function storeSeries(data: StoreData, context: StoreContext): ScopeSeries[] {
   const minSpend = Math.max(1000, 0.01 * context.averageDailyNetSalesMinor);
+  const aov = averageOrderValue(data);
   const store: AnomalyScope = { level: 'store', channel: null, campaignId: null, label: data.storeName };
   const scopes: ScopeSeries[] = [
     {
       scope: store,
       series: [
-        seriesOf('net_sales', store, 'money', 'both', data.store, (d) => d.netSalesMinor),
+        { ...seriesOf('net_sales', store, 'money', 'both', data.store, (d) => d.netSalesMinor), unitValue: aov },
         seriesOf('orders', store, 'count', 'both', data.store, (d) => d.orders),
         seriesOf('aov', store, 'money', 'both', data.store, (d) => (d.orders >= MIN_RATIO_ORDERS ? d.netSalesMinor / d.orders : null)),
         seriesOf('marketing_spend', store, 'money', 'both', data.store, (d) => d.spendMinor),
-        seriesOf('roas', store, 'ratio', 'down', data.store, (d) => (d.adSpendMinor >= minSpend ? roas({ netSalesMinor: d.netSalesMinor, adSpendMinor: d.adSpendMinor }) : null)),
+        seriesOf('roas', store, 'ratio', 'down', data.store, (d) => (d.adSpendMinor >= minSpend && d.orders >= MIN_RATIO_ORDERS ? roas({ netSalesMinor: d.netSalesMinor, adSpendMinor: d.adSpendMinor }) : null)),
         seriesOf('cac', store, 'money', 'up', data.store, (d) => (d.spendMinor >= minSpend && d.newCustomers >= MIN_CAC_NEW_CUSTOMERS ? d.spendMinor / d.newCustomers : null)),
-        seriesOf('refunds', store, 'money', 'up', data.store, (d) => d.refundsMinor),
+        { ...seriesOf('refunds', store, 'money', 'up', data.store, (d) => d.refundsMinor), unitValue: aov },
         seriesOf('new_customer_share', store, 'ratio', 'both', data.store, (d) => (d.orders >= MIN_RATIO_ORDERS ? d.newCustomerOrders / d.orders : null)),
       ],
     },
@@ -104,13 +113,13 @@ export function storeSeries(data: StoreData, context: StoreContext): ScopeSeries
     const scope: AnomalyScope = { level: 'channel', channel, campaignId: null, label: channel };
     const hasSpend = [...days.values()].some((d) => d.spendMinor > 0);
     const series = [
-      seriesOf('net_sales', scope, 'money', 'both', days, (d) => d.netSalesMinor),
+      { ...seriesOf('net_sales', scope, 'money', 'both', days, (d) => d.netSalesMinor), unitValue: aov },
       seriesOf('orders', scope, 'count', 'both', days, (d) => d.orders),
     ];
     if (hasSpend) {
       series.push(
-        seriesOf('marketing_spend', scope, 'money', 'both', days, (d) => d.spendMinor),
-        seriesOf('roas', scope, 'ratio', 'down', days, (d) => (d.spendMinor >= minSpend ? attributedRoas({ attributedNetSalesMinor: d.netSalesMinor, spendMinor: d.spendMinor }) : null)),
+        { ...seriesOf('marketing_spend', scope, 'money', 'both', days, (d) => d.spendMinor), minRelativeEffect: MIN_SPEND_EFFECT },
+        seriesOf('roas', scope, 'ratio', 'down', days, (d) => (d.spendMinor >= minSpend && d.orders >= MIN_RATIO_ORDERS ? attributedRoas({ attributedNetSalesMinor: d.netSalesMinor, spendMinor: d.spendMinor }) : null)),
         seriesOf('cac', scope, 'money', 'up', days, (d) => (d.spendMinor >= minSpend && d.newCustomers >= MIN_CAC_NEW_CUSTOMERS ? d.spendMinor / d.newCustomers : null)),
       );
     }
@@ -118,24 +127,13 @@ export function storeSeries(data: StoreData, context: StoreContext): ScopeSeries
   }
   for (const campaign of data.campaigns.values()) {
     const scope: AnomalyScope = { level: 'campaign', channel: campaign.channel, campaignId: campaign.campaignId, label: campaign.name };
-    const spend = seriesOf('marketing_spend', scope, 'money', 'both', campaign.days, (d) => d.spendMinor);
+    const spend = { ...seriesOf('marketing_spend', scope, 'money', 'both', campaign.days, (d) => d.spendMinor), minRelativeEffect: MIN_SPEND_EFFECT };
     const conversions = seriesOf('orders', scope, 'count', 'both', campaign.days, (d) => d.conversions);
-    const roasSeries = seriesOf('roas', scope, 'ratio', 'down', campaign.days, (d) => (d.spendMinor >= minSpend ? platformRoas({ conversionValueMinor: d.conversionValueMinor, spendMinor: d.spendMinor }) : null));
+    const roasSeries = seriesOf('roas', scope, 'ratio', 'down', campaign.days, (d) => (d.spendMinor >= minSpend && d.conversions >= MIN_RATIO_ORDERS ? platformRoas({ conversionValueMinor: d.conversionValueMinor, spendMinor: d.spendMinor }) : null));
     // A campaign's platform conversions feed the tracking rule only; its judged metrics are spend and ROAS.
     scopes.push({ scope, series: [spend, roasSeries], spend, conversions });
   }
   return scopes;
-}
-
-/** P(X ≤ k) for X ~ Poisson(λ). */
-export function poissonCdf(k: number, lambda: number): number {
-  let term = Math.exp(-lambda);
-  let sum = term;
-  for (let i = 1; i <= k; i += 1) {
-    term *= lambda / i;
-    sum += term;
-  }
-  return Math.min(1, sum);
 }
 
 /** "Spend flowing, conversions flat": the scope spent at least its usual while its conversions all but stopped. */

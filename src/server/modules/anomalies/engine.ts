@@ -15,10 +15,16 @@ import { addDays, daysBetween } from '../../../shared/date-ranges.ts';
 //   5. band           σ = 1.4826 · median|r_t − median(r)| over the window's residuals r_t = y_t − ŷ_t
 //                     (counts: σ ≥ √ŷ, the Poisson floor), robust z = (y − ŷ) / σ
 //
-// Black Friday / Cyber Monday ± 3 days (BF−3 … CM+3) are left out of every fit and judged with last
-// year's shape: the lift L = y_ly / ŷ_ly of the same offset from last year's Black Friday multiplies
-// ŷ, and the band widens with the lift's own uncertainty: σ_event = √((L·σ)² + (ŷ·σ_ly/ŷ_ly)²).
-// Without last year's day, only drops below the ordinary baseline are reported on those days.
+// Black Friday / Cyber Monday ± 3 days, and the whole week before Black Friday when early deals run
+// (BF−7 … CM+3), are left out of every fit and judged with last year's shape: the lift
+// L = y_ly / ŷ_ly of the same offset from last year's Black Friday (ŷ_ly fitted on the 12 weeks
+// before last year's event days) multiplies ŷ, and the band widens with the lift's own uncertainty: σ_event = √((L·σ)² + (ŷ·σ_ly/ŷ_ly)²).
+// Without last year's days, only drops below the ordinary baseline are reported on those days.
+//
+// Noise floors: a count's σ is at least √ŷ (Poisson) and a count is anomalous only when its Poisson
+// tail probability is also below that of 3.5 σ (0.000233); a sum of order-sized amounts (net sales,
+// refunds) has σ ≥ √(2·ŷ·ā), ā the store's average order value (compound Poisson with order values
+// of coefficient of variation 1), because a few large orders make such sums skewed.
 
 export const BASELINE_DAYS = 84;
 export const MIN_BASELINE_POINTS = 28;
@@ -45,6 +51,25 @@ export interface MetricSeries {
   direction: Direction;
   /** The value by day (YYYY-MM-DD); null or missing = not measurable that day (e.g. its denominator is too small). */
   values: Map<string, number | null>;
+  /** Money made of orders (net sales, refunds): the average order value, for the compound-Poisson floor of σ. */
+  unitValue?: number;
+  /** The smallest relative move that counts (default MIN_RELATIVE_EFFECT). */
+  minRelativeEffect?: number;
+}
+
+/** The one-sided normal tail beyond 3.5 σ. */
+export const TAIL_PROBABILITY = 0.000233;
+
+/** P(X ≤ k) for X ~ Poisson(λ). */
+export function poissonCdf(k: number, lambda: number): number {
+  if (k < 0) return 0;
+  let term = Math.exp(-lambda);
+  let sum = term;
+  for (let i = 1; i <= k; i += 1) {
+    term *= lambda / i;
+    sum += term;
+  }
+  return Math.min(1, sum);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -62,12 +87,21 @@ export function cyberMonday(year: number): string {
   return addDays(blackFriday(year), 3);
 }
 
-export const EVENT_MARGIN_DAYS = 3;
+/** Days judged with last year's shape: from the week before Black Friday to Cyber Monday + 3. */
+export const EVENT_DAYS_BEFORE = 7;
+export const EVENT_DAYS_AFTER_CYBER_MONDAY = 3;
 
-/** The offset of a day from its year's Black Friday when it lies in BF−3 … CM+3, else null. */
+const eventOffsets = new Map<string, number | null>();
+
+/** The offset of a day from its year's Black Friday when it lies in BF−7 … CM+3, else null. */
 export function eventOffset(day: string): number | null {
-  const offset = daysBetween(blackFriday(Number(day.slice(0, 4))), day);
-  return offset >= -EVENT_MARGIN_DAYS && offset <= 3 + EVENT_MARGIN_DAYS ? offset : null;
+  let offset = eventOffsets.get(day);
+  if (offset === undefined) {
+    const from = daysBetween(blackFriday(Number(day.slice(0, 4))), day);
+    offset = from >= -EVENT_DAYS_BEFORE && from <= 3 + EVENT_DAYS_AFTER_CYBER_MONDAY ? from : null;
+    eventOffsets.set(day, offset);
+  }
+  return offset;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -116,6 +150,16 @@ const weekdayOf = (day: string) => new Date(`${day}T00:00:00Z`).getUTCDay();
  * out); null with fewer than MIN_BASELINE_POINTS values.
  */
 export function fitBaseline(series: MetricSeries, day: string): BaselineFit | null {
+  let fits = fitCache.get(series);
+  if (!fits) fitCache.set(series, (fits = new Map()));
+  if (!fits.has(day)) fits.set(day, fit(series, day));
+  return fits.get(day)!;
+}
+
+/** Fits are pure functions of (series, day): detection asks for the same one several times a day. */
+const fitCache = new WeakMap<MetricSeries, Map<string, BaselineFit | null>>();
+
+function fit(series: MetricSeries, day: string): BaselineFit | null {
   const origin = addDays(day, -BASELINE_DAYS);
   const window: { day: string; t: number; weekday: number; y: number }[] = [];
   for (let t = 0; t < BASELINE_DAYS; t += 1) {
@@ -153,8 +197,15 @@ export function fitBaseline(series: MetricSeries, day: string): BaselineFit | nu
     return Math.max(0, value);
   };
   let sigma = scaledMad(window.map((point) => point.y - expectedAt(point.day)));
-  if (series.kind === 'count') sigma = Math.max(sigma, Math.sqrt(Math.max(1, expectedAt(day))));
+  sigma = Math.max(sigma, noiseFloor(series, expectedAt(day)));
   return { expectedAt, sigma: Math.max(sigma, 1e-9), points: window.length };
+}
+
+/** The least σ a series of counts (Poisson) or of order-sized amounts (compound Poisson) can have at an expected value. */
+export function noiseFloor(series: MetricSeries, expected: number): number {
+  if (series.kind === 'count') return Math.sqrt(Math.max(1, expected));
+  if (series.unitValue) return Math.sqrt(2 * Math.max(expected, series.unitValue) * series.unitValue);
+  return 0;
 }
 
 export interface Expectation {
@@ -173,12 +224,12 @@ export function expectationOf(series: MetricSeries, day: string, fit: BaselineFi
   const offset = eventOffset(day);
   if (offset === null) return { expected, sigma: fit.sigma, rule: 'baseline', fit, lift: 1 };
   const lastYearDay = addDays(blackFriday(Number(day.slice(0, 4)) - 1), offset);
+  const lastYearFit = fitBaseline(series, addDays(blackFriday(Number(day.slice(0, 4)) - 1), -EVENT_DAYS_BEFORE));
   const lastYearValue = series.values.get(lastYearDay);
-  const lastYearFit = lastYearValue === null || lastYearValue === undefined ? null : fitBaseline(series, lastYearDay);
-  const lastYearExpected = lastYearFit?.expectedAt(lastYearDay) ?? 0;
-  if (!lastYearFit || lastYearExpected <= 0) return { expected, sigma: fit.sigma, rule: 'drops_only', fit, lift: 1 };
-  const lift = lastYearValue! / lastYearExpected;
-  const sigma = Math.hypot(lift * fit.sigma, (expected * lastYearFit.sigma) / lastYearExpected);
+  const lastYearExpected = lastYearFit ? lastYearFit.expectedAt(lastYearDay) : 0;
+  if (!lastYearFit || lastYearValue === null || lastYearValue === undefined || lastYearExpected <= 0) return { expected, sigma: fit.sigma, rule: 'drops_only', fit, lift: 1 };
+  const lift = lastYearValue / lastYearExpected;
+  const sigma = Math.max(Math.hypot(lift * fit.sigma, (expected * lastYearFit.sigma) / lastYearExpected), noiseFloor(series, expected * lift));
   return { expected: expected * lift, sigma, rule: 'last_year', fit, lift };
 }
 
@@ -259,8 +310,12 @@ export function judgeDay(series: MetricSeries, day: string, context: StoreContex
   if (direction === 'up' && difference <= 0) return null;
   if (direction === 'down' && difference >= 0) return null;
   if (Math.abs(robustZ) < ROBUST_Z) return null;
-  if (expected > 0 && Math.abs(difference) / expected < MIN_RELATIVE_EFFECT) return null;
+  if (expected > 0 && Math.abs(difference) / expected < (series.minRelativeEffect ?? MIN_RELATIVE_EFFECT)) return null;
   if (Math.abs(difference) < minimumEffect(series.kind, context)) return null;
+  if (series.kind === 'count') {
+    const tail = difference > 0 ? 1 - poissonCdf(Math.ceil(value) - 1, expected) : poissonCdf(Math.floor(value), expected);
+    if (tail > TAIL_PROBABILITY) return null;
+  }
   const percentChange = expected > 0 ? Math.round((difference / expected) * 1000) / 10 : null;
   return {
     metric: series.metric, scope: series.scope, day, kind: series.kind, value, expected, percentChange, robustZ,
