@@ -6,13 +6,20 @@
 // the false alarms (per store-month; Black Friday / Cyber Monday ± 3 days shown apart), then known
 // anomalies injected into copies of the figures (PER_KIND of each kind, default 8) give the recall.
 // `npm run bench:anomalies` (BENCHMARKS.md, "i18-anomalies"). ORDERS (default 40000), NOW (default
-// 2026-11-28T12:00:00Z).
-import { rmSync } from 'node:fs';
+// 2026-11-28T12:00:00Z). SAVE_DATA=<file> writes the figures read from the rollups to a file and
+// FROM_DATA=<file> evaluates such a file without loading the demo again (for trying settings).
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 
 const orders = Number(process.env.ORDERS ?? 40_000);
 const perKind = Number(process.env.PER_KIND ?? 8);
 const now = new Date(process.env.NOW ?? '2026-11-28T12:00:00Z');
+if (process.env.FROM_DATA) {
+  const { measureQuality } = await import('../src/server/modules/anomalies/quality.ts');
+  const saved = JSON.parse(readFileSync(process.env.FROM_DATA, 'utf8'));
+  await report(reviveStoreData(saved.data), saved.to, measureQuality);
+  process.exit(0);
+}
 if (!process.env.DATABASE_URL) {
   process.env.DATA_DIR ??= '/tmp/i18-anomalies-bench/data';
   rmSync(process.env.DATA_DIR, { recursive: true, force: true });
@@ -26,7 +33,9 @@ const { loadStoreData, newestSettledDay } = await import('../src/server/modules/
 const { measureQuality } = await import('../src/server/modules/anomalies/quality.ts');
 const { addDays } = await import('../src/shared/date-ranges.ts');
 
-const load = () => os.loadavg().map((value) => value.toFixed(2)).join(' ');
+function load() {
+  return os.loadavg().map((value) => value.toFixed(2)).join(' ');
+}
 console.log(`Machine: ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? 'unknown'}), load average ${load()}, Node ${process.version}, ${new Date().toISOString()}`);
 const database = await openDatabase(loadConfig());
 try {
@@ -45,7 +54,29 @@ try {
   started = performance.now();
   const data = await loadStoreData(em.fork(), store!, addDays(to, -430), to);
   console.log(`Read from the rollups: ${data.store.size} days, ${data.channels.size} channels, ${data.campaigns.size} campaigns, pixel purchases ${data.pixelPurchases ? 'yes' : 'no'} (${(performance.now() - started).toFixed(0)} ms)`);
-  started = performance.now();
+  if (process.env.SAVE_DATA) writeFileSync(process.env.SAVE_DATA, JSON.stringify({ to, data: plainStoreData(data) }));
+  await report(data, to, measureQuality);
+} finally {
+  await database.close();
+}
+
+type StoreData = import('../src/server/modules/anomalies/detect.ts').StoreData;
+
+function plainStoreData(data: StoreData) {
+  return { ...data, store: [...data.store], channels: [...data.channels].map(([key, days]) => [key, [...days]]), campaigns: [...data.campaigns].map(([key, campaign]) => [key, { ...campaign, days: [...campaign.days] }]), pixelPurchases: data.pixelPurchases ? [...data.pixelPurchases] : null };
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+function reviveStoreData(saved: any): StoreData {
+  return {
+    storeName: saved.storeName, store: new Map(saved.store), channels: new Map(saved.channels.map(([key, days]: [string, []]) => [key, new Map(days)])),
+    campaigns: new Map(saved.campaigns.map(([key, campaign]: [string, { days: [] }]) => [key, { ...campaign, days: new Map(campaign.days) }])),
+    pixelPurchases: saved.pixelPurchases ? new Map(saved.pixelPurchases) : null,
+  };
+}
+
+async function report(data: StoreData, to: string, measureQuality: typeof import('../src/server/modules/anomalies/quality.ts').measureQuality): Promise<void> {
+  const started = performance.now();
   const report = measureQuality(data, to, perKind);
   const seconds = (performance.now() - started) / 1000;
   console.log(`Evaluated ${report.from} to ${report.to} (${report.storeMonths.toFixed(1)} store-months) in ${seconds.toFixed(1)} s, load average ${load()}`);
@@ -55,6 +86,4 @@ try {
   for (const [kind, entry] of Object.entries(report.recallByKind)) console.log(`  ${kind.padEnd(28)} ${entry.detected}/${entry.injected}`);
   for (const { injection, detected } of report.injected) if (!detected) console.log(`  missed: ${injection.kind} ${injection.scopeKey} ${injection.days[0]}`);
   console.log(`Recall of injected anomalies: ${(report.recall * 100).toFixed(1)} % (goal >= 90 %)`);
-} finally {
-  await database.close();
 }

@@ -308,7 +308,7 @@ function itemOf(row: AnomalyRow): AnomalyItem {
 }
 
 /** Days of anomalies the panel lists. */
-export const LIST_DAYS = 14;
+export const LIST_DAYS = 30;
 
 /**
  * The store's anomalies of the last LIST_DAYS days, newest day first and within a day the most severe

@@ -73,8 +73,9 @@ export function injections(data: StoreData, from: string, to: string, perKind: n
   const kinds: InjectionKind[] = ['spend_spike', 'tracking_outage', 'refund_surge', 'campaign_stops_converting'];
   kinds.forEach((kind, kindIndex) => {
     for (let index = 0; index < perKind; index += 1) {
-      let start = addDays(from, Math.floor(((index + 0.5 + kindIndex / kinds.length) * period) / perKind) % period);
-      while (eventOffset(start) !== null || eventOffset(addDays(start, 5)) !== null) start = addDays(start, 9);
+      // Spread over the period, at least 5 days before its end, never on or around Black Friday.
+      let start = addDays(from, Math.floor(((index + 0.5 + kindIndex / kinds.length) * (period - 5)) / perKind) % (period - 5));
+      while (eventOffset(start) !== null || eventOffset(addDays(start, 5)) !== null) start = addDays(start, start > addDays(to, -30) ? -9 : 9);
       const span = (length: number) => Array.from({ length }, (_, offset) => addDays(start, offset));
       if (kind === 'spend_spike') {
         const { campaign } = campaigns[index % 3]!;
@@ -105,7 +106,8 @@ export function injections(data: StoreData, from: string, to: string, perKind: n
             const direct = copy.channels.get('direct') ?? new Map();
             copy.channels.set('direct', direct);
             for (const day of days) {
-              const figures = copy.channels.get(channel)!.get(day)!;
+              const figures = copy.channels.get(channel)?.get(day);
+              if (!figures) continue;
               const moved = direct.get(day) ?? { orders: 0, netSalesMinor: 0, newCustomers: 0, spendMinor: 0 };
               moved.orders += figures.orders;
               moved.netSalesMinor += figures.netSalesMinor;
@@ -122,7 +124,8 @@ export function injections(data: StoreData, from: string, to: string, perKind: n
           apply: (copy) => {
             const extra = 0.2 * storeContextOf(copy, days[0]!).averageDailyNetSalesMinor;
             for (const day of days) {
-              const figures = copy.store.get(day)!;
+              const figures = copy.store.get(day);
+              if (!figures) continue;
               figures.refundsMinor += extra;
               figures.netSalesMinor -= extra;
             }
