@@ -47,8 +47,12 @@ export interface StoreData {
 // least 1 % of the store's average daily net sales; CAC that spend and 10 new customers.
 export const MIN_RATIO_ORDERS = 10;
 export const MIN_CAC_NEW_CUSTOMERS = 10;
-/** Budgets of campaigns and channels move by tens of percent as a routine: their spend must move by half. */
+/** Budgets move by tens of percent as a routine: spend must move by half. */
 export const MIN_SPEND_EFFECT = 0.5;
+/** Money of a channel or campaign must move by at least 2.5 % of the store's average daily net sales (materiality). */
+export const PART_MONEY_SHARE = 0.025;
+/** Spend without conversions looks at runs of up to this many days ending on the day judged. */
+export const TRACKING_RUN_DAYS = 7;
 /** Tracking: pixel purchases and orders differing by more than this share of the orders. */
 export const PIXEL_DIVERGENCE = 0.2;
 /** Tracking: a day needs this many orders, and the 28 days before it purchases on at least 20 days. */
@@ -101,7 +105,7 @@ export function storeSeries(data: StoreData, context: StoreContext): ScopeSeries
         { ...seriesOf('net_sales', store, 'money', 'both', data.store, (d) => d.netSalesMinor), unitValue: aov },
         seriesOf('orders', store, 'count', 'both', data.store, (d) => d.orders),
         seriesOf('aov', store, 'money', 'both', data.store, (d) => (d.orders >= MIN_RATIO_ORDERS ? d.netSalesMinor / d.orders : null)),
-        seriesOf('marketing_spend', store, 'money', 'both', data.store, (d) => d.spendMinor),
+        { ...seriesOf('marketing_spend', store, 'money', 'both', data.store, (d) => d.spendMinor), minRelativeEffect: MIN_SPEND_EFFECT },
         seriesOf('roas', store, 'ratio', 'down', data.store, (d) => (d.adSpendMinor >= minSpend && d.orders >= MIN_RATIO_ORDERS ? roas({ netSalesMinor: d.netSalesMinor, adSpendMinor: d.adSpendMinor }) : null)),
         seriesOf('cac', store, 'money', 'up', data.store, (d) => (d.spendMinor >= minSpend && d.newCustomers >= MIN_CAC_NEW_CUSTOMERS ? d.spendMinor / d.newCustomers : null)),
         { ...seriesOf('refunds', store, 'money', 'up', data.store, (d) => d.refundsMinor), unitValue: aov },
@@ -113,21 +117,21 @@ export function storeSeries(data: StoreData, context: StoreContext): ScopeSeries
     const scope: AnomalyScope = { level: 'channel', channel, campaignId: null, label: channel };
     const hasSpend = [...days.values()].some((d) => d.spendMinor > 0);
     const series = [
-      { ...seriesOf('net_sales', scope, 'money', 'both', days, (d) => d.netSalesMinor), unitValue: aov },
+      { ...seriesOf('net_sales', scope, 'money', 'both', days, (d) => d.netSalesMinor), unitValue: aov, minMoneyShare: PART_MONEY_SHARE },
       seriesOf('orders', scope, 'count', 'both', days, (d) => d.orders),
     ];
     if (hasSpend) {
       series.push(
-        { ...seriesOf('marketing_spend', scope, 'money', 'both', days, (d) => d.spendMinor), minRelativeEffect: MIN_SPEND_EFFECT },
+        { ...seriesOf('marketing_spend', scope, 'money', 'both', days, (d) => d.spendMinor), minRelativeEffect: MIN_SPEND_EFFECT, minMoneyShare: PART_MONEY_SHARE },
         seriesOf('roas', scope, 'ratio', 'down', days, (d) => (d.spendMinor >= minSpend && d.orders >= MIN_RATIO_ORDERS ? attributedRoas({ attributedNetSalesMinor: d.netSalesMinor, spendMinor: d.spendMinor }) : null)),
-        seriesOf('cac', scope, 'money', 'up', days, (d) => (d.spendMinor >= minSpend && d.newCustomers >= MIN_CAC_NEW_CUSTOMERS ? d.spendMinor / d.newCustomers : null)),
+        seriesOf('cac', scope, 'ratio', 'up', days, (d) => (d.spendMinor >= minSpend && d.newCustomers >= MIN_CAC_NEW_CUSTOMERS ? d.spendMinor / d.newCustomers : null)),
       );
     }
     scopes.push({ scope, series, ...(hasSpend ? { spend: series[2], conversions: series[1] } : {}) });
   }
   for (const campaign of data.campaigns.values()) {
     const scope: AnomalyScope = { level: 'campaign', channel: campaign.channel, campaignId: campaign.campaignId, label: campaign.name };
-    const spend = { ...seriesOf('marketing_spend', scope, 'money', 'both', campaign.days, (d) => d.spendMinor), minRelativeEffect: MIN_SPEND_EFFECT };
+    const spend = { ...seriesOf('marketing_spend', scope, 'money', 'both', campaign.days, (d) => d.spendMinor), minRelativeEffect: MIN_SPEND_EFFECT, minMoneyShare: PART_MONEY_SHARE };
     const conversions = seriesOf('orders', scope, 'count', 'both', campaign.days, (d) => d.conversions);
     const roasSeries = seriesOf('roas', scope, 'ratio', 'down', campaign.days, (d) => (d.spendMinor >= minSpend && d.conversions >= MIN_RATIO_ORDERS ? platformRoas({ conversionValueMinor: d.conversionValueMinor, spendMinor: d.spendMinor }) : null));
     // A campaign's platform conversions feed the tracking rule only; its judged metrics are spend and ROAS.
@@ -146,9 +150,26 @@ export function spendWithoutConversions(scope: ScopeSeries, day: string, context
   const conversionExpectation = expectationOf(scope.conversions, day);
   if (!spendExpectation || !conversionExpectation) return null;
   if (spend < SPEND_FLOWING_SHARE * spendExpectation.expected || spend < minimumEffect('money', context)) return null;
+  if (conversions > CONVERSIONS_FLAT_SHARE * conversionExpectation.expected) return null;
+  // The run of 1..7 days ending today with spend flowing every day whose conversions, summed, are
+  // the least likely under Poisson(Σ expected): a campaign with 2 conversions a day is not judged
+  // by one quiet day, but 5 days without any is a finding.
+  let run = { conversions: 0, expected: 0, tail: 1 };
+  let sum = { conversions: 0, expected: 0 };
+  for (let back = 0; back < TRACKING_RUN_DAYS; back += 1) {
+    const at = addDays(day, -back);
+    const daySpend = scope.spend.values.get(at);
+    const dayConversions = scope.conversions.values.get(at);
+    if (daySpend == null || dayConversions == null) break;
+    const dayExpectation = back === 0 ? conversionExpectation : expectationOf(scope.conversions, at);
+    const daySpendExpectation = back === 0 ? spendExpectation : expectationOf(scope.spend, at);
+    if (!dayExpectation || !daySpendExpectation || daySpend < SPEND_FLOWING_SHARE * daySpendExpectation.expected || dayConversions > CONVERSIONS_FLAT_SHARE * dayExpectation.expected) break;
+    sum = { conversions: sum.conversions + dayConversions, expected: sum.expected + dayExpectation.expected };
+    const tail = poissonCdf(Math.floor(sum.conversions), sum.expected);
+    if (tail < run.tail) run = { ...sum, tail };
+  }
+  if (run.tail > TAIL_PROBABILITY || run.expected - run.conversions < minimumEffect('count', context)) return null;
   const expected = conversionExpectation.expected;
-  if (conversions > CONVERSIONS_FLAT_SHARE * expected || expected - conversions < minimumEffect('count', context)) return null;
-  if (poissonCdf(Math.floor(conversions), expected) > TAIL_PROBABILITY) return null;
   // The Poisson tail stands in for the band here (a count at 0 has no room for 3.5 σ of a floored band).
   const robustZ = (conversions - expected) / Math.max(conversionExpectation.sigma, 1e-9);
   const percentChange = expected > 0 ? Math.round(((conversions - expected) / expected) * 1000) / 10 : null;

@@ -35,8 +35,8 @@ export const MIN_RELATIVE_EFFECT = 0.15;
 export const MIN_MONEY_EFFECT_SHARE = 0.01;
 /** Counts (orders, conversions): at least this many. */
 export const MIN_COUNT_EFFECT = 3;
-/** An alert for the same metric and scope in the same direction within this many days before is the same episode. */
-export const EPISODE_DAYS = 7;
+/** An alert for the same metric and scope in the same direction within this many days before is the same episode (a budget changed for the month is one event, not four weekly ones). */
+export const EPISODE_DAYS = 28;
 /** Days of evidence shown with an anomaly. */
 export const EVIDENCE_DAYS = 28;
 
@@ -55,6 +55,8 @@ export interface MetricSeries {
   unitValue?: number;
   /** The smallest relative move that counts (default MIN_RELATIVE_EFFECT). */
   minRelativeEffect?: number;
+  /** Money: the smallest move as a share of the store's average daily net sales (default MIN_MONEY_EFFECT_SHARE). */
+  minMoneyShare?: number;
 }
 
 /** The one-sided normal tail beyond 3.5 σ. */
@@ -257,8 +259,8 @@ export interface Finding {
 }
 
 /** The smallest absolute move that counts for a series of this kind. */
-export function minimumEffect(kind: SeriesKind, context: StoreContext): number {
-  if (kind === 'money') return Math.max(100, MIN_MONEY_EFFECT_SHARE * context.averageDailyNetSalesMinor);
+export function minimumEffect(kind: SeriesKind, context: StoreContext, moneyShare = MIN_MONEY_EFFECT_SHARE): number {
+  if (kind === 'money') return Math.max(100, moneyShare * context.averageDailyNetSalesMinor);
   if (kind === 'count') return MIN_COUNT_EFFECT;
   return 0;
 }
@@ -311,7 +313,7 @@ export function judgeDay(series: MetricSeries, day: string, context: StoreContex
   if (direction === 'down' && difference >= 0) return null;
   if (Math.abs(robustZ) < ROBUST_Z) return null;
   if (expected > 0 && Math.abs(difference) / expected < (series.minRelativeEffect ?? MIN_RELATIVE_EFFECT)) return null;
-  if (Math.abs(difference) < minimumEffect(series.kind, context)) return null;
+  if (Math.abs(difference) < minimumEffect(series.kind, context, series.minMoneyShare)) return null;
   if (series.kind === 'count') {
     const tail = difference > 0 ? 1 - poissonCdf(Math.ceil(value) - 1, expected) : poissonCdf(Math.floor(value), expected);
     if (tail > TAIL_PROBABILITY) return null;
