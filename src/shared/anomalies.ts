@@ -92,3 +92,56 @@ export const anomalyList = z.object({
 export type AnomalyList = z.infer<typeof anomalyList>;
 
 export const anomalyIdInput = z.object({ id: z.string().min(1) });
+
+/**
+ * The recommendations the detection's templated rules give (README, "Anomaly insights"). Each is a
+ * sentence in every locale under dashboard:anomalies.recommendations.<code>, filled with the
+ * recommendation's params: `scope` (the store's, channel's or campaign's name), `change` (the signed
+ * percent change, e.g. "+42" or "-100") and, for some, `value` / `expected` (formatted figures).
+ */
+export const ANOMALY_RECOMMENDATION_CODES = [
+  /** A campaign's or channel's spend rose while its ROAS fell (or spend spiked): check bids and budget. */
+  'check_bids_budget',
+  /** Spend continues while the scope's orders or conversions dropped to (near) zero. */
+  'check_tracking_landing',
+  /** Pixel purchases and the shop's orders diverge by more than 20 %. */
+  'check_pixel_installation',
+  /** Refunds surged. */
+  'check_refund_reasons',
+  /** Orders or net sales fell: check the shop, checkout and stock. */
+  'check_checkout_stock',
+  /** Orders or net sales rose: find the source and lean into it. */
+  'find_growth_source',
+  /** The average order value moved: check discounts, prices and bundles. */
+  'check_discounts_pricing',
+  /** A ROAS fell without a spend increase: review targeting and creatives. */
+  'review_targeting_creatives',
+  /** CAC rose: review acquisition costs. */
+  'review_acquisition_costs',
+  /** Marketing spend moved without a matching change in sales. */
+  'check_spend_pacing',
+  /** The share of new customers moved. */
+  'review_customer_mix',
+] as const;
+export type AnomalyRecommendationCode = (typeof ANOMALY_RECOMMENDATION_CODES)[number];
+
+/** Which way a metric's move counts as the bad one ('both' for metrics where either surprise matters). */
+export const ANOMALY_MONEY_METRICS: readonly AnomalyMetric[] = ['net_sales', 'aov', 'marketing_spend', 'cac', 'refunds'];
+
+/** The REST shape of GET /api/anomalies (issue 18, "REST surface"): the recommendation as text in the caller's language. */
+export const anomalyRestItem = z.object({
+  id: z.string(),
+  metric: z.enum(ANOMALY_METRICS),
+  scope: anomalyScope,
+  detectedValue: z.number(),
+  expectedValue: z.number(),
+  percentChange: z.number().nullable(),
+  severity: z.enum(ANOMALY_SEVERITIES),
+  recommendation: z.string(),
+  state: z.enum(ANOMALY_STATES),
+  detectedAt: z.string(),
+});
+export const anomalyRestList = z.object({ status: z.enum(['normal', 'detected']), items: z.array(anomalyRestItem) });
+/** `lang`: the language of the recommendation sentences (en, es, fr, de; a tag such as es-ES or an Accept-Language value works too; default en). */
+export const anomalyRestListInput = z.object({ lang: z.string().max(200).optional() });
+export const anomalyRestState = z.object({ id: z.string(), state: z.enum(ANOMALY_STATES), stateChangedAt: z.string().nullable() });

@@ -2,6 +2,7 @@ import { AudiencePush } from '../modules/audiences/audience-push.entity.ts';
 import { AuditLogEntry } from '../modules/admin/audit-log.entity.ts';
 import { AttemptLimitCounter } from '../modules/auth/attempt-limit.entity.ts';
 import { PasswordResetToken } from '../modules/auth/password-reset-token.entity.ts';
+import { Anomaly, AnomalyCheck } from '../modules/anomalies/anomaly.entity.ts';
 import { AdMetricDaily } from '../modules/commerce/ad-metric.entity.ts';
 import { StoreCostSettings } from '../modules/commerce/cost-settings.entity.ts';
 import { Customer } from '../modules/commerce/customer.entity.ts';
@@ -60,6 +61,8 @@ export const entities = [
   DailyRollup,
   ChannelDailyRollup,
   ProductDailyRollup,
+  Anomaly,
+  AnomalyCheck,
   SavedReport,
   SyncRun,
   OAuthState,

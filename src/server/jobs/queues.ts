@@ -4,6 +4,7 @@ import { deliverDueReports } from '../modules/reports/report-delivery.ts';
 import { STORE_TIMEZONE_JOB } from '../modules/stores/store-timezone.service.ts';
 import { ATTRIBUTION_JOB } from '../modules/attribution/attribution-jobs.ts';
 import { AUDIENCE_PUSH_JOB } from '../modules/audiences/audience-jobs.ts';
+import { ANOMALIES_JOB } from '../modules/anomalies/anomalies-jobs.ts';
 import { TRACKING_JOBS } from '../modules/tracking/tracking-jobs.ts';
 import { LOYALTY_JOB } from '../modules/loyalty/loyalty-job.ts';
 
@@ -79,6 +80,8 @@ export const JOBS: readonly JobDefinition[] = [
   AUDIENCE_PUSH_JOB,
   // Customer loyalty scores: after each store sync and nightly (modules/loyalty).
   LOYALTY_JOB,
+  // Anomaly detection: hourly, and for a store after each of its syncs (modules/anomalies).
+  ANOMALIES_JOB,
 ];
 
 export const CHECKS: readonly RecurringCheck[] = [...INTEGRATION_CHECKS];

@@ -1,4 +1,5 @@
 import { adminRouter } from '../modules/admin/admin.router.ts';
+import { anomaliesRouter } from '../modules/anomalies/anomalies.router.ts';
 import { attributionRouter } from '../modules/attribution/attribution.router.ts';
 import { analyticsRouter } from '../modules/analytics/analytics.router.ts';
 import { authRouter } from '../modules/auth/auth.router.ts';
@@ -50,6 +51,7 @@ const featureRouters = {
   tracking: trackingRouter,
   attribution: attributionRouter,
   loyalty: loyaltyRouter,
+  anomalies: anomaliesRouter,
 };
 
 /** The feature routers alone: what `shell.bootstrap` calls on the client's behalf. */

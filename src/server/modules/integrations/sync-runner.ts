@@ -1,3 +1,4 @@
+import { queueAnomalyDetection } from '../anomalies/anomalies-jobs.ts';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
@@ -501,6 +502,8 @@ export async function runSync(em: EntityManager, runId: number, options: RunSync
     if (connector.kind === 'store') {
       await sendIntegrationJob(LOYALTY_QUEUE, { storeId: store.id }).catch((error: unknown) => options.log?.(`Queueing the loyalty scores of store ${store.id} failed: ${errorMessage(error)}`));
     }
+    // The store's anomalies are judged again with the data just synced (modules/anomalies).
+    await queueAnomalyDetection(store.id).catch((error: unknown) => options.log?.(`Queueing anomaly detection for store ${store.id} failed: ${errorMessage(error)}`));
     return 'succeeded';
   } finally {
     runningSyncs.delete(run.id);
