@@ -1,4 +1,5 @@
 import { adminRouter } from '../modules/admin/admin.router.ts';
+import { anomaliesRouter } from '../modules/anomalies/anomalies.router.ts';
 import { attributionRouter } from '../modules/attribution/attribution.router.ts';
 import { analyticsRouter } from '../modules/analytics/analytics.router.ts';
 import { authRouter } from '../modules/auth/auth.router.ts';
@@ -46,6 +47,7 @@ const featureRouters = {
   integrations: integrationsRouter,
   tracking: trackingRouter,
   attribution: attributionRouter,
+  anomalies: anomaliesRouter,
 };
 
 /** The feature routers alone: what `shell.bootstrap` calls on the client's behalf. */
