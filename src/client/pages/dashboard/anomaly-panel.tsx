@@ -10,7 +10,7 @@ import { Chart } from '../../components/chart.tsx';
 import { useViewOnly } from '../../components/data-page.tsx';
 import { formatKpiCount, formatKpiMoney } from '../../components/kpi-card.tsx';
 import { SectionCard } from '../../components/section-card.tsx';
-import { formatChange, formatMultipleIn } from '../../lib/figure-format.ts';
+import { compactAxisMoney, formatChange, formatMultipleIn } from '../../lib/figure-format.ts';
 import { serverMessage } from '../../lib/session.ts';
 import { trpc } from '../../lib/trpc.ts';
 
@@ -289,7 +289,9 @@ function EvidenceChart({ item, unit, currency, metric, scope }: { item: AnomalyI
     return {
       chart: { sparkline: { enabled: false }, toolbar: { show: false }, zoom: { enabled: false } },
       xaxis: { categories, tickAmount: 4, labels: { trim: false, formatter: label }, tooltip: { enabled: false } },
-      yaxis: { labels: { formatter: figure } },
+      yaxis: { labels: { formatter: unit === 'money' ? compactAxisMoney(locale, currency) : figure } },
+      // The value in the brand colour, the expected value and both edges of its band in one grey.
+      colors: ['#ea580c', '#8b8f98', '#b4b8c0', '#b4b8c0'],
       legend: { show: false },
       tooltip: { shared: true, y: { formatter: figure } },
       stroke: { width: [2.5, 2, 1, 1], dashArray: [0, 5, 3, 3], curve: 'straight' },
