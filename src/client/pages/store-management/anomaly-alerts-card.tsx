@@ -1,6 +1,6 @@
 import { BellIcon } from 'lucide-react';
 import { useTranslation } from 'react-i18next';
-import { ANOMALY_LANGUAGES, type AnomalyLanguage } from '../../../shared/anomaly-panel.ts';
+import { ANOMALY_LANGUAGES, type AnomalyLanguage } from '../../../shared/anomaly-figures.ts';
 import type { Store } from '../../../shared/stores.ts';
 import { toast } from '../../components/toast.tsx';
 import { serverMessage } from '../../lib/session.ts';
