@@ -1,4 +1,5 @@
 import { answerCachePlugin } from './modules/answer-cache/answer-cache-plugin.ts';
+import { llmProviderFor } from './modules/llm/llm-provider.ts';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { fastifyTRPCPlugin, type FastifyTRPCPluginOptions } from '@trpc/server/adapters/fastify';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
@@ -59,7 +60,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     routerOptions: { maxParamLength: 5000 },
     bodyLimit: 1024 * 1024,
   });
-  const services = options.services ?? createServices({ authLimiters: createAuthLimiters(config.authRateLimits), paymentProvider: paymentProviderFor(config) });
+  const services = options.services ?? createServices({ authLimiters: createAuthLimiters(config.authRateLimits), paymentProvider: paymentProviderFor(config), llm: llmProviderFor(config.llm) });
   const createContext = contextFactory(() => orm.em.fork(), services, { publicUrl: config.publicUrl, allowedHosts: config.allowedHosts });
   const generated = [!config.sessionSecret && 'SESSION_SECRET', !config.encryptionKey && 'ENCRYPTION_KEY'].filter(Boolean);
   if (generated.length > 0 && config.databaseUrl && config.env === 'production') {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { llmSettingsFromEnv, type LlmSettings } from './modules/llm/llm-provider.ts';
 import { isIP } from 'node:net';
 import path from 'node:path';
 import { DEFAULT_AUTH_RATE_LIMITS, type AuthRateLimits } from './modules/auth/attempt-limiter.ts';
@@ -172,6 +173,8 @@ export interface AppConfig {
    * (e.g. cf-ipcountry), read only when TRUST_PROXY is set.
    */
   tracking: { requestsPerIpPerSecond: number; eventsPerStorePerSecond: number; countryHeader: string | undefined };
+  /** The optional LLM (LLM_BASE_URL, LLM_API_KEY, LLM_MODEL, LLM_TIMEOUT_MS, LLM_MAX_TOKENS): null, the default, keeps it off. */
+  llm: LlmSettings | null;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
@@ -188,6 +191,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
         '(e.g. https://app.example.com): links in e-mails, OAuth redirect addresses and webhook addresses are built from it.',
     );
   }
+  const llm = llmSettingsFromEnv(env);
   let outboundAllowHosts: AllowEntry[];
   try {
     outboundAllowHosts = parseAllowList(values.OUTBOUND_ALLOW_HOSTS);
@@ -225,5 +229,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       eventsPerStorePerSecond: values.TRACKING_EVENTS_PER_STORE_PER_SECOND,
       countryHeader: values.TRACKING_COUNTRY_HEADER,
     },
+    llm,
   };
 }

@@ -7,7 +7,10 @@ export type AppErrorCode =
   | 'FORBIDDEN'
   | 'NOT_FOUND'
   | 'CONFLICT'
+  | 'PRECONDITION_FAILED'
   | 'TOO_MANY_REQUESTS'
+  | 'BAD_GATEWAY'
+  | 'GATEWAY_TIMEOUT'
   | 'INTERNAL_SERVER_ERROR';
 
 export interface FieldError {

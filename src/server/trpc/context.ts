@@ -1,6 +1,7 @@
 import { createAnswerCache, type AnswerNote, type BoundedCache, type CachedAnswer } from '../modules/answer-cache/answer-cache.ts';
 import { answerNoteFor } from '../modules/answer-cache/answer-cache-plugin.ts';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { LlmProvider } from '../modules/llm/llm-provider.ts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { createAuthLimiters, type AuthLimiters } from '../modules/auth/attempt-limiter.ts';
 import { secretHash } from '../modules/auth/link-token.ts';
@@ -15,6 +16,8 @@ export interface AppServices {
   authLimiters: AuthLimiters;
   /** Answers of data procedures by (store, procedure, input, data version) (answer-cache.ts). */
   answers: BoundedCache<CachedAnswer>;
+  /** The optional LLM (modules/llm): null unless configured. */
+  llm: LlmProvider | null;
 }
 
 export function createServices(overrides: Partial<AppServices> = {}): AppServices {
@@ -22,6 +25,7 @@ export function createServices(overrides: Partial<AppServices> = {}): AppService
     paymentProvider: overrides.paymentProvider ?? testPaymentProvider,
     authLimiters: overrides.authLimiters ?? createAuthLimiters(),
     answers: overrides.answers ?? createAnswerCache(),
+    llm: overrides.llm ?? null,
   };
 }
 

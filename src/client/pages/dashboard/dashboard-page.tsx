@@ -17,6 +17,7 @@ import { compactAxisMoney, formatChange, formatMultipleIn, useNarrowScreen } fro
 import { trpc } from '../../lib/trpc.ts';
 import { useGuestStatus, useStores } from '../../lib/use-access.ts';
 import { analyticsHref, dayPartInZone, ltvMaturity } from './dashboard-figures.ts';
+import { AnomalyPanel } from './anomaly-panel.tsx';
 import { TODAY_REFRESH_MS, TodayCard } from './today-card.tsx';
 
 // The charts' library starts downloading with this page's data, not after it (the tiles never wait for it).
@@ -386,6 +387,7 @@ export function DashboardPage({ username }: { username: string }) {
         <div className="space-y-6">
           <TodayCard />
           <DashboardFigures />
+          {activeStore && <AnomalyPanel currency={activeStore.currency} />}
         </div>
       </StoreDataGate>
     </DataPage>

@@ -8,6 +8,7 @@ import { trpc } from '../../lib/trpc.ts';
 import { errorText } from '../account-shared/messages.ts';
 import { InlineLoading, PageHeader } from '../account-shared/page-header.tsx';
 import { ManageUsersLink } from '../manage-users/manage-users-link.tsx';
+import { AnomalyAlertsCard } from './anomaly-alerts-card.tsx';
 import { CreateStoreCard } from './create-store-card.tsx';
 import { DashboardLimitsCard } from './dashboard-limits-card.tsx';
 import { DeleteStoreDialog } from './delete-store-dialog.tsx';
@@ -54,6 +55,8 @@ export function StoreManagementPage() {
           <DashboardLimitsCard limits={limits.data} loading={limits.isPending} />
         </div>
       </div>
+
+      {active.data?.store && <AnomalyAlertsCard store={active.data.store} />}
 
       <section className="card bg-base-100 border-base-content/10 border shadow-sm" aria-labelledby="stores-heading">
         <div className="border-base-content/10 flex items-center justify-between gap-2 border-b px-4 py-3 sm:px-6">

@@ -1,15 +1,23 @@
-import { anomalyIdInput, anomalyItem, anomalyList, anomalyRestList, anomalyRestListInput, anomalyRestState } from '../../../shared/anomalies.ts';
+import { anomalyIdInput, anomalyItem, anomalyRestList, anomalyRestListInput, anomalyRestState } from '../../../shared/anomalies.ts';
+import { anomalyAlertSettings as alertSettingsSchema, anomalyExplainInput, anomalyExplainOutput, anomalyListInput, anomalyPanelOutput } from '../../../shared/anomaly-panel.ts';
 import { router } from '../../trpc/init.ts';
 import { storeProcedure } from '../../trpc/procedures.ts';
-import { listAnomalies, setAnomalyState } from './anomalies.service.ts';
+import { requireLlm } from '../llm/llm-provider.ts';
+import { getAnomaly, listAnomalies, setAnomalyState } from './anomalies.service.ts';
+import { anomalyAlertSettings, setAnomalyAlertSettings } from './anomaly-alerts.ts';
+import { explainAnomaly } from './anomaly-explain.ts';
 import { languageOf, recommendationText } from './recommendation-text.ts';
 
-// Anomaly insights of the active store (README, "Anomaly insights"): the dashboard panel's list, and
-// acknowledging or resolving an item. Changing a state is a mutation of storeProcedure, so a guest in
-// view-as mode and a read-only member get the app's usual refusal.
+// Anomaly insights of the active store (README, "Anomaly insights"): the dashboard panel's list, the
+// two state changes the spec names (acknowledge, mark resolved), the optional AI explanation, the
+// store's e-mail alert setting, and the REST surface. Changes are mutations of storeProcedure, so a
+// guest in view-as mode and a read-only member get the app's usual refusal.
 
 export const anomaliesRouter = router({
-  list: storeProcedure.output(anomalyList).query(({ ctx }) => listAnomalies(ctx.em, ctx.store)),
+  list: storeProcedure
+    .input(anomalyListInput)
+    .output(anomalyPanelOutput)
+    .query(async ({ ctx, input }) => ({ ...(await listAnomalies(ctx.em, ctx.store, { includeResolved: input.includeResolved })), explainAvailable: ctx.services.llm !== null })),
 
   acknowledge: storeProcedure
     .input(anomalyIdInput)
@@ -20,6 +28,25 @@ export const anomaliesRouter = router({
     .input(anomalyIdInput)
     .output(anomalyItem)
     .mutation(({ ctx, input }) => setAnomalyState(ctx.em, ctx.store.id, input.id, 'resolved', ctx.sessionUser.id)),
+
+  /** A query (it changes nothing), so invited viewers may ask too; refused with a clear message when no LLM is configured. */
+  explain: storeProcedure
+    .input(anomalyExplainInput)
+    .output(anomalyExplainOutput)
+    .query(async ({ ctx, input }) => {
+      const llm = requireLlm(ctx.services.llm);
+      const item = await getAnomaly(ctx.em, ctx.store.id, input.id);
+      return { text: await explainAnomaly(llm, item, input.language, ctx.store.currency) };
+    }),
+
+  alertSettings: storeProcedure
+    .output(alertSettingsSchema)
+    .query(({ ctx }) => anomalyAlertSettings(ctx.em, ctx.store)),
+
+  setAlertSettings: storeProcedure
+    .input(alertSettingsSchema)
+    .output(alertSettingsSchema)
+    .mutation(({ ctx, input }) => setAnomalyAlertSettings(ctx.em, ctx.store, input)),
 
   /** GET /api/anomalies: the documented shape, the recommendation as a sentence in `lang`. */
   rest: storeProcedure

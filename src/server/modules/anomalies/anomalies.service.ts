@@ -314,13 +314,17 @@ export const LIST_DAYS = 30;
  * The store's anomalies of the last LIST_DAYS days, newest day first and within a day the most severe
  * first; resolved ones stay listed (with their state) but only unresolved ones make the status 'detected'.
  */
-export async function listAnomalies(em: EntityManager, store: { id: number; timezone: string }, now: Date = new Date()): Promise<AnomalyList> {
+export async function listAnomalies(
+  em: EntityManager,
+  store: { id: number; timezone: string },
+  options: { includeResolved?: boolean; now?: Date } = {},
+): Promise<AnomalyList> {
   const q = sqlRunner(em);
-  const since = addDays(dayInZone(now, store.timezone), -LIST_DAYS);
+  const since = addDays(dayInZone(options.now ?? new Date(), store.timezone), -LIST_DAYS);
   const rows = await q.rows<AnomalyRow>(
-    `select ${ROW_COLUMNS} from anomalies a where a.store_id = $1 and a.day >= $2::date
+    `select ${ROW_COLUMNS} from anomalies a where a.store_id = $1 and a.day >= $2::date and ($3::boolean or a.state <> 'resolved')
       order by a.day desc, case a.severity when 'high' then 0 when 'medium' then 1 else 2 end, abs(a.robust_z) desc, a.id desc limit 100`,
-    [store.id, since],
+    [store.id, since, options.includeResolved ?? true],
   );
   const [check] = await q.rows<{ checked_at: Date }>(`select checked_at from anomaly_checks where store_id = $1`, [store.id]);
   const items = rows.map(itemOf);
@@ -329,6 +333,14 @@ export async function listAnomalies(em: EntityManager, store: { id: number; time
 }
 
 export const ANOMALY_NOT_FOUND_MESSAGE = 'Anomaly not found';
+
+/** One of the store's anomalies (another store's id, or no such id: not found). */
+export async function getAnomaly(em: EntityManager, storeId: number, id: string): Promise<AnomalyItem> {
+  if (!/^\d{1,18}$/.test(id)) throw new AppError('NOT_FOUND', ANOMALY_NOT_FOUND_MESSAGE);
+  const [row] = await sqlRunner(em).rows<AnomalyRow>(`select ${ROW_COLUMNS} from anomalies a where a.store_id = $1 and a.id = $2::bigint`, [storeId, id]);
+  if (!row) throw new AppError('NOT_FOUND', ANOMALY_NOT_FOUND_MESSAGE);
+  return itemOf(row);
+}
 
 /** Acknowledges or resolves one of the store's anomalies (another store's id: not found); returns it. */
 export async function setAnomalyState(em: EntityManager, storeId: number, id: string, state: Exclude<AnomalyState, 'new'>, userId: number): Promise<AnomalyItem> {

@@ -57,6 +57,12 @@ export const DEFAULT_EMAIL_TEMPLATES = {
       'You receive this e-mail because you are a recipient of this scheduled report.\n\nThe StorePulse team',
     variables: ['reportName', 'storeName', 'frequency', 'rangeFrom', 'rangeTo', 'currency', 'table', 'reportUrl'],
   },
+  /** Sentences come translated into the language the owner switched alerts on in (anomalies/anomaly-alerts.ts). */
+  anomaly_alert: {
+    subject: '{{subject}}',
+    textBody: '{{intro}}\n\n{{anomalies}}\n\n{{outro}}\n{{dashboardUrl}}\n\n{{footer}}\n\nThe StorePulse team',
+    variables: ['subject', 'storeName', 'intro', 'anomalies', 'outro', 'dashboardUrl', 'footer'],
+  },
 } as const satisfies Record<string, DefaultTemplate>;
 
 export type EmailTemplateKey = keyof typeof DEFAULT_EMAIL_TEMPLATES;
