@@ -41,7 +41,7 @@ export function insertAnomalyParams(storeId: number, row: AnomalyRowInput): unkn
     storeId, row.metric ?? 'net_sales', level, row.scopeChannel ?? null, row.scopeCampaignId ?? null,
     `${level}:${row.scopeChannel ?? ''}:${row.scopeCampaignId ?? ''}`, row.scopeLabel ?? 'Test Shop', row.day,
     row.detectedValue, row.expectedValue, percent, row.severity ?? 'high', row.recommendationCode ?? 'check_bids_budget',
-    JSON.stringify(row.recommendationParams ?? {}), JSON.stringify(evidenceFor(row.day, row.detectedValue, row.expectedValue)),
+    JSON.stringify(row.recommendationParams ?? { scope: row.scopeLabel ?? 'Test Shop', change: percent === null ? '—' : String(Math.abs(Math.round(percent))) }), JSON.stringify(evidenceFor(row.day, row.detectedValue, row.expectedValue)),
     row.state ?? 'new', row.detectedAt ?? null,
   ];
 }

@@ -127,7 +127,7 @@ describe('anomaly detection of a store', () => {
     expect((await stranger.client.post('/api/anomalies/not-a-number/resolve')).status).toBe(404);
     expect((await stranger.client.get('/api/anomalies')).body).toEqual({ status: 'normal', items: [] });
     const mine = (await trpcQuery(stranger.client, 'anomalies.list')).body.result.data;
-    expect(mine).toEqual({ status: 'normal', items: [], checkedAt: null });
+    expect(mine).toEqual({ status: 'normal', items: [], explainAvailable: false, checkedAt: null });
     expect((await rowsOf(owner.store.id)).find((row) => row.id === orders!.id)!.state).toBe('resolved');
   });
 
