@@ -12,6 +12,7 @@ import { financeRouter } from '../modules/finance/finance.router.ts';
 import { featureRequestsRouter } from '../modules/feature-requests/feature-requests.router.ts';
 import { guestsRouter } from '../modules/guests/guests.router.ts';
 import { integrationsRouter } from '../modules/integrations/integrations.router.ts';
+import { loyaltyRetentionRouter } from '../modules/loyalty/retention.router.ts';
 import { ordersRouter } from '../modules/orders/orders.router.ts';
 import { revenueRouter } from '../modules/revenue/revenue.router.ts';
 import { marketingRouter } from '../modules/marketing/marketing.router.ts';
@@ -46,6 +47,8 @@ const featureRouters = {
   integrations: integrationsRouter,
   tracking: trackingRouter,
   attribution: attributionRouter,
+  // The lead merges loyaltyRetentionRouter's procedures into the loyalty router (issue 18).
+  loyalty: loyaltyRetentionRouter,
 };
 
 /** The feature routers alone: what `shell.bootstrap` calls on the client's behalf. */
