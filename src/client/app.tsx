@@ -50,6 +50,7 @@ const AnalyticsPage = lazy(() => import('./pages/analytics/analytics-page.tsx').
 const ProfitAndLossPage = lazy(() => import('./pages/profit-and-loss/profit-and-loss-page.tsx').then((m) => ({ default: m.ProfitAndLossPage })));
 const ReportsPage = lazy(() => import('./pages/reports/reports-page.tsx').then((m) => ({ default: m.ReportsPage })));
 const IntegrationsPage = lazy(() => import('./pages/integrations/integrations-page.tsx').then((m) => ({ default: m.IntegrationsPage })));
+const CustomerLoyaltyPage = lazy(() => import('./pages/customer-loyalty/customer-loyalty-page.tsx').then((m) => ({ default: m.CustomerLoyaltyPage })));
 const PerformanceDistributionPage = lazy(() => import('./pages/performance-distribution/performance-distribution-page.tsx').then((m) => ({ default: m.PerformanceDistributionPage })));
 const TouchpointsPage = lazy(() => import('./pages/touchpoints/touchpoints-page.tsx').then((m) => ({ default: m.TouchpointsPage })));
 const TrackingSetupPage = lazy(() => import('./pages/tracking-setup/tracking-setup-page.tsx').then((m) => ({ default: m.TrackingSetupPage })));
@@ -321,6 +322,11 @@ export function App() {
       <Route path="/performance-distribution">
         <ShellPage requirement="subscription">
           <PerformanceDistributionPage />
+        </ShellPage>
+      </Route>
+      <Route path="/customer-loyalty">
+        <ShellPage requirement="subscription">
+          <CustomerLoyaltyPage />
         </ShellPage>
       </Route>
 

@@ -25,7 +25,7 @@ export interface NavGroup {
 /**
  * The sidebar of spec section 2, word for word: its entries, groups and order. The screens it does not
  * list are one click from an entry: Analytics stands for its section (ANALYTICS_SECTION: Revenue, Profit
- * & Loss, Performance distribution) and the Advertising group for Bing Ads (ADVERTISING_SECTION), both
+ * & Loss, Performance distribution, Customer loyalty) and the Advertising group for Bing Ads (ADVERTISING_SECTION), both
  * reached through the section's tabs.
  */
 export const NAVIGATION: readonly NavGroup[] = [
@@ -39,7 +39,7 @@ export const NAVIGATION: readonly NavGroup[] = [
         href: '/analytics',
         icon: ChartColumnIcon,
         requirement: 'subscription',
-        section: ['/revenue', '/profit-and-loss', '/performance-distribution'],
+        section: ['/revenue', '/profit-and-loss', '/performance-distribution', '/customer-loyalty'],
       },
     ],
   },
@@ -137,6 +137,7 @@ export const ANALYTICS_SECTION: NavSection = {
     { labelKey: 'nav.analyticsSection.tabs.revenue', href: '/revenue' },
     { labelKey: 'nav.analyticsSection.tabs.profitAndLoss', href: '/profit-and-loss' },
     { labelKey: 'nav.analyticsSection.tabs.performanceDistribution', href: '/performance-distribution' },
+    { labelKey: 'nav.analyticsSection.tabs.customerLoyalty', href: '/customer-loyalty' },
   ],
 };
 

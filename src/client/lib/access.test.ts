@@ -103,7 +103,8 @@ describe('sidebar', () => {
   });
 
   it('marks Analytics current on the screens of its section, whose tabs follow the path', () => {
-    expect(['/analytics', '/revenue', '/profit-and-loss', '/performance-distribution', '/orders'].map((path) => isActiveEntry(entry('analytics'), path))).toEqual([
+    expect(['/analytics', '/revenue', '/profit-and-loss', '/performance-distribution', '/customer-loyalty', '/orders'].map((path) => isActiveEntry(entry('analytics'), path))).toEqual([
+      true,
       true,
       true,
       true,
@@ -111,7 +112,7 @@ describe('sidebar', () => {
       false,
     ]);
     expect(isActiveEntry(entry('orders'), '/revenue')).toBe(false);
-    expect(ANALYTICS_SECTION.tabs.map((tab) => tab.href)).toEqual(['/analytics', '/revenue', '/profit-and-loss', '/performance-distribution']);
+    expect(ANALYTICS_SECTION.tabs.map((tab) => tab.href)).toEqual(['/analytics', '/revenue', '/profit-and-loss', '/performance-distribution', '/customer-loyalty']);
     expect(sectionOf('/profit-and-loss')).toBe(ANALYTICS_SECTION);
     expect(sectionOf('/reports')).toBeNull();
   });

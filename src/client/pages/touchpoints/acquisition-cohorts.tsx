@@ -1,10 +1,10 @@
 import { ChevronRightIcon, DownloadIcon } from 'lucide-react';
 import { Fragment, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { COHORT_GROUPINGS, COHORT_HORIZONS, cohortsCsv, monthsBefore, type AcquisitionCohortsOutput, type CohortGrouping } from '../../../shared/cohorts.ts';
+import { COHORT_GROUPINGS, COHORT_HORIZONS, cohortsCsv, type AcquisitionCohortsOutput, type CohortGrouping } from '../../../shared/cohorts.ts';
 import { downloadFile } from '../../lib/download-file.ts';
 import { DataError } from '../../components/data-page.tsx';
-import { useStoreToday } from '../../components/date-range-picker.tsx';
+import { MonthRangeInputs, useMonthRange } from '../../components/month-range-inputs.tsx';
 import { useChannelName } from '../../components/kpi-card.tsx';
 import { SectionCard } from '../../components/section-card.tsx';
 import { useFigureFormat, type FigureFormat } from '../../lib/figure-format.ts';
@@ -26,11 +26,9 @@ function downloadCsv(report: AcquisitionCohortsOutput) {
 
 export function AcquisitionCohortsSection() {
   const { t } = useTranslation('cohorts');
-  const thisMonth = useStoreToday().slice(0, 7);
   const [group, setGroup] = useSearchParam<CohortGrouping>('cohortGroup', COHORT_GROUPINGS, 'channel');
-  const [from, setFrom] = useState(monthsBefore(thisMonth, 11));
-  const [to, setTo] = useState(thisMonth);
-  const valid = /^\d{4}-\d{2}$/.test(from) && /^\d{4}-\d{2}$/.test(to) && from <= to;
+  const range = useMonthRange();
+  const { from, to, valid } = range;
   const query = trpc.attribution.acquisitionCohorts.useQuery({ from, to, group }, { enabled: valid, placeholderData: (previous) => previous });
   const report = query.data;
 
@@ -42,14 +40,7 @@ export function AcquisitionCohortsSection() {
       testId="acquisition-cohorts"
       actions={
         <div className="flex flex-wrap items-end gap-2">
-          <label className="flex flex-col gap-1 text-xs">
-            <span className="text-base-content/70">{t('from')}</span>
-            <input type="month" className="input input-sm w-36" value={from} max={to} onChange={(event) => setFrom(event.target.value)} data-testid="cohorts-from" />
-          </label>
-          <label className="flex flex-col gap-1 text-xs">
-            <span className="text-base-content/70">{t('to')}</span>
-            <input type="month" className="input input-sm w-36" value={to} min={from} onChange={(event) => setTo(event.target.value)} data-testid="cohorts-to" />
-          </label>
+          <MonthRangeInputs range={range} fromLabel={t('from')} toLabel={t('to')} testIdPrefix="cohorts" />
           <div role="group" aria-label={t('groupBy')} className="join">
             {COHORT_GROUPINGS.map((option) => (
               <button

@@ -16,8 +16,15 @@ import { demoCustomerEmail, demoCustomerName } from './demo-names.ts';
 // - each campaign's daily spend follows the same season with its own wobble; the orders it brings
 //   are a * spend^0.7 (diminishing returns); the rest of the day's orders are e-mail (Klaviyo,
 //   higher on newsletter days), organic search and social, referral and direct;
-// - customers: ~7 % guest checkouts; a new customer comes back 0..n times at gaps of weeks to
-//   months (repeat curves for LTV cohorts); ~4 % of orders are refunded days later, a third partly;
+// - customers: ~7 % guest checkouts; returning customers follow a Pareto/NBD-like process
+//   (REPEAT_PROCESS): each new customer gets a purchase rate ~ Gamma(0.3, mean 1.5 a year) (most
+//   buy rarely, a few often) and an unobserved exponential lifetime whose rate ~ Gamma(1.2, mean
+//   0.9 a year); while alive they buy again as a Poisson process of their rate times the store's
+//   season (the weekday, yearly and Black Friday shape above), never within 7 days of their last
+//   order. About two thirds never come back within a year; the next purchase is drawn when an order
+//   is placed, and returning customers take places in the day's planned count (at most 60 %, the
+//   rest the next day), so daily counts and totals stay as planned; ~4 % of orders are refunded
+//   days later, a third partly;
 // - ad platforms report more conversions than the store sees (as real ones do), e-mail too.
 
 export const DEMO_PLATFORM = 'shopify';
@@ -88,6 +95,29 @@ function cumulativeOf(weights: number[]): number[] {
 
 function exponential(random: () => number, mean: number): number {
   return -Math.log(1 - random()) * mean;
+}
+
+/** A standard normal draw (Box-Muller, one of the pair). */
+function normal(random: () => number): number {
+  return Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
+}
+
+/** A Gamma(shape, 1) draw: Marsaglia and Tsang (2000); shape < 1 through Gamma(shape + 1) x U^(1/shape). */
+function gammaUnit(random: () => number, shape: number): number {
+  if (shape < 1) return gammaUnit(random, shape + 1) * (1 - random()) ** (1 / shape);
+  const d = shape - 1 / 3;
+  const c = 1 / Math.sqrt(9 * d);
+  for (;;) {
+    let x: number;
+    let v: number;
+    do {
+      x = normal(random);
+      v = 1 + c * x;
+    } while (v <= 0);
+    v = v * v * v;
+    const u = random();
+    if (u < 1 - 0.0331 * x ** 4 || Math.log(u) < 0.5 * x * x + d * (1 - v + Math.log(v))) return d * v;
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -369,6 +399,16 @@ export interface DemoBatch {
   refunds: IngestRefund[];
 }
 
+/**
+ * The returning-customer process (README, "Demo data"): Pareto/NBD-like, not BG/NBD, so that the
+ * loyalty benchmark does not grade a model on data drawn from itself. Per new customer: a purchase
+ * rate lambda ~ Gamma(rateShape, mean ratePerYear) and a lifetime ~ Exponential(mu) with
+ * mu ~ Gamma(dropoutShape, mean dropoutPerYear); while alive, purchases follow a Poisson process of
+ * rate lambda x the store's season (weekday, yearly, Black Friday), never within minGapDays of the
+ * previous one. About two thirds of customers do not come back within a year.
+ */
+export const REPEAT_PROCESS = { rateShape: 0.3, ratePerYear: 1.5, dropoutShape: 1.2, dropoutPerYear: 0.9, minGapDays: 7 } as const;
+
 const EMAIL_SHARE = { base: 0.13, newsletter: 0.3 };
 const EMAIL_COST_PER_SEND = 0.5;
 const UNPAID_WEIGHTS = [
@@ -406,8 +446,37 @@ export function* demoOrderBatches(plan: DemoPlan): Generator<DemoBatch> {
   const taxRate = TAX_RATE[store.currency] ?? 0.2;
   const freeShippingFrom = Math.round(plan.averageOrderMinor * 0.9 / 100) * 100;
 
-  // Returning customers: day index -> customer numbers due to buy again that day.
+  // Returning customers: day index -> customer numbers due to buy again that day. A customer's
+  // purchase rate (per day of average season) and the day index their unobserved lifetime ends,
+  // indexed by customer number (see REPEAT_PROCESS).
   const dueByDay = new Map<number, number[]>();
+  const purchaseRate: number[] = [0];
+  const lifetimeEnd: number[] = [0];
+  // Cumulative seasonal intensity at the start of each plan day (the store's yearly, weekly and
+  // Black Friday shape without its growth trend): returning customers come back when shoppers do.
+  const seasonal = new Float64Array(plan.days.length + 1);
+  plan.days.forEach((dayPlan, index) => {
+    seasonal[index + 1] = seasonal[index]! + yearlyFactor(dayPlan.day) * WEEKDAY_FACTOR[weekdayOf(dayPlan.day)]! * holidayFactor(dayPlan.day);
+  });
+  /** Draws the customer's next purchase after `dayIndex` and puts them on that day's list, if they are still alive then. */
+  const scheduleNext = (customerNumber: number, dayIndex: number) => {
+    const from = dayIndex + REPEAT_PROCESS.minGapDays;
+    if (from >= plan.days.length) return;
+    const target = seasonal[from]! + exponential(random, 1 / purchaseRate[customerNumber]!);
+    if (target >= seasonal[plan.days.length]!) return;
+    // The first day whose cumulative intensity passes the target.
+    let low = from;
+    let high = plan.days.length - 1;
+    while (low < high) {
+      const middle = (low + high) >> 1;
+      if (seasonal[middle + 1]! > target) high = middle;
+      else low = middle + 1;
+    }
+    if (low >= lifetimeEnd[customerNumber]!) return;
+    const list = dueByDay.get(low);
+    if (list) list.push(customerNumber);
+    else dueByDay.set(low, [customerNumber]);
+  };
   let customerCount = 0;
   let sequence = 0;
   let refundSequence = 0;
@@ -470,24 +539,19 @@ export function* demoOrderBatches(plan: DemoPlan): Generator<DemoBatch> {
       if (index < returningCount) {
         customerNumber = due[index]!;
         returning = true;
+        scheduleNext(customerNumber, dayIndex);
       } else if (random() < 0.07) {
         customerNumber = null;
       } else {
         customerCount += 1;
         customerNumber = customerCount;
-        // 0..n repeat purchases; the first soonest (weeks), later ones spread out (months).
-        let repeatDay = dayIndex;
-        let chance = 0.4;
-        let meanGap = 38;
-        while (random() < chance) {
-          repeatDay += 5 + Math.round(exponential(random, meanGap));
-          if (repeatDay >= plan.days.length) break;
-          const list = dueByDay.get(repeatDay);
-          if (list) list.push(customerNumber);
-          else dueByDay.set(repeatDay, [customerNumber]);
-          chance = 0.45;
-          meanGap = 70;
-        }
+        // Heterogeneous customers: a purchase rate from a Gamma (most buy rarely, a few often) and
+        // an exponential lifetime whose rate is itself Gamma distributed (REPEAT_PROCESS).
+        const { rateShape, ratePerYear, dropoutShape, dropoutPerYear } = REPEAT_PROCESS;
+        purchaseRate[customerNumber] = (gammaUnit(random, rateShape) * ratePerYear) / rateShape / 365;
+        const dropout = (gammaUnit(random, dropoutShape) * dropoutPerYear) / dropoutShape / 365;
+        lifetimeEnd[customerNumber] = dayIndex + exponential(random, 1 / dropout);
+        scheduleNext(customerNumber, dayIndex);
       }
 
       // Where from: returning customers come back by e-mail or directly more often.

@@ -5,6 +5,8 @@ import {
 import { router } from '../../trpc/init.ts';
 import { storeProcedure } from '../../trpc/procedures.ts';
 import { loyaltyCsv, loyaltyCustomer, loyaltyCustomers, loyaltySummary } from './loyalty.service.ts';
+import { loyaltyRetentionInput, loyaltyRetentionOutput } from '../../../shared/loyalty-retention.ts';
+import { loyaltyRetention } from './retention.service.ts';
 
 // Customer loyalty of the active store (README, "Customer loyalty"): what the loyalty job stored,
 // read through the store's access like every tenant read.
@@ -13,6 +15,12 @@ import { loyaltyCsv, loyaltyCustomer, loyaltyCustomers, loyaltySummary } from '.
 const decimal = (minor: number) => Math.round(minor) / 100;
 
 export const loyaltyRouter = router({
+  /** The cohort-retention heat-map: customers by the month of their first order and the share of them who ordered in each month since. */
+  retention: storeProcedure
+    .input(loyaltyRetentionInput)
+    .output(loyaltyRetentionOutput)
+    .query(({ ctx, input }) => loyaltyRetention(ctx.em, ctx.store, input)),
+
   /** Tiles, the model and its holdout error against the naive baseline, and the segment grid. */
   summary: storeProcedure
     .input(z.void())
