@@ -94,12 +94,13 @@ async function clickThrough(page: Page, phone: boolean) {
   await expect(page).toHaveURL(/\/analytics$/);
   await expect(heading(page, 'Analytics')).toBeVisible();
   const tabs = page.getByTestId('analytics-tabs');
-  await expect(tabs.getByRole('link')).toHaveText(['Overview', 'Revenue', 'Profit & Loss', 'Performance distribution']);
+  await expect(tabs.getByRole('link')).toHaveText(['Overview', 'Revenue', 'Profit & Loss', 'Performance distribution', 'Customer loyalty']);
   await expect(tabs.getByRole('link', { name: 'Overview' })).toHaveAttribute('aria-current', 'page');
   for (const [tab, url, title] of [
     ['Revenue', /\/revenue$/, 'Revenue'],
     ['Profit & Loss', /\/profit-and-loss$/, 'Profit and loss'],
     ['Performance distribution', /\/performance-distribution$/, 'Performance distribution'],
+    ['Customer loyalty', /\/customer-loyalty$/, 'Customer loyalty'],
   ] as const) {
     await tabs.getByRole('link', { name: tab }).click();
     await expect(page).toHaveURL(url);
