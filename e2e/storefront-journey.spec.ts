@@ -86,6 +86,7 @@ async function openShop(page: Page, url: string, referer?: string): Promise<void
 
 interface RecentEvent {
   name: string;
+  occurredAt: string;
   url: string | null;
   anonymousId: string | null;
   orderId: string | null;
@@ -98,6 +99,12 @@ async function recentEvents(request: APIRequestContext, anonymousId: string): Pr
     .filter((event) => event.anonymousId === anonymousId)
     .map((event): [string, string | null, string | null] => [event.name, event.url, event.orderId]);
   return sorted(events);
+}
+
+/** When the collector dated the visitor's latest stored event (ms). */
+async function latestEventAt(request: APIRequestContext, anonymousId: string): Promise<number> {
+  const events = (await (await request.get('/api/tracking/recent-events')).json()) as RecentEvent[];
+  return Math.max(...events.filter((event) => event.anonymousId === anonymousId).map((event) => Date.parse(event.occurredAt)));
 }
 
 /** Events as [name, url, order id], in one fixed order (the collector's own order is not the point). */
@@ -205,6 +212,11 @@ test('a shopper lands from Google Ads, comes back later from Meta and buys: /tou
   await shopper.context.close();
 
   // The order, placed now in the shop, reaches StorePulse through Shopify: consent page, then the sync.
+  // Its date is Shopify's processed_at, which the fake puts a second before created_at (the payment
+  // before the order's creation): "now" must be clearly after visit 2's last event, or visit 2 would
+  // come after the order and rightly not count. The wait is on the clock passing that point.
+  const lastEventAt = await latestEventAt(page.request, anonymousId!);
+  await expect.poll(() => Date.now(), { intervals: [250] }).toBeGreaterThan(lastEventAt + 2_000);
   const placedAt = Date.now();
   const shopify = await new ShopifyFake({
     orders: 1,
