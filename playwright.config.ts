@@ -88,7 +88,8 @@ export default defineConfig({
     // A first start creates the PostgreSQL cluster and migrates it: ~10 s quiet, minutes on a loaded machine.
     timeout: 10 * 60_000,
     reuseExistingServer: false,
-    stdout: 'ignore',
+    // The server logs warnings and errors only (LOG_LEVEL): a 500 in a journey shows here with its stack.
+    stdout: 'pipe',
     stderr: 'pipe',
     // SIGTERM lets the server stop its embedded PostgreSQL before the data directory is removed.
     gracefulShutdown: { signal: 'SIGTERM', timeout: 2 * 60_000 },
