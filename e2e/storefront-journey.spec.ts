@@ -1,14 +1,14 @@
 import { expect, type APIRequestContext, type Browser, type BrowserContext, type Locator, type Page } from '@playwright/test';
-import { createServer, type Server } from 'node:http';
 import path from 'node:path';
 import { ShopifyFake } from '../test/fakes/shopify.ts';
 import { createStore, register, startTrial, test, uniqueName } from './account-helpers.ts';
 import { FAKE_SHOPIFY_APP, INTEGRATION_FAKE_PORTS } from './integration-fakes-env.ts';
 import { applyTheme } from './shell-helpers.ts';
+import { hideAutomation, pixelLoaded, storefrontPage, useStorefront, VISITOR_AGENT, VISITOR_LAUNCH_OPTIONS } from './storefront.ts';
 import { screenSettled, UNTIL_DONE } from './waits.ts';
 
 // A shopper's journey from a storefront to /touchpoints, end to end in real Chromium. A storefront on
-// another origin (http://shop.localhost:<port>, as in tracking-pixel.spec.ts) loads /p.js with the
+// another origin (e2e/storefront.ts, as in tracking-pixel.spec.ts) loads /p.js with the
 // store's key. Visit 1 lands from Google Ads (UTM and a gclid) and browses a second page; visit 2,
 // "later", comes from Meta (UTM, fbclid and a facebook.com referrer), identifies and buys. The order
 // itself reaches StorePulse the way a shop's does: Shopify (its fake) is connected through its consent
@@ -27,49 +27,17 @@ import { screenSettled, UNTIL_DONE } from './waits.ts';
 // Consent off (no cookie, no id) is proven by tracking-pixel.spec.ts on the same storefront and is not
 // repeated here. Every wait is on state: the stored events, the integration's status, the credits.
 
-let SHOP = '';
-let shopServer: Server;
-let shopPage = '';
-
-test.beforeAll(async () => {
-  shopServer = createServer((_request, response) => {
-    response.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
-    response.end(shopPage);
-  });
-  await new Promise<void>((resolve) => shopServer.listen(0, '127.0.0.1', resolve));
-  SHOP = `http://shop.localhost:${(shopServer.address() as { port: number }).port}`;
-});
-test.afterAll(async () => {
-  await new Promise((resolve) => shopServer.close(resolve));
-});
-
-// The collector drops automated browsers: the shopper's browser has an ordinary user agent and no
-// automation flag (as in tracking-pixel.spec.ts, where the reasons are explained).
-const VISITOR_AGENT = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
-test.use({
-  launchOptions: {
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', `--user-agent=${VISITOR_AGENT}`],
-  },
-});
+const shop = useStorefront();
+test.use({ launchOptions: VISITOR_LAUNCH_OPTIONS });
 
 const MINUTE = 60_000;
 /** Seed of the fake shop's one order: a paid GBP order without a visit of Shopify's own, two lines. */
 const ORDER_SEED = 12;
 
-function storefront(appOrigin: string, storeKey: string): string {
-  return `<!doctype html><html><head><meta charset="utf-8"><title>Mug shop</title>
-<script>window.sp = window.sp || function () { (sp.q = sp.q || []).push(arguments) };</script>
-<script async src="${appOrigin}/p.js" data-store="${storeKey}"></script></head>
-<body><h1>Mug shop</h1>
-<button id="go" onclick="history.pushState({}, '', '/products/mug'); document.title = 'The mug'">See the mug</button>
-</body></html>`;
-}
-
 /** The shopper: a browser of their own (not the merchant's), on Playwright's clock, paused from the start. */
 async function shopperBrowser(browser: Browser, start: number): Promise<{ context: BrowserContext; page: Page }> {
   const context = await browser.newContext({ userAgent: VISITOR_AGENT, locale: 'en-GB' });
-  await context.addInitScript(() => Object.defineProperty(Navigator.prototype, 'webdriver', { get: () => false }));
+  await context.addInitScript(hideAutomation);
   const page = await context.newPage();
   await page.clock.install({ time: start });
   await page.clock.pauseAt(start + 1000);
@@ -78,10 +46,7 @@ async function shopperBrowser(browser: Browser, start: number): Promise<{ contex
 
 async function openShop(page: Page, url: string, referer?: string): Promise<void> {
   await page.goto(url, referer ? { referer } : {});
-  // The pixel has replaced the stub once `sp` has no queue of its own.
-  await expect
-    .poll(() => page.evaluate(() => { const sp = (window as unknown as { sp?: ((...args: unknown[]) => void) & { q?: unknown } }).sp; return typeof sp === 'function' && !sp.q; }))
-    .toBe(true);
+  await pixelLoaded(page);
 }
 
 interface RecentEvent {
@@ -163,7 +128,7 @@ test('a shopper lands from Google Ads, comes back later from Meta and buys: /tou
   await createStore(page.request, uniqueName('Journey shop'));
   const setup = (await (await page.request.get('/api/tracking/setup')).json()) as { storeKey: string };
   expect((await page.request.patch('/api/tracking/settings', { data: { allowedDomains: ['shop.localhost'] } })).status()).toBe(200);
-  shopPage = storefront(appOrigin, setup.storeKey);
+  shop.serve(storefrontPage(appOrigin, setup.storeKey));
 
   // The shop's one order, placed at the end of visit 2; its id is what the thank-you page's purchase names.
   const shopDomain = `${uniqueName('journey').replace(/_/g, '-').toLowerCase()}.myshopify.com`;
@@ -174,9 +139,9 @@ test('a shopper lands from Google Ads, comes back later from Meta and buys: /tou
   // shopper's clock is paused, so both page views stay queued.
   const start = Date.now();
   const shopper = await shopperBrowser(browser, start);
-  const landing = `${SHOP}/?utm_source=google&utm_medium=cpc&utm_campaign=${campaign}&gclid=Cj0KCQ-e2e-${campaign}`;
+  const landing = `${shop.origin}/?utm_source=google&utm_medium=cpc&utm_campaign=${campaign}&gclid=Cj0KCQ-e2e-${campaign}`;
   await openShop(shopper.page, landing);
-  const anonymousId = (await shopper.context.cookies(SHOP)).find((cookie) => cookie.name === '_sp_id')?.value;
+  const anonymousId = (await shopper.context.cookies(shop.origin)).find((cookie) => cookie.name === '_sp_id')?.value;
   expect(anonymousId).toBeTruthy();
   await shopper.page.getByRole('button', { name: 'See the mug' }).click();
   await shopper.page.clock.runFor(10); // the pixel reads the new address on its next tick
@@ -185,12 +150,12 @@ test('a shopper lands from Google Ads, comes back later from Meta and buys: /tou
   // 40 minutes later (no timer fires: the clock is set, not run) the shopper comes back from Meta.
   // Leaving the product page flushes visit 1 on pagehide, its events 40 minutes old.
   await shopper.page.clock.setSystemTime(start + 41 * MINUTE);
-  const fromMeta = `${SHOP}/?utm_source=facebook&utm_medium=paid_social&utm_campaign=${campaign}-retarget&fbclid=IwAR-e2e-${campaign}`;
+  const fromMeta = `${shop.origin}/?utm_source=facebook&utm_medium=paid_social&utm_campaign=${campaign}-retarget&fbclid=IwAR-e2e-${campaign}`;
   await openShop(shopper.page, fromMeta, 'https://l.facebook.com/');
   await expect
     .poll(() => recentEvents(page.request, anonymousId!))
     .toEqual(sorted([
-      ['page_view', `${SHOP}/products/mug`, null],
+      ['page_view', `${shop.origin}/products/mug`, null],
       ['page_view', landing, null],
     ]));
   // Visit 2: identified at checkout, then the purchase; leaving the thank-you page sends them.
@@ -203,7 +168,7 @@ test('a shopper lands from Google Ads, comes back later from Meta and buys: /tou
     .toEqual(
       sorted([
         ['identify', fromMeta, null],
-        ['page_view', `${SHOP}/products/mug`, null],
+        ['page_view', `${shop.origin}/products/mug`, null],
         ['page_view', fromMeta, null],
         ['page_view', landing, null],
         ['purchase', fromMeta, orderId],
