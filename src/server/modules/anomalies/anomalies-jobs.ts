@@ -22,7 +22,7 @@ export const ANOMALIES_JOB: JobDefinition = {
   },
 };
 
-/** After a sync: one detection of the store, at most one queued a minute. */
+/** After a sync: one detection of the store a minute; one more sent in the same minute runs in the next (it has newer data). */
 export function queueAnomalyDetection(storeId: number): Promise<boolean> {
-  return sendIntegrationJob(ANOMALIES_QUEUE, { storeId }, { singletonKey: `anomalies:${storeId}`, singletonSeconds: 60 });
+  return sendIntegrationJob(ANOMALIES_QUEUE, { storeId }, { singletonKey: `anomalies:${storeId}`, singletonSeconds: 60, singletonNextSlot: true });
 }

@@ -71,6 +71,8 @@ export interface JobSendOptions {
   /** With singletonSeconds: at most one job per key and time slot of that many seconds. */
   singletonKey?: string;
   singletonSeconds?: number;
+  /** With singletonSeconds: a job refused in the current slot is queued for the next one (a debounce: the last send is never lost). */
+  singletonNextSlot?: boolean;
   /** The transaction to create the job in (jobs/job-database.ts). */
   db?: Db;
 }

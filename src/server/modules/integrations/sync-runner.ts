@@ -20,7 +20,7 @@ import { Store, type StoreEntity } from '../stores/store.entity.ts';
 import { ConnectionAccount, SyncRun, type SyncRunEntity } from './integration.entities.ts';
 import { ConnectionAuth } from './connection-auth.ts';
 import { openCredentials } from './sealed-credentials.ts';
-import { LOYALTY_QUEUE } from '../loyalty/loyalty-job.ts';
+import { queueLoyaltyScores } from '../loyalty/loyalty-job.ts';
 import { baseUrlFor, integrationsSettings, runningSyncs, sendIntegrationJob, type IntegrationsSettings } from './integrations-runtime.ts';
 import { syncFailureMessage } from './platform-messages.ts';
 import { reconcileAfterSync } from './reconciliation.ts';
@@ -500,7 +500,7 @@ export async function runSync(em: EntityManager, runId: number, options: RunSync
     // New orders: the store's loyalty scores are recomputed (modules/loyalty/loyalty-job.ts). A
     // failed enqueue does not fail a finished sync: the nightly run catches the store up.
     if (connector.kind === 'store') {
-      await sendIntegrationJob(LOYALTY_QUEUE, { storeId: store.id }).catch((error: unknown) => options.log?.(`Queueing the loyalty scores of store ${store.id} failed: ${errorMessage(error)}`));
+      await queueLoyaltyScores(store.id).catch((error: unknown) => options.log?.(`Queueing the loyalty scores of store ${store.id} failed: ${errorMessage(error)}`));
     }
     // The store's anomalies are judged again with the data just synced (modules/anomalies).
     await queueAnomalyDetection(store.id).catch((error: unknown) => options.log?.(`Queueing anomaly detection for store ${store.id} failed: ${errorMessage(error)}`));

@@ -3,6 +3,7 @@ import { EXPECTED_ORDERS_DAYS } from '../../../shared/loyalty.ts';
 import { addDays, dayInZone } from '../../../shared/date-ranges.ts';
 import type { JobDefinition } from '../../jobs/queues.ts';
 import { sqlRunner } from '../commerce/raw-sql.ts';
+import { sendIntegrationJob } from '../integrations/integrations-runtime.ts';
 import { fitStoreModel, holdout, scoreCustomers, type StoreModel } from './scoring.ts';
 import { customerHistories, dayNumber, lastOrderDay } from './summaries.ts';
 
@@ -12,6 +13,18 @@ import { customerHistories, dayNumber, lastOrderDay } from './summaries.ts';
 // old scores or the new ones, never half a store; the same orders give the same rows.
 
 export const LOYALTY_QUEUE = 'loyalty.scores';
+
+/**
+ * A store's recomputes after syncs are at most one per this many seconds: a burst of syncs (one per
+ * connected platform, a backfill's runs) gives one recompute at once and one at the start of the next
+ * slot, which reads every order the burst brought.
+ */
+export const LOYALTY_DEBOUNCE_SECONDS = 300;
+
+/** After a store sync: the store's scores recomputed, debounced (pg-boss singletonNextSlot). */
+export function queueLoyaltyScores(storeId: number): Promise<boolean> {
+  return sendIntegrationJob(LOYALTY_QUEUE, { storeId }, { singletonKey: `loyalty:${storeId}`, singletonSeconds: LOYALTY_DEBOUNCE_SECONDS, singletonNextSlot: true });
+}
 
 export interface LoyaltyRunResult {
   storeId: number;
