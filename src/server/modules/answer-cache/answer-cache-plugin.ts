@@ -95,7 +95,7 @@ export const answerCachePlugin = fp(async (app: FastifyInstance, options: { orm:
     const grantKey = `${cookie}\n${request.url}`;
     const grant = grants.get(grantKey);
     const usable = grant && grant.validUntil > Date.now() ? grant : null;
-    const versions = await versionsOnPool(pool, usable?.storeId ?? null);
+    const versions = await versionsOnPool(pool, usable?.storeId ?? null, procedure);
     if (usable && usable.authVersion === versions.auth) {
       const answer = answers.get(usable.answerKey);
       if (answer && answer.version === versions.data) return sendCached(request, reply, answer);

@@ -5,6 +5,7 @@ import { newGuestOf } from '../../../../test/guests.ts';
 import { ingestAdMetrics, ingestOrders } from '../commerce/ingest.ts';
 import { sqlRunner } from '../commerce/raw-sql.ts';
 import { rebuildRollups } from '../commerce/rollups.ts';
+import { requestRecompute } from '../attribution/credits.ts';
 import { poolOf, versionsOnPool } from './answer-cache.ts';
 
 const testApp = useTestApp();
@@ -16,8 +17,8 @@ async function order(storeId: number, day: string, grossMinor = 10_000) {
   await ingestOrders(testApp.orm.em.fork(), storeId, [testOrder({ placedAt: `${day}T10:00:00Z`, grossMinor })]);
 }
 
-async function versionOf(storeId: number) {
-  return versionsOnPool(await poolOf(testApp.orm.em), storeId);
+async function versionOf(storeId: number, procedure = 'commerce.kpis') {
+  return versionsOnPool(await poolOf(testApp.orm.em), storeId, procedure);
 }
 
 const ordersOf = (answer: Answer) => answer.body.result.data.kpis.orders.current as number;
@@ -105,6 +106,23 @@ describe('cached answers are never stale', () => {
     const before = await versionOf(store.id);
     await order(other.store.id, '2026-06-02');
     expect((await versionOf(store.id)).data).toBe(before.data);
+  });
+
+  it("attribution writes move the attribution answers' version only; the store's data moves both", async () => {
+    const { store } = await ownerWithOrder('attrscope');
+    const versions = async () => ({ kpis: (await versionOf(store.id, 'commerce.kpis')).data, report: (await versionOf(store.id, 'attribution.report')).data });
+    // The attribution job's minute-by-minute writes (here: a recompute requested) leave the dashboard's cached answers alone.
+    let before = await versions();
+    await requestRecompute(sqlRunner(testApp.orm.em.fork()), store.id, 30);
+    let after = await versions();
+    expect(after.kpis).toBe(before.kpis);
+    expect(after.report).not.toBe(before.report);
+    // An order is in both.
+    before = after;
+    await order(store.id, '2026-06-03');
+    after = await versions();
+    expect(after.kpis).not.toBe(before.kpis);
+    expect(after.report).not.toBe(before.report);
   });
 });
 

@@ -7,8 +7,10 @@ import type pg from 'pg';
  * data version they were computed at; an answer is served only while its store's data version is
  * unchanged, so it is never stale. The versions are counters in the table cache_versions, moved by
  * triggers (Migration20261128030000_cache_versions): 'store:<id>' with every write to what the
- * store's answers are made of, 'fx' with every exchange-rate write. Each app process keeps its own
- * cache and reads the shared counters, so a write made by any process is seen by all at once.
+ * store's answers are made of, 'attribution:<id>' with every write to its attribution credits and
+ * tracking settings (Migration20261128170000_attribution_cache_scope; only the attribution answers
+ * follow it), 'fx' with every exchange-rate write. Each app process keeps its own cache and reads the
+ * shared counters, so a write made by any process is seen by all at once.
  *
  * The answers depend only on (store, input): never on who asks. Who may ask is checked before an
  * answer is looked up (storeProcedure, or the HTTP fast path's grant, answer-cache-plugin.ts).
@@ -72,20 +74,29 @@ export function createAnswerCache(limit = ANSWER_LIMIT): BoundedCache<CachedAnsw
 export interface Versions {
   /** Moves with every write that can change who may see what (cache_versions 'auth'). */
   auth: string;
-  /** The store's data version: '<store counter>.<fx counter>'. */
+  /** The data version of the procedure's answers: '<store counter>.<attribution counter or 0>.<fx counter>'. */
   data: string;
 }
 
-// One small statement: the three counters, by primary key. A named statement, so PostgreSQL plans it once per connection.
+/** Whether a procedure's answers are made of the attribution tables too (and so follow their counter). */
+export function followsAttribution(procedure: string): boolean {
+  return procedure.startsWith('attribution.');
+}
+
+// One small statement: the counters, by primary key. A named statement, so PostgreSQL plans it once per connection.
 const VERSIONS_QUERY = {
   name: 'answer-cache-versions',
   text: `select (select version from cache_versions where scope = 'auth')::text as auth,
                 coalesce((select version from cache_versions where scope = $1), 0)::text || '.' ||
+                coalesce((select version from cache_versions where scope = $2), 0)::text || '.' ||
                 coalesce((select version from cache_versions where scope = 'fx'), 0)::text as data`,
 };
 
-export async function versionsOnPool(pool: pg.Pool, storeId: number | null): Promise<Versions> {
-  const result = await pool.query<Versions>({ ...VERSIONS_QUERY, values: [storeId === null ? '' : `store:${storeId}`] });
+/** The counters for a procedure's answers on a store (null: the 'auth' counter only matters). */
+export async function versionsOnPool(pool: pg.Pool, storeId: number | null, procedure = ''): Promise<Versions> {
+  const store = storeId === null ? '' : `store:${storeId}`;
+  const attribution = storeId !== null && followsAttribution(procedure) ? `attribution:${storeId}` : '';
+  const result = await pool.query<Versions>({ ...VERSIONS_QUERY, values: [store, attribution] });
   return result.rows[0]!;
 }
 
@@ -127,7 +138,7 @@ export async function cachedAnswer<T>(
   compute: () => Promise<T>,
   options: { keep?: (value: T) => boolean } = {},
 ): Promise<T> {
-  const { data: version } = await versionsOnPool(await poolOf(ctx.em), storeId);
+  const { data: version } = await versionsOnPool(await poolOf(ctx.em), storeId, procedure);
   const key = answerKey(storeId, procedure, input);
   const answers = ctx.services.answers;
   let entry = answers.get(key);
