@@ -35,6 +35,7 @@ const envSchema = z.object({
   SCHEDULED_SYNCS: booleanFromEnv.default(true),
   TRACKING_REQUESTS_PER_IP_PER_SECOND: z.coerce.number().int().min(1).default(20),
   TRACKING_EVENTS_PER_STORE_PER_SECOND: z.coerce.number().int().min(1).default(5000),
+  TRACKING_RATE_WINDOW_SECONDS: z.coerce.number().int().min(1).max(60).default(1),
   TRACKING_COUNTRY_HEADER: z.string().trim().toLowerCase().regex(/^[a-z0-9-]+$/).optional(),
 });
 
@@ -172,7 +173,7 @@ export interface AppConfig {
    * per second and per app process; and the header a trusted proxy puts the visitor's country in
    * (e.g. cf-ipcountry), read only when TRUST_PROXY is set.
    */
-  tracking: { requestsPerIpPerSecond: number; eventsPerStorePerSecond: number; countryHeader: string | undefined };
+  tracking: { requestsPerIpPerSecond: number; eventsPerStorePerSecond: number; rateWindowSeconds: number; countryHeader: string | undefined };
   /** The optional LLM (LLM_BASE_URL, LLM_API_KEY, LLM_MODEL, LLM_TIMEOUT_MS, LLM_MAX_TOKENS): null, the default, keeps it off. */
   llm: LlmSettings | null;
 }
@@ -227,6 +228,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     tracking: {
       requestsPerIpPerSecond: values.TRACKING_REQUESTS_PER_IP_PER_SECOND,
       eventsPerStorePerSecond: values.TRACKING_EVENTS_PER_STORE_PER_SECOND,
+      rateWindowSeconds: values.TRACKING_RATE_WINDOW_SECONDS,
       countryHeader: values.TRACKING_COUNTRY_HEADER,
     },
     llm,

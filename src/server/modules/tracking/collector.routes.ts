@@ -148,8 +148,8 @@ export async function trackingCollectorPlugin(app: FastifyInstance, options: { c
   const writer = new EventWriter(pool);
   const settingsCache = new SettingsCache(orm);
   const salt = new DailySalt(() => orm.em.fork());
-  const perIp = new WindowCounter(config.tracking.requestsPerIpPerSecond);
-  const perStore = new WindowCounter(config.tracking.eventsPerStorePerSecond);
+  const perIp = new WindowCounter(config.tracking.requestsPerIpPerSecond, Date.now, config.tracking.rateWindowSeconds);
+  const perStore = new WindowCounter(config.tracking.eventsPerStorePerSecond, Date.now, config.tracking.rateWindowSeconds);
   // The limits hold over all app processes on the database (rate-limit.ts).
   const shared = new SharedRateLimits(pool, { ip: perIp, store: perStore }, (error) => app.log.warn({ err: error }, 'Could not share the collector’s rate-limit counts'));
   shared.start();

@@ -1,7 +1,9 @@
 import type pg from 'pg';
 
-// The collector's rate limits (per client address: requests; per store: events) in fixed one-second
-// windows. Each process counts in its own memory, so the hot path makes no database round trip and a
+// The collector's rate limits (per client address: requests; per store: events) in fixed windows of
+// TRACKING_RATE_WINDOW_SECONDS (1 by default; the limit of a window is the per-second limit times its
+// seconds: a longer window lets bursts through that a second would refuse, and a busy test machine
+// fill one deterministically). Each process counts in its own memory, so the hot path makes no database round trip and a
 // single process refuses at once; every SYNC_MS (250 ms) it adds what it admitted since the last sync
 // into the shared unlogged table tracking_rate_windows and reads back each key's total over all
 // processes, and from then on refuses when that total (its own count + the others' last read) is
@@ -18,6 +20,7 @@ export const SYNC_MS = 250;
 const KEEP_SECONDS = 60;
 
 interface Window {
+  /** The window's first second (epoch seconds). */
   second: number;
   /** Admitted here in this window. */
   count: number;
@@ -32,17 +35,27 @@ export class WindowCounter {
   private lastSweep = 0;
 
   readonly perSecond: number;
+  /** The limit of one window: perSecond × its seconds. */
+  readonly perWindow: number;
+  private readonly windowSeconds: number;
   private readonly now: () => number;
 
-  constructor(perSecond: number, now: () => number = Date.now) {
+  constructor(perSecond: number, now: () => number = Date.now, windowSeconds = 1) {
     this.perSecond = perSecond;
+    this.windowSeconds = windowSeconds;
+    this.perWindow = perSecond * windowSeconds;
     this.now = now;
   }
 
-  /** Counts `amount` for the key; refuses (counting nothing) when the key's second is used up here and elsewhere. */
+  /** The first second of the window `now` is in. */
+  private windowOf(now: number): number {
+    return Math.floor(now / 1000 / this.windowSeconds) * this.windowSeconds;
+  }
+
+  /** Counts `amount` for the key; refuses (counting nothing) when the key's window is used up here and elsewhere. */
   take(key: string, amount = 1): RateLimitDecision {
     const now = this.now();
-    const second = Math.floor(now / 1000);
+    const second = this.windowOf(now);
     if (now - this.lastSweep > 10_000) this.sweep(second);
     let window = this.windows.get(key);
     if (!window || window.second !== second) {
@@ -50,8 +63,8 @@ export class WindowCounter {
       this.windows.set(key, window);
     }
     const used = window.count + window.others;
-    if (used + amount > this.perSecond && used > 0) {
-      return { allowed: false, retryAfterSeconds: 1 };
+    if (used + amount > this.perWindow && used > 0) {
+      return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(second + this.windowSeconds - now / 1000)) };
     }
     window.count += amount;
     window.unsynced += amount;
@@ -60,17 +73,17 @@ export class WindowCounter {
 
   /** This window's keys to sync (what each admitted since the last sync), marked as synced. */
   takeUnsynced(): { key: string; second: number; amount: number }[] {
-    const second = Math.floor(this.now() / 1000);
+    const second = this.windowOf(this.now());
     const out: { key: string; second: number; amount: number }[] = [];
     for (const [key, window] of this.windows) {
-      if (window.second < second - 1) continue;
+      if (window.second < second - this.windowSeconds) continue;
       out.push({ key, second: window.second, amount: window.unsynced });
       window.unsynced = 0;
     }
     return out;
   }
 
-  /** A key's total over all processes for a second, as the shared table answered. */
+  /** A key's total over all processes for a window, as the shared table answered. */
   applyTotal(key: string, second: number, total: number): void {
     const window = this.windows.get(key);
     if (window && window.second === second) window.others = Math.max(0, total - window.count);
@@ -78,7 +91,7 @@ export class WindowCounter {
 
   private sweep(second: number): void {
     this.lastSweep = second * 1000;
-    for (const [key, window] of this.windows) if (window.second < second - 1) this.windows.delete(key);
+    for (const [key, window] of this.windows) if (window.second < second - this.windowSeconds) this.windows.delete(key);
   }
 }
 
