@@ -259,9 +259,20 @@ test('customer loyalty screenshots at 1280 and 390 px, light and dark', async ({
       await page.setViewportSize(viewport);
       await page.reload();
       await expect(page.getByTestId('retention-row')).toHaveCount(12);
+      await expect(page.getByTestId('loyalty-tiles')).toBeVisible(UNTIL_DONE);
+      await tableTotal(page);
       await page.getByTestId('retention-cell').nth(3).hover();
       await screenSettled(page);
       await page.screenshot({ path: path.join(directory!, `customer-loyalty-${size}-${theme}.png`), fullPage: true });
+      // The customer drawer open over the at-risk segment's table.
+      await page.locator('[data-testid="segment-tile"][data-segment="at_risk"]').click();
+      await tableTotal(page);
+      await page.locator(size === '390' ? '[data-testid="loyalty-card"]' : '[data-testid="loyalty-name"]').first().click();
+      await expect(page.getByTestId('customer-drawer').getByTestId('drawer-order').first()).toBeVisible();
+      await screenSettled(page);
+      await page.screenshot({ path: path.join(directory!, `customer-loyalty-drawer-${size}-${theme}.png`) });
+      await page.keyboard.press('Escape');
+      await page.goto('/customer-loyalty');
     }
   }
 });
