@@ -264,6 +264,12 @@ test('customer loyalty screenshots at 1280 and 390 px, light and dark', async ({
       await page.getByTestId('retention-cell').nth(3).hover();
       await screenSettled(page);
       await page.screenshot({ path: path.join(directory!, `customer-loyalty-${size}-${theme}.png`), fullPage: true });
+      // The parts at their real size (a full page at 390 px is too tall to look at).
+      await page.getByTestId('loyalty-tiles').screenshot({ path: path.join(directory!, `customer-loyalty-tiles-${size}-${theme}.png`) });
+      await page.getByTestId('loyalty-segments').screenshot({ path: path.join(directory!, `customer-loyalty-segments-${size}-${theme}.png`) });
+      await page.getByTestId('loyalty-customers').evaluate((element) => element.scrollIntoView());
+      await screenSettled(page);
+      await page.screenshot({ path: path.join(directory!, `customer-loyalty-table-${size}-${theme}.png`) });
       // The customer drawer open over the at-risk segment's table.
       await page.locator('[data-testid="segment-tile"][data-segment="at_risk"]').click();
       await tableTotal(page);

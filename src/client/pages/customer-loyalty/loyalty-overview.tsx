@@ -50,13 +50,14 @@ function Tiles({ summary }: { summary: LoyaltySummaryOutput }) {
       </h2>
       <ul className="grid grid-cols-2 gap-3 sm:gap-4 lg:grid-cols-4">
         <li className="flex">
-          <KpiCard testId="loyalty-tile-active" label={t('tiles.active')} value={format.integer(summary.activeCustomers)} hint={t('tiles.activeHint', { days: ACTIVE_CUSTOMER_DAYS, total: format.integer(summary.customers) })} />
+          <KpiCard comparable={false} testId="loyalty-tile-active" label={t('tiles.active')} value={format.integer(summary.activeCustomers)} hint={t('tiles.activeHint', { days: ACTIVE_CUSTOMER_DAYS, total: format.integer(summary.customers) })} />
         </li>
         <li className="flex">
-          <KpiCard testId="loyalty-tile-repeat" label={t('tiles.repeat')} value={format.percent(summary.repeatRate)} hint={t('tiles.repeatHint')} />
+          <KpiCard comparable={false} testId="loyalty-tile-repeat" label={t('tiles.repeat')} value={format.percent(summary.repeatRate)} hint={t('tiles.repeatHint')} />
         </li>
         <li className="flex">
           <KpiCard
+            comparable={false}
             testId="loyalty-tile-at-risk"
             label={t('tiles.atRiskRevenue')}
             value={format.money(summary.atRiskRevenueMinor, summary.currency)}
@@ -65,7 +66,7 @@ function Tiles({ summary }: { summary: LoyaltySummaryOutput }) {
           />
         </li>
         <li className="flex">
-          <KpiCard testId="loyalty-tile-model" label={t('tiles.model')} value={t(`model.${model}`)} hint={t(`model.${model}Hint`)} />
+          <KpiCard comparable={false} testId="loyalty-tile-model" label={t('tiles.model')} value={t(`model.${model}`)} hint={t(`model.${model}Hint`)} />
         </li>
       </ul>
       <ModelNote summary={summary} />
@@ -140,7 +141,7 @@ function SegmentGrid({ summary, selected, onSegment }: { summary: LoyaltySummary
                   <span className="text-xl font-bold tabular-nums" data-testid="segment-customers">
                     {format.integer(customers)}
                   </span>
-                  <span className="text-base-content/60 text-xs tabular-nums">{total > 0 ? format.percent(customers / total, 0) : ''}</span>
+                  <span className="text-base-content/60 text-xs tabular-nums">{total > 0 ? format.percent(customers / total, customers > 0 && customers / total < 0.1 ? 1 : 0) : ''}</span>
                 </span>
                 <span className="text-base-content/70 text-xs tabular-nums" data-testid="segment-revenue">
                   {t('segments.revenue', { amount: format.money(row?.spentMinor ?? 0, summary.currency) })}
