@@ -233,6 +233,10 @@ test('loyalty overview: tiles, segments filter the table, search, sort, pages, d
   await expect(progress).toHaveAttribute('data-total', String(atRiskCount));
   await expect(progress).toHaveText(`Klaviyo: done, ${atRiskCount.toLocaleString('en')} of ${atRiskCount.toLocaleString('en')} customers are in “StorePulse – At risk”.`);
   expect([...klaviyo.lists.values()].filter((name) => name === 'StorePulse – At risk')).toHaveLength(1);
+  if (process.env.SCREENSHOTS_DIR) {
+    mkdirSync(process.env.SCREENSHOTS_DIR, { recursive: true });
+    await page.getByTestId('audience-push').screenshot({ path: path.join(process.env.SCREENSHOTS_DIR, 'customer-loyalty-push-1280-light.png') });
+  }
   expect(klaviyo.listProfiles('StorePulse – At risk').map((profile) => profile.email.toLowerCase())).toEqual(csvEmails);
 
   // The at-risk tab: churn risk of 50 % or more, its own push target.
