@@ -28,6 +28,8 @@ export interface KpiCardProps {
   comparisonLabel?: string;
   /** The comparison period's value, in words ("Previous period: £9,870"): a tooltip on the change. */
   previous?: string;
+  /** False for a figure that has no comparison period (a current state, e.g. the model in use): no change row. */
+  comparable?: boolean;
   /** Where the card leads (the analytics view of the metric): the whole card is then a link. */
   href?: string;
   testId?: string;
@@ -74,6 +76,7 @@ export function KpiCard({
   note,
   comparisonLabel,
   previous,
+  comparable = true,
   href,
   testId = 'kpi-card',
 }: KpiCardProps) {
@@ -125,33 +128,35 @@ export function KpiCard({
         )}
       </p>
       {/* Above the stretched link, so that hovering the change shows the previous value. */}
-      <div className="group/delta relative z-20 mt-2 flex min-h-6 flex-wrap items-center gap-x-2 gap-y-1 text-xs">
-        {hasDelta && DeltaIcon ? (
-          <span className={`badge badge-sm badge-soft gap-0.5 font-semibold whitespace-nowrap tabular-nums ${TONE_CLASS[tone]}`} data-testid="kpi-delta" data-tone={tone}>
-            <DeltaIcon className="size-3" aria-hidden="true" />
-            {formatChange(delta, locale)}
-          </span>
-        ) : (
-          <span className="badge badge-sm badge-ghost" data-testid="kpi-delta" data-tone="none">
-            {NO_VALUE}
-          </span>
-        )}
-        <span className="text-base-content/65">{comparisonLabel ?? t('kpi.vsPrevious')}</span>
-        {previous && (
-          <>
-            <span className="sr-only">{previous}</span>
-            {/* Shown on hover (or while the card's link has focus), as wide as the card and no wider: not
-                rendered otherwise, so it never widens a phone's page. */}
-            <span
-              aria-hidden="true"
-              className="bg-neutral text-neutral-content rounded-field pointer-events-none absolute inset-x-0 top-full z-20 mt-1 hidden px-2 py-1 text-xs leading-snug shadow-md group-hover/delta:block group-focus-within/card:block"
-              data-testid="kpi-previous"
-            >
-              {previous}
+      {comparable && (
+        <div className="group/delta relative z-20 mt-2 flex min-h-6 flex-wrap items-center gap-x-2 gap-y-1 text-xs">
+          {hasDelta && DeltaIcon ? (
+            <span className={`badge badge-sm badge-soft gap-0.5 font-semibold whitespace-nowrap tabular-nums ${TONE_CLASS[tone]}`} data-testid="kpi-delta" data-tone={tone}>
+              <DeltaIcon className="size-3" aria-hidden="true" />
+              {formatChange(delta, locale)}
             </span>
-          </>
-        )}
-      </div>
+          ) : (
+            <span className="badge badge-sm badge-ghost" data-testid="kpi-delta" data-tone="none">
+              {NO_VALUE}
+            </span>
+          )}
+          <span className="text-base-content/65">{comparisonLabel ?? t('kpi.vsPrevious')}</span>
+          {previous && (
+            <>
+              <span className="sr-only">{previous}</span>
+              {/* Shown on hover (or while the card's link has focus), as wide as the card and no wider: not
+                  rendered otherwise, so it never widens a phone's page. */}
+              <span
+                aria-hidden="true"
+                className="bg-neutral text-neutral-content rounded-field pointer-events-none absolute inset-x-0 top-full z-20 mt-1 hidden px-2 py-1 text-xs leading-snug shadow-md group-hover/delta:block group-focus-within/card:block"
+                data-testid="kpi-previous"
+              >
+                {previous}
+              </span>
+            </>
+          )}
+        </div>
+      )}
       {showSparkline && summary && (
         <Sparkline
           values={sparkline}

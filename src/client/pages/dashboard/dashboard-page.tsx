@@ -18,6 +18,7 @@ import { trpc } from '../../lib/trpc.ts';
 import { useGuestStatus, useStores } from '../../lib/use-access.ts';
 import { analyticsHref, dayPartInZone, ltvMaturity } from './dashboard-figures.ts';
 import { AnomalyPanel } from './anomaly-panel.tsx';
+import { LoyaltyDashboardCard } from '../customer-loyalty/loyalty-dashboard-card.tsx';
 import { TODAY_REFRESH_MS, TodayCard } from './today-card.tsx';
 
 // The charts' library starts downloading with this page's data, not after it (the tiles never wait for it).
@@ -388,6 +389,7 @@ export function DashboardPage({ username }: { username: string }) {
           <TodayCard />
           <DashboardFigures />
           {activeStore && <AnomalyPanel currency={activeStore.currency} />}
+          <LoyaltyDashboardCard />
         </div>
       </StoreDataGate>
     </DataPage>

@@ -1,9 +1,7 @@
-import { XIcon } from 'lucide-react';
 import { useMemo, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { OrderDetailOutput } from '../../../shared/orders.ts';
-import { DataError } from '../../components/data-page.tsx';
-import { Modal } from '../../components/modal.tsx';
+import { DetailDrawer, DrawerSection } from '../../components/detail-drawer.tsx';
 import { trpc } from '../../lib/trpc.ts';
 import { useFigureFormat } from '../../lib/figure-format.ts';
 import { ChannelBadge, CustomerTypeBadge, StatusBadge } from './order-badges.tsx';
@@ -15,31 +13,19 @@ export function OrderDrawer({ orderId, onClose }: { orderId: number | null; onCl
   const detail = trpc.orders.detail.useQuery({ orderId: orderId ?? 0 }, { enabled: orderId !== null });
 
   return (
-    <Modal open={orderId !== null} titleId="order-drawer-title" onClose={onClose} variant="drawer" testId="order-drawer">
-      <header className="border-base-content/10 flex items-start justify-between gap-3 border-b px-5 py-4">
-        <div className="min-w-0">
-          <h2 id="order-drawer-title" className="truncate text-lg font-semibold">
-            {detail.data ? t('drawer.title', { number: detail.data.order.orderNumber ?? detail.data.order.externalId }) : t('drawer.loading')}
-          </h2>
-          {detail.data && <DrawerSubtitle detail={detail.data} />}
-        </div>
-        <button type="button" className="btn btn-ghost btn-sm btn-square" onClick={onClose} aria-label={t('drawer.close')}>
-          <XIcon aria-hidden="true" />
-        </button>
-      </header>
-      <div className="flex-1 space-y-6 overflow-y-auto px-5 py-5">
-        {detail.isError ? (
-          <DataError error={detail.error} onRetry={() => void detail.refetch()} />
-        ) : !detail.data ? (
-          <div className="space-y-3" role="status" aria-label={t('drawer.loading')}>
-            <div className="skeleton h-24 rounded-box" />
-            <div className="skeleton h-40 rounded-box" />
-          </div>
-        ) : (
-          <OrderDetailBody detail={detail.data} />
-        )}
-      </div>
-    </Modal>
+    <DetailDrawer
+      open={orderId !== null}
+      onClose={onClose}
+      titleId="order-drawer-title"
+      title={detail.data ? t('drawer.title', { number: detail.data.order.orderNumber ?? detail.data.order.externalId }) : t('drawer.loading')}
+      subtitle={detail.data && <DrawerSubtitle detail={detail.data} />}
+      closeLabel={t('drawer.close')}
+      loadingLabel={t('drawer.loading')}
+      query={detail}
+      testId="order-drawer"
+    >
+      {detail.data && <OrderDetailBody detail={detail.data} />}
+    </DetailDrawer>
   );
 }
 
@@ -52,15 +38,6 @@ function DrawerSubtitle({ detail }: { detail: OrderDetailOutput }) {
       <StatusBadge status={order.status} isTest={order.isTest} />
       <ChannelBadge channel={order.channel} />
     </div>
-  );
-}
-
-function Section({ title, children, testId }: { title: string; children: ReactNode; testId?: string }) {
-  return (
-    <section data-testid={testId}>
-      <h3 className="text-base-content/70 mb-2 text-xs font-semibold tracking-wide uppercase">{title}</h3>
-      {children}
-    </section>
   );
 }
 
@@ -116,7 +93,7 @@ function OrderDetailBody({ detail }: { detail: OrderDetailOutput }) {
         </p>
       )}
 
-      <Section title={t('drawer.amounts')} testId="drawer-amounts">
+      <DrawerSection title={t('drawer.amounts')} testId="drawer-amounts">
         <Facts
           rows={[
             [t('columns.gross'), money(order.amounts.gross)],
@@ -134,9 +111,9 @@ function OrderDetailBody({ detail }: { detail: OrderDetailOutput }) {
           ]}
         />
         <p className="text-base-content/60 mt-2 text-xs">{t('drawer.netSalesHint')}</p>
-      </Section>
+      </DrawerSection>
 
-      <Section title={t('drawer.lines', { count: lines.length })} testId="drawer-lines">
+      <DrawerSection title={t('drawer.lines', { count: lines.length })} testId="drawer-lines">
         {lines.length === 0 ? (
           <p className="text-base-content/70 text-sm">{t('drawer.noLines')}</p>
         ) : (
@@ -158,9 +135,9 @@ function OrderDetailBody({ detail }: { detail: OrderDetailOutput }) {
             ))}
           </ul>
         )}
-      </Section>
+      </DrawerSection>
 
-      <Section title={t('drawer.refundsTitle')} testId="drawer-refunds">
+      <DrawerSection title={t('drawer.refundsTitle')} testId="drawer-refunds">
         {refunds.length === 0 ? (
           <p className="text-base-content/70 text-sm">{t('drawer.noRefunds')}</p>
         ) : (
@@ -176,9 +153,9 @@ function OrderDetailBody({ detail }: { detail: OrderDetailOutput }) {
             ))}
           </ul>
         )}
-      </Section>
+      </DrawerSection>
 
-      <Section title={t('drawer.attribution')} testId="drawer-attribution">
+      <DrawerSection title={t('drawer.attribution')} testId="drawer-attribution">
         <div className="mb-2">
           <ChannelBadge channel={attribution.channel} />
         </div>
@@ -187,9 +164,9 @@ function OrderDetailBody({ detail }: { detail: OrderDetailOutput }) {
         ) : (
           <Facts rows={attributionRows.map(([key, value]) => [t(`attribution.${key}`), <span key={key} className="font-mono text-xs">{value}</span>])} />
         )}
-      </Section>
+      </DrawerSection>
 
-      <Section title={t('drawer.customer')} testId="drawer-customer">
+      <DrawerSection title={t('drawer.customer')} testId="drawer-customer">
         {customer === null ? (
           <p className="text-base-content/70 text-sm">{t('drawer.guestCheckout')}</p>
         ) : (
@@ -202,7 +179,7 @@ function OrderDetailBody({ detail }: { detail: OrderDetailOutput }) {
             ]}
           />
         )}
-      </Section>
+      </DrawerSection>
     </>
   );
 }

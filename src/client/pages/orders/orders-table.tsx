@@ -1,6 +1,7 @@
-import { ArrowDownIcon, ArrowUpDownIcon, ArrowUpIcon, ChevronLeftIcon, ChevronRightIcon } from 'lucide-react';
 import { useTranslation } from 'react-i18next';
 import { MAX_ORDERS_OFFSET, ORDER_PAGE_SIZES, type OrderPageSize, type OrderRow, type OrderSort, type OrdersListOutput } from '../../../shared/orders.ts';
+import { PageButtons } from '../../components/page-buttons.tsx';
+import { SortableHeader } from '../../components/sortable-header.tsx';
 import { useFigureFormat } from '../../lib/figure-format.ts';
 import { ChannelBadge, CustomerTypeBadge, StatusBadge } from './order-badges.tsx';
 import { useOrderMoney, useStoreDateTime } from './order-format.ts';
@@ -24,24 +25,9 @@ function Amount({ row, field, currency }: { row: OrderRow; field: 'total' | 'net
   );
 }
 
-function SortableHeader({ label, sort, view, onSort, align = 'left' }: { label: string; sort: OrderSort; view: OrdersView; onSort: (sort: OrderSort) => void; align?: 'left' | 'right' }) {
+function OrderSortHeader({ label, sort, view, onSort, align = 'left' }: { label: string; sort: OrderSort; view: OrdersView; onSort: (sort: OrderSort) => void; align?: 'left' | 'right' }) {
   const { t } = useTranslation('orders');
-  const active = view.sort === sort;
-  const Icon = !active ? ArrowUpDownIcon : view.direction === 'asc' ? ArrowUpIcon : ArrowDownIcon;
-  return (
-    <th scope="col" aria-sort={active ? (view.direction === 'asc' ? 'ascending' : 'descending') : 'none'} className={align === 'right' ? 'text-right' : ''}>
-      <button
-        type="button"
-        className={`inline-flex items-center gap-1 font-semibold hover:text-base-content ${align === 'right' ? 'flex-row-reverse' : ''} ${active ? 'text-base-content' : ''}`}
-        onClick={() => onSort(sort)}
-        title={t('table.sortBy', { column: label })}
-        data-testid={`sort-${sort}`}
-      >
-        {label}
-        <Icon className={`size-3.5 ${active ? '' : 'opacity-40'}`} aria-hidden="true" />
-      </button>
-    </th>
-  );
+  return <SortableHeader label={label} sort={sort} current={view} onSort={onSort} title={t('table.sortBy', { column: label })} align={align} />;
 }
 
 /** The buyer: the platform's customer id (names and e-mails are not kept) and their orders, or "Guest"; new or returning beside it. */
@@ -116,16 +102,16 @@ export function OrdersTable({ data, view, onSort, onOpen }: TableProps) {
         <table className="table table-sm" data-testid="orders-table">
           <thead>
             <tr className="text-base-content/70">
-              <SortableHeader label={t('columns.order')} sort="orderNumber" view={view} onSort={onSort} />
-              <SortableHeader label={t('columns.placedAt')} sort="placedAt" view={view} onSort={onSort} />
+              <OrderSortHeader label={t('columns.order')} sort="orderNumber" view={view} onSort={onSort} />
+              <OrderSortHeader label={t('columns.placedAt')} sort="placedAt" view={view} onSort={onSort} />
               <th scope="col">{t('columns.customer')}</th>
               <th scope="col">{t('columns.channel')}</th>
               <th scope="col">{t('columns.status')}</th>
               <th scope="col" className="text-right">
                 {t('columns.items')}
               </th>
-              <SortableHeader label={t('columns.total')} sort="total" view={view} onSort={onSort} align="right" />
-              <SortableHeader label={t('columns.netSales')} sort="netSales" view={view} onSort={onSort} align="right" />
+              <OrderSortHeader label={t('columns.total')} sort="total" view={view} onSort={onSort} align="right" />
+              <OrderSortHeader label={t('columns.netSales')} sort="netSales" view={view} onSort={onSort} align="right" />
             </tr>
           </thead>
           <tbody>
@@ -195,17 +181,14 @@ export function OrdersPagination({
           ))}
         </select>
       </label>
-      <div className="join">
-        <button type="button" className="btn btn-sm join-item" onClick={() => onPage(data.page - 1)} disabled={data.page <= 1} aria-label={t('pagination.previous')} data-testid="page-previous">
-          <ChevronLeftIcon className="size-4" aria-hidden="true" />
-        </button>
-        <span className="btn btn-sm join-item pointer-events-none tabular-nums" data-testid="page-indicator" aria-live="polite">
-          {t('pagination.page', { page: format.integer(data.page), pages: pagesText })}
-        </span>
-        <button type="button" className="btn btn-sm join-item" onClick={() => onPage(data.page + 1)} disabled={data.page >= pages} aria-label={t('pagination.next')} data-testid="page-next">
-          <ChevronRightIcon className="size-4" aria-hidden="true" />
-        </button>
-      </div>
+      <PageButtons
+        page={data.page}
+        pages={pages}
+        onPage={onPage}
+        pageText={t('pagination.page', { page: format.integer(data.page), pages: pagesText })}
+        previousLabel={t('pagination.previous')}
+        nextLabel={t('pagination.next')}
+      />
     </nav>
   );
 }

@@ -1,48 +1,13 @@
-import { SearchIcon, XIcon } from 'lucide-react';
-import { useEffect, useId, useState } from 'react';
+import { XIcon } from 'lucide-react';
+import { useCallback, useId } from 'react';
 import { useTranslation } from 'react-i18next';
 import { CHANNELS, ORDER_STATUSES } from '../../../shared/commerce-constants.ts';
 import { CUSTOMER_TYPES, ORDER_PLATFORMS, ORDER_SEARCH_MAX_LENGTH, type CustomerType } from '../../../shared/orders.ts';
 import { platformDisplayName } from '../../../shared/platforms.ts';
 import { Popover } from '../../components/popover.tsx';
+import { SearchBox } from '../../components/search-box.tsx';
 import { useChannelName } from '../../components/kpi-card.tsx';
 import type { OrdersView, OrdersViewState } from './orders-url-state.ts';
-
-const SEARCH_DEBOUNCE_MS = 300;
-
-/** The search box: the URL (and so the query) follows the typing once it pauses. */
-function SearchBox({ value, onSearch }: { value: string; onSearch: (text: string) => void }) {
-  const { t } = useTranslation('orders');
-  const [text, setText] = useState(value);
-
-  // "Clear filters" or the back button changed the URL: show what it says.
-  useEffect(() => setText(value), [value]);
-
-  useEffect(() => {
-    if (text.trim() === value.trim()) return;
-    const timer = window.setTimeout(() => onSearch(text.trim()), SEARCH_DEBOUNCE_MS);
-    return () => window.clearTimeout(timer);
-  }, [text, value, onSearch]);
-
-  return (
-    <label className="input input-sm w-full sm:w-96">
-      <SearchIcon className="text-base-content/60 size-4" aria-hidden="true" />
-      <input
-        type="search"
-        className="grow"
-        value={text}
-        maxLength={ORDER_SEARCH_MAX_LENGTH}
-        placeholder={t('toolbar.searchPlaceholder')}
-        aria-label={t('toolbar.search')}
-        onChange={(event) => setText(event.target.value)}
-        onKeyDown={(event) => {
-          if (event.key === 'Enter') onSearch(text.trim());
-        }}
-        data-testid="orders-search"
-      />
-    </label>
-  );
-}
 
 interface MultiSelectProps<T extends string> {
   label: string;
@@ -103,10 +68,18 @@ export function OrdersToolbar({ state }: { state: OrdersViewState }) {
   const channelName = useChannelName();
   const { view, update, hasFilters, clearFilters } = state;
   const set = (changes: Partial<OrdersView>) => update(changes);
+  const onSearch = useCallback((search: string) => update({ search }), [update]);
 
   return (
     <div className="flex flex-col gap-2 lg:flex-row lg:flex-wrap lg:items-center" role="search" aria-label={t('toolbar.label')}>
-      <SearchBox value={view.search} onSearch={(search) => set({ search })} />
+      <SearchBox
+        value={view.search}
+        onSearch={onSearch}
+        label={t('toolbar.search')}
+        placeholder={t('toolbar.searchPlaceholder')}
+        maxLength={ORDER_SEARCH_MAX_LENGTH}
+        testId="orders-search"
+      />
       <div className="flex flex-wrap items-center gap-2">
         <MultiSelectFilter
           label={t('toolbar.status')}

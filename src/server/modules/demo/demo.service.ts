@@ -11,6 +11,8 @@ import { EventWriter } from '../tracking/event-writer.ts';
 import { buildSessions } from '../tracking/sessions.ts';
 import { trackingSettingsOf } from '../tracking/tracking-settings.service.ts';
 import { DemoJourneys, type JourneyCounts } from './journeys.ts';
+import { sendIntegrationJob } from '../integrations/integrations-runtime.ts';
+import { LOYALTY_QUEUE, recomputeLoyalty } from '../loyalty/loyalty-job.ts';
 
 export interface DemoProgress {
   phase: 'products' | 'orders' | 'ad metrics' | 'e-mail metrics' | 'totals' | 'sessions' | 'done';
@@ -197,6 +199,15 @@ export async function loadDemoData(
     // rollups, new to the planner, need their statistics too (a year's revenue by product: a sort
     // instead of a hash, 459 ms instead of 208 on 1M orders).
     await sqlRunner(em).run(`vacuum (analyze) daily_rollups, channel_daily_rollups, product_daily_rollups, customers`);
+    // The demo's customers are scored now (a second or two; the job's own code, loyalty-job.ts), so
+    // /customer-loyalty shows them with the rest of the demo. Should that fail, the store's loyalty
+    // job is queued instead (the screen waits for its scores), and the nightly run is the last resort:
+    // the demo itself is loaded either way.
+    try {
+      await recomputeLoyalty(em.fork(), store.id);
+    } catch {
+      await sendIntegrationJob(LOYALTY_QUEUE, { storeId: store.id }).catch(() => false);
+    }
     report('done');
     return {
       orders: progress.orders,

@@ -212,6 +212,17 @@ describe('demo.load', () => {
     expect(await readRollups(em, owner.store.id)).toEqual(incremental);
   });
 
+  it('scores the demo customers at once: the customers have loyalty rows and the store its model (the loyalty screen needs no wait for the job)', async () => {
+    const [scored] = await sqlRunner(testApp.orm.em.fork()).rows<{ customers: number; scored: number; models: number }>(
+      `select (select count(*)::int from customers where store_id = $1) as customers,
+              (select count(*)::int from customer_loyalty where store_id = $1) as scored,
+              (select count(*)::int from loyalty_models where store_id = $1) as models`,
+      [owner.store.id],
+    );
+    expect(scored!.scored).toBeGreaterThan(scored!.customers * 0.9);
+    expect(scored!.models).toBe(1);
+  });
+
   it('refuses a store that already has orders', async () => {
     const again = await load(owner.client);
     expect(again.status).toBe(409);
