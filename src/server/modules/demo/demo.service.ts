@@ -11,8 +11,7 @@ import { EventWriter } from '../tracking/event-writer.ts';
 import { buildSessions } from '../tracking/sessions.ts';
 import { trackingSettingsOf } from '../tracking/tracking-settings.service.ts';
 import { DemoJourneys, type JourneyCounts } from './journeys.ts';
-import { sendIntegrationJob } from '../integrations/integrations-runtime.ts';
-import { LOYALTY_QUEUE, recomputeLoyalty } from '../loyalty/loyalty-job.ts';
+import { queueLoyaltyScores, recomputeLoyalty } from '../loyalty/loyalty-job.ts';
 
 export interface DemoProgress {
   phase: 'products' | 'orders' | 'ad metrics' | 'e-mail metrics' | 'totals' | 'sessions' | 'done';
@@ -206,7 +205,7 @@ export async function loadDemoData(
     try {
       await recomputeLoyalty(em.fork(), store.id);
     } catch {
-      await sendIntegrationJob(LOYALTY_QUEUE, { storeId: store.id }).catch(() => false);
+      await queueLoyaltyScores(store.id).catch(() => false);
     }
     report('done');
     return {
