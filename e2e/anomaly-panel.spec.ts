@@ -59,7 +59,7 @@ const ANOMALY: AnomalyRowInput = {
   detectedValue: 450.75,
   expectedValue: 1200,
   severity: 'high',
-  recommendationCode: 'check_site_stock',
+  recommendationCode: 'check_checkout_stock',
 };
 
 test('the anomaly panel: loading, All Systems Normal, an anomaly acknowledged then resolved, and a reload keeps it', async ({ page }) => {
@@ -87,7 +87,7 @@ test('the anomaly panel: loading, All Systems Normal, an anomaly acknowledged th
   await expect(item.getByTestId('anomaly-expected')).toHaveText('£1,200');
   await expect(item.getByTestId('anomaly-change')).toHaveText('-62.4%');
   await expect(item.getByTestId('anomaly-change')).toHaveClass(/text-error/);
-  await expect(item.getByTestId('anomaly-recommendation')).toHaveText('Sales fell for Trail Supply Co: check the site, checkout, stock and prices.');
+  await expect(item.getByTestId('anomaly-recommendation')).toHaveText('Trail Supply Co fell by 62%: check that the shop, the checkout and the stock of best sellers work.');
   await expect(drawnChart(page, 'anomaly-evidence')).toBeVisible();
   // No LLM configured in this server: no Explain button.
   await expect(item.getByTestId('anomaly-explain')).toHaveCount(0);

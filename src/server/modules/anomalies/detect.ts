@@ -217,7 +217,11 @@ export function changeParam(percent: number | null, signed: boolean): string {
 }
 
 /** The templated rules that turn a finding into a recommendation (README, "Anomaly insights"). */
-export function recommendationOf(finding: Omit<Finding, 'recommendation'>, sameDay: readonly Omit<Finding, 'recommendation'>[], scopeSpendUp: boolean): Finding['recommendation'] {
+export function recommendationOf(
+  finding: Omit<Finding, 'recommendation'>,
+  sameDay: readonly Omit<Finding, 'recommendation'>[],
+  scopeSpend: { flowing: boolean; up: boolean },
+): Finding['recommendation'] {
   const up = finding.value > finding.expected;
   const code = ((): AnomalyRecommendationCode => {
     switch (finding.metric) {
@@ -238,11 +242,11 @@ export function recommendationOf(finding: Omit<Finding, 'recommendation'>, sameD
         return up && finding.scope.level !== 'store' && (roasDown || finding.scope.level === 'campaign') ? 'check_bids_budget' : 'check_spend_pacing';
       }
       case 'roas':
-        return scopeSpendUp ? 'check_bids_budget' : 'review_targeting_creatives';
+        return scopeSpend.up ? 'check_bids_budget' : 'review_targeting_creatives';
       case 'orders':
       case 'net_sales':
         if (up) return 'find_growth_source';
-        return finding.scope.level === 'channel' && scopeSpendUp ? 'check_tracking_landing' : 'check_checkout_stock';
+        return finding.scope.level === 'channel' && scopeSpend.flowing ? 'check_tracking_landing' : 'check_checkout_stock';
     }
   })();
   return { code, params: { scope: finding.scope.label, change: changeParam(finding.percentChange, SIGNED_CHANGE.includes(code)) } };
@@ -257,6 +261,8 @@ const sameScope = (a: { scope: AnomalyScope }, b: { scope: AnomalyScope }) => sc
 export function detectDay(data: StoreData, day: string, scopes: ScopeSeries[] = storeSeries(data, storeContextOf(data, day))): Finding[] {
   const context = storeContextOf(data, day);
   const raw: Omit<Finding, 'recommendation'>[] = [];
+  /** Scopes whose spend kept flowing (≥ 80 % of its baseline), and those whose spend was above it. */
+  const spendFlowing = new Set<string>();
   const spendUp = new Set<string>();
   for (const scope of scopes) {
     const tracking = spendWithoutConversions(scope, day, context);
@@ -269,12 +275,16 @@ export function detectDay(data: StoreData, day: string, scopes: ScopeSeries[] = 
     if (scope.spend) {
       const spend = scope.spend.values.get(day);
       const expectation = expectationOf(scope.spend, day);
-      if (spend != null && expectation && spend >= SPEND_FLOWING_SHARE * expectation.expected && spend > 0) spendUp.add(scopeKeyOf(scope.scope));
+      if (spend != null && expectation && spend >= SPEND_FLOWING_SHARE * expectation.expected && spend > 0) spendFlowing.add(scopeKeyOf(scope.scope));
+      if (spend != null && expectation && spend > expectation.expected && spend > 0) spendUp.add(scopeKeyOf(scope.scope));
     }
   }
   const pixel = pixelDivergence(data, day);
   if (pixel) raw.push(pixel);
-  return raw.map((finding) => ({ ...finding, recommendation: recommendationOf(finding, raw, spendUp.has(scopeKeyOf(finding.scope))) }));
+  return raw.map((finding) => {
+    const key = scopeKeyOf(finding.scope);
+    return { ...finding, recommendation: recommendationOf(finding, raw, { flowing: spendFlowing.has(key), up: spendUp.has(key) }) };
+  });
 }
 
 /** An earlier alert, as the episode rule needs it. */
