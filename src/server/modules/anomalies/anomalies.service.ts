@@ -10,7 +10,7 @@ import { sendAnomalyAlert, type AnomalyAlertResult } from './anomaly-alerts.ts';
 import {
   changeParam, detectDay, newEpisodes, scopeKeyOf, storeContextOf, storeSeries, type ChannelDay, type PriorAlert, type StoreData, type StoreDay,
 } from './detect.ts';
-import { BASELINE_DAYS, EPISODE_DAYS, EVIDENCE_DAYS, eventOffset, judgeDay, type Finding, type MetricSeries } from './engine.ts';
+import { BASELINE_DAYS, EPISODE_DAYS, EVIDENCE_DAYS, eventOffset, isHoliday, judgeDay, type Finding, type MetricSeries } from './engine.ts';
 
 // Anomaly detection for one store (README, "Anomaly insights"): read the rollups into daily series,
 // judge the settled days and today so far, store the findings (one row per metric, scope and day,
@@ -233,7 +233,7 @@ export async function detectStore(em: EntityManager, storeId: number, now: Date 
   };
   if (settled) {
     const days = Array.from({ length: DAYS_PER_RUN }, (_, index) => addDays(settled, index - DAYS_PER_RUN + 1));
-    const needsLastYear = days.some((day) => eventOffset(day) !== null);
+    const needsLastYear = days.some((day) => eventOffset(day) !== null || isHoliday(day));
     const from = addDays(days[0]!, -(needsLastYear ? 366 + BASELINE_DAYS + 7 : BASELINE_DAYS + EVIDENCE_DAYS));
     const data = await loadStoreData(em, store, from, settled);
     if (data.store.size > 0) {
