@@ -143,7 +143,9 @@ test('the e-mail alert for high-severity anomalies is off by default and stays o
   await expect(toggle).toBeEnabled();
   await expect(toggle).not.toBeChecked();
   await toggle.check();
+  // Saved (the toast comes with the server's answer, and the switch is usable again), then reloaded.
   await expect(page.getByText('Anomaly alerts saved')).toBeVisible();
+  await expect(toggle).toBeEnabled();
   await page.reload();
   await expect(toggle).toBeChecked();
   await expect(toggle).toBeEnabled();
