@@ -59,7 +59,7 @@ const ANOMALY: AnomalyRowInput = {
   detectedValue: 450.75,
   expectedValue: 1200,
   severity: 'high',
-  recommendationCode: 'check_site_stock',
+  recommendationCode: 'check_checkout_stock',
 };
 
 test('the anomaly panel: loading, All Systems Normal, an anomaly acknowledged then resolved, and a reload keeps it', async ({ page }) => {
@@ -87,7 +87,7 @@ test('the anomaly panel: loading, All Systems Normal, an anomaly acknowledged th
   await expect(item.getByTestId('anomaly-expected')).toHaveText('£1,200');
   await expect(item.getByTestId('anomaly-change')).toHaveText('-62.4%');
   await expect(item.getByTestId('anomaly-change')).toHaveClass(/text-error/);
-  await expect(item.getByTestId('anomaly-recommendation')).toHaveText('Sales fell for Trail Supply Co: check the site, checkout, stock and prices.');
+  await expect(item.getByTestId('anomaly-recommendation')).toHaveText('Trail Supply Co fell by 62%: check that the shop, the checkout and the stock of best sellers work.');
   await expect(drawnChart(page, 'anomaly-evidence')).toBeVisible();
   // No LLM configured in this server: no Explain button.
   await expect(item.getByTestId('anomaly-explain')).toHaveCount(0);
@@ -143,7 +143,9 @@ test('the e-mail alert for high-severity anomalies is off by default and stays o
   await expect(toggle).toBeEnabled();
   await expect(toggle).not.toBeChecked();
   await toggle.check();
+  // Saved (the toast comes with the server's answer, and the switch is usable again), then reloaded.
   await expect(page.getByText('Anomaly alerts saved')).toBeVisible();
+  await expect(toggle).toBeEnabled();
   await page.reload();
   await expect(toggle).toBeChecked();
   await expect(toggle).toBeEnabled();

@@ -95,12 +95,13 @@ export const anomalyIdInput = z.object({ id: z.string().min(1) });
 
 /**
  * The recommendations the detection's templated rules give (README, "Anomaly insights"). Each is a
- * sentence in every locale under dashboard:anomalies.recommendations.<code>, filled with the
- * recommendation's params: `scope` (the store's, channel's or campaign's name), `change` (the signed
- * percent change, e.g. "+42" or "-100") and, for some, `value` / `expected` (formatted figures).
+ * sentence in every language in src/shared/anomaly-recommendations.ts (the one source the panel, the
+ * REST adapter and the e-mails read), filled with the recommendation's params: `scope` (the store's,
+ * channel's or campaign's name) and `change` (the percent change, signed e.g. "+42" or "-100" for the
+ * sentences that say "changed by", its size for those that say "rose" or "fell").
  */
 export const ANOMALY_RECOMMENDATION_CODES = [
-  /** A campaign's or channel's spend rose while its ROAS fell (or spend spiked): check bids and budget. */
+  /** A campaign's or channel's spend rose while its ROAS fell (or a campaign's spend spiked): check bids and budget. */
   'check_bids_budget',
   /** Spend continues while the scope's orders or conversions dropped to (near) zero. */
   'check_tracking_landing',

@@ -6,6 +6,7 @@ import { useLocation, useSearch } from 'wouter';
 import type { AnomalyItem } from '../../../shared/anomalies.ts';
 import { ANOMALY_LANGUAGES, ANOMALY_LOWER_IS_BETTER, ANOMALY_METRIC_UNITS, type AnomalyLanguage, type AnomalyValueUnit } from '../../../shared/anomaly-figures.ts';
 import type { AnomalyPanelOutput } from '../../../shared/anomaly-panel.ts';
+import { anomalyLanguageOf, recommendationSentence } from '../../../shared/anomaly-recommendations.ts';
 import { NO_VALUE } from '../../../shared/metrics.ts';
 import { Chart } from '../../components/chart.tsx';
 import { useViewOnly } from '../../components/data-page.tsx';
@@ -141,8 +142,8 @@ function AnomalyCard({ item, currency, input, explainAvailable }: { item: Anomal
   const metric = t(`anomalies.metrics.${item.metric}`, { defaultValue: item.metric });
   const scope = t(`anomalies.scopes.${item.scope.level}`, { label: item.scope.label });
   const severity = t(`anomalies.severities.${item.severity}`);
-  // Codes the detection adds later fall back to the generic sentence.
-  const recommendation = t([`anomalies.recommendations.${item.recommendation.code}`, 'anomalies.recommendations.generic'], { ...item.recommendation.params, scope: item.scope.label });
+  // The same sentences as GET /api/anomalies and the alert e-mails; codes the detection adds later read as the generic one.
+  const recommendation = recommendationSentence(item.recommendation, item.scope.label, anomalyLanguageOf(locale));
   const up = item.percentChange !== null && item.percentChange > 0;
   const good = item.percentChange === null || item.percentChange === 0 ? null : up !== ANOMALY_LOWER_IS_BETTER.has(item.metric);
   const dayText = new Intl.DateTimeFormat(locale, { day: 'numeric', month: 'short', year: 'numeric', timeZone: 'UTC' }).format(new Date(`${item.day}T00:00:00Z`));

@@ -25,7 +25,15 @@ export function AnomalyAlertsCard({ store }: { store: Store }) {
   if (store.role !== 'owner') return null;
   const base = (i18n.resolvedLanguage ?? 'en').split('-')[0] as AnomalyLanguage;
   const language: AnomalyLanguage = ANOMALY_LANGUAGES.includes(base) ? base : 'en';
-  const checked = save.isPending ? save.variables.emailAlerts : (settings.data?.emailAlerts ?? false);
+  // The switch shows the cached setting, updated in the change handler itself (not when the
+  // mutation's pending state reaches a later render: React would first put the controlled input back
+  // to the old value, and a click could read as not taken), and put back if saving fails.
+  const checked = settings.data?.emailAlerts ?? false;
+  const change = (emailAlerts: boolean) => {
+    const previous = settings.data;
+    utils.anomalies.alertSettings.setData(undefined, { emailAlerts, language });
+    save.mutate({ emailAlerts, language }, { onError: () => utils.anomalies.alertSettings.setData(undefined, previous) });
+  };
   return (
     <section className="card bg-base-100 border-base-content/10 border shadow-sm" aria-labelledby="anomaly-alerts-title" data-testid="anomaly-alerts-card">
       <div className="card-body gap-2 p-4 sm:p-6">
@@ -50,7 +58,8 @@ export function AnomalyAlertsCard({ store }: { store: Store }) {
             checked={checked}
             disabled={settings.isPending || save.isPending}
             aria-describedby="anomaly-email-alerts-hint"
-            onChange={(event) => save.mutate({ emailAlerts: event.target.checked, language })}
+            aria-busy={save.isPending}
+            onChange={(event) => change(event.target.checked)}
           />
         </div>
       </div>

@@ -17,8 +17,8 @@ export const ANOMALIES_JOB: JobDefinition = {
   deleteAfterSeconds: 3600,
   handle: async (context, data) => {
     const storeId = (data as { storeId?: unknown } | null)?.storeId;
-    if (typeof storeId === 'number') return detectStore(context.em.fork(), storeId);
-    return detectAllStores(() => context.em.fork(), context.log);
+    if (typeof storeId === 'number') return detectStore(context.em.fork(), storeId, new Date(), { publicUrl: context.baseUrl, log: context.log });
+    return detectAllStores(() => context.em.fork(), context.log, new Date(), context.baseUrl);
   },
 };
 

@@ -1,4 +1,5 @@
 import { anomalyIdInput, anomalyItem, anomalyRestList, anomalyRestListInput, anomalyRestState } from '../../../shared/anomalies.ts';
+import { anomalyLanguageOf, recommendationSentence } from '../../../shared/anomaly-recommendations.ts';
 import { anomalyAlertSettings as alertSettingsSchema, anomalyExplainInput, anomalyExplainOutput, anomalyListInput, anomalyPanelOutput } from '../../../shared/anomaly-panel.ts';
 import { router } from '../../trpc/init.ts';
 import { storeProcedure } from '../../trpc/procedures.ts';
@@ -6,7 +7,6 @@ import { requireLlm } from '../llm/llm-provider.ts';
 import { getAnomaly, listAnomalies, setAnomalyState } from './anomalies.service.ts';
 import { anomalyAlertSettings, setAnomalyAlertSettings } from './anomaly-alerts.ts';
 import { explainAnomaly } from './anomaly-explain.ts';
-import { languageOf, recommendationText } from './recommendation-text.ts';
 
 // Anomaly insights of the active store (README, "Anomaly insights"): the dashboard panel's list, the
 // two state changes the spec names (acknowledge, mark resolved), the optional AI explanation, the
@@ -55,12 +55,12 @@ export const anomaliesRouter = router({
     .output(anomalyRestList)
     .query(async ({ ctx, input }) => {
       const list = await listAnomalies(ctx.em, ctx.store);
-      const language = languageOf(input.lang);
+      const language = anomalyLanguageOf(input.lang);
       return {
         status: list.status,
         items: list.items.map((item) => ({
           id: item.id, metric: item.metric, scope: item.scope, detectedValue: item.detectedValue, expectedValue: item.expectedValue,
-          percentChange: item.percentChange, severity: item.severity, recommendation: recommendationText(item.recommendation, language), state: item.state, detectedAt: item.detectedAt,
+          percentChange: item.percentChange, severity: item.severity, recommendation: recommendationSentence(item.recommendation, item.scope.label, language), state: item.state, detectedAt: item.detectedAt,
         })),
       };
     }),

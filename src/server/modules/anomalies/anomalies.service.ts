@@ -1,14 +1,16 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { AnomalyItem, AnomalyList, AnomalyMetric, AnomalyState } from '../../../shared/anomalies.ts';
+import type { AnomalyItem, AnomalyList, AnomalyMetric, AnomalySeverity, AnomalyState } from '../../../shared/anomalies.ts';
 import { countingOrderSql } from '../../../shared/commerce-constants.ts';
 import { addDays, dayInZone } from '../../../shared/date-ranges.ts';
 import { AppError } from '../../errors.ts';
 import { loadFxRates } from '../commerce/fx.ts';
 import { sqlRunner, type SqlRunner } from '../commerce/raw-sql.ts';
+import { Store } from '../stores/store.entity.ts';
+import { sendAnomalyAlert, type AnomalyAlertResult } from './anomaly-alerts.ts';
 import {
   changeParam, detectDay, newEpisodes, scopeKeyOf, storeContextOf, storeSeries, type ChannelDay, type PriorAlert, type StoreData, type StoreDay,
 } from './detect.ts';
-import { BASELINE_DAYS, EPISODE_DAYS, EVIDENCE_DAYS, eventOffset, judgeDay, type Finding, type MetricSeries } from './engine.ts';
+import { BASELINE_DAYS, EPISODE_DAYS, EVIDENCE_DAYS, eventOffset, isHoliday, judgeDay, type Finding, type MetricSeries } from './engine.ts';
 
 // Anomaly detection for one store (README, "Anomaly insights"): read the rollups into daily series,
 // judge the settled days and today so far, store the findings (one row per metric, scope and day,
@@ -134,45 +136,54 @@ export async function newestSettledDay(em: EntityManager, store: StoreRow, now: 
 const displayValue = (finding: Pick<Finding, 'kind' | 'metric'>, value: number) =>
   finding.kind === 'money' ? Math.round(value) / 100 : Math.round(value * 10_000) / 10_000;
 
-async function priorAlerts(q: SqlRunner, storeId: number, from: string): Promise<PriorAlert[]> {
-  const rows = await q.rows<{ metric: AnomalyMetric; scope_key: string; day: string; up: boolean }>(
-    `select metric, scope_key, to_char(day, 'YYYY-MM-DD') as day, detected_value > expected_value as up from anomalies where store_id = $1 and day >= $2::date`,
+async function priorAlerts(q: SqlRunner, storeId: number, from: string): Promise<(PriorAlert & { severity: AnomalySeverity })[]> {
+  const rows = await q.rows<{ metric: AnomalyMetric; scope_key: string; day: string; up: boolean; severity: AnomalySeverity }>(
+    `select metric, scope_key, to_char(day, 'YYYY-MM-DD') as day, detected_value > expected_value as up, severity from anomalies where store_id = $1 and day >= $2::date`,
     [storeId, from],
   );
-  return rows.map((row) => ({ metric: row.metric, scopeKey: row.scope_key, day: row.day, up: row.up }));
+  return rows.map((row) => ({ metric: row.metric, scopeKey: row.scope_key, day: row.day, up: row.up, severity: row.severity }));
+}
+
+interface StoredFindings {
+  written: number;
+  /** Rows that became high severity in this run (inserted high, or raised to high): the e-mail alert's candidates. */
+  newlyHigh: string[];
 }
 
 /**
  * Stores findings: a new (store, metric, scope, day) is inserted unless it continues an episode; one
  * already stored gets the new figures and keeps its state (resolved stays resolved).
  */
-async function storeFindings(q: SqlRunner, storeId: number, findings: Finding[], intraday: boolean, now: Date): Promise<number> {
-  if (findings.length === 0) return 0;
+async function storeFindings(q: SqlRunner, storeId: number, findings: Finding[], intraday: boolean, now: Date): Promise<StoredFindings> {
+  const stored: StoredFindings = { written: 0, newlyHigh: [] };
+  if (findings.length === 0) return stored;
   const days = findings.map((finding) => finding.day).sort();
   const prior = await priorAlerts(q, storeId, addDays(days[0]!, -EPISODE_DAYS));
-  const existing = new Set(prior.map((alert) => `${alert.metric}|${alert.scopeKey}|${alert.day}`));
+  const existing = new Map(prior.map((alert) => [`${alert.metric}|${alert.scopeKey}|${alert.day}`, alert.severity]));
   const fresh = new Set(newEpisodes(findings, prior));
-  let written = 0;
   for (const finding of findings) {
     const scopeKey = scopeKeyOf(finding.scope);
-    if (!fresh.has(finding) && !existing.has(`${finding.metric}|${scopeKey}|${finding.day}`)) continue;
-    await q.run(
+    const key = `${finding.metric}|${scopeKey}|${finding.day}`;
+    if (!fresh.has(finding) && !existing.has(key)) continue;
+    const [row] = await q.rows<{ id: string }>(
       `insert into anomalies (store_id, metric, scope_level, scope_key, channel, campaign_id, scope_label, day, intraday, detected_value, expected_value,
                               percent_change, robust_z, severity, recommendation_code, recommendation_params, evidence, detected_at)
        values ($1, $2, $3, $4, $5, $6, $7, $8::date, $9, $10, $11, $12, $13, $14, $15, $16::jsonb, $17::jsonb, $18)
        on conflict (store_id, metric, scope_key, day) do update set
          intraday = excluded.intraday, detected_value = excluded.detected_value, expected_value = excluded.expected_value,
          percent_change = excluded.percent_change, robust_z = excluded.robust_z, severity = excluded.severity, scope_label = excluded.scope_label,
-         recommendation_code = excluded.recommendation_code, recommendation_params = excluded.recommendation_params, evidence = excluded.evidence`,
+         recommendation_code = excluded.recommendation_code, recommendation_params = excluded.recommendation_params, evidence = excluded.evidence
+       returning id::text as id`,
       [
         storeId, finding.metric, finding.scope.level, scopeKey, finding.scope.channel, finding.scope.campaignId, finding.scope.label.slice(0, 255), finding.day, intraday,
         displayValue(finding, finding.value), displayValue(finding, finding.expected), finding.percentChange, finding.robustZ, finding.severity,
         finding.recommendation.code, JSON.stringify(finding.recommendation.params), JSON.stringify(finding.evidence), now,
       ],
     );
-    written += 1;
+    stored.written += 1;
+    if (finding.severity === 'high' && existing.get(key) !== 'high') stored.newlyHigh.push(row!.id);
   }
-  return written;
+  return stored;
 }
 
 /** Today so far (orders and net sales placed before this hour of the store's day) per day of the baseline, from the orders. */
@@ -197,49 +208,65 @@ async function intradaySeries(q: SqlRunner, store: StoreRow, today: string, minu
   return days;
 }
 
-/** Runs detection for one store: the settled days not yet judged (up to DAYS_PER_RUN) and today so far. Idempotent. */
-export async function detectStore(em: EntityManager, storeId: number, now: Date = new Date()): Promise<{ findings: number; days: string[] }> {
+export interface DetectOptions {
+  /** Where the alert e-mail's dashboard link points (the job's base URL). */
+  publicUrl?: string | null;
+  log?: (message: string) => void;
+}
+
+/**
+ * Runs detection for one store: the settled days not yet judged (up to DAYS_PER_RUN) and today so
+ * far. Idempotent. Findings that became high severity in this run are e-mailed when the store's alert
+ * setting is on (sendAnomalyAlert records each anomaly it sent, so none is sent twice).
+ */
+export async function detectStore(em: EntityManager, storeId: number, now: Date = new Date(), options: DetectOptions = {}): Promise<{ findings: number; days: string[]; alert: AnomalyAlertResult | null }> {
   const q = sqlRunner(em);
   const [store] = await q.rows<StoreRow>(`select id, name, currency, timezone from stores where id = $1`, [storeId]);
-  if (!store) return { findings: 0, days: [] };
+  if (!store) return { findings: 0, days: [], alert: null };
   const settled = await newestSettledDay(em, store, now);
   let written = 0;
+  const newlyHigh: string[] = [];
   const judged: string[] = [];
+  const keep = (stored: StoredFindings) => {
+    written += stored.written;
+    newlyHigh.push(...stored.newlyHigh);
+  };
   if (settled) {
     const days = Array.from({ length: DAYS_PER_RUN }, (_, index) => addDays(settled, index - DAYS_PER_RUN + 1));
-    const needsLastYear = days.some((day) => eventOffset(day) !== null);
+    const needsLastYear = days.some((day) => eventOffset(day) !== null || isHoliday(day));
     const from = addDays(days[0]!, -(needsLastYear ? 366 + BASELINE_DAYS + 7 : BASELINE_DAYS + EVIDENCE_DAYS));
     const data = await loadStoreData(em, store, from, settled);
     if (data.store.size > 0) {
       const scopes = storeSeries(data, storeContextOf(data, settled));
       for (const day of days) {
         if (!data.store.has(day)) continue;
-        written += await storeFindings(q, store.id, detectDay(data, day, scopes), false, now);
+        keep(await storeFindings(q, store.id, detectDay(data, day, scopes), false, now));
         judged.push(day);
       }
     }
-    written += await detectIntraday(q, store, now);
+    keep(await detectIntraday(q, store, now));
   }
   await q.run(
     `insert into anomaly_checks (store_id, checked_at, last_settled_day) values ($1, $2, $3::date)
      on conflict (store_id) do update set checked_at = excluded.checked_at, last_settled_day = coalesce(excluded.last_settled_day, anomaly_checks.last_settled_day)`,
     [store.id, now, settled],
   );
-  return { findings: written, days: judged };
+  const alert = newlyHigh.length === 0 ? null : await sendAnomalyAlert(em, await em.findOneOrFail(Store, store.id), await Promise.all(newlyHigh.map((id) => getAnomaly(em, store.id, id))), options);
+  return { findings: written, days: judged, alert };
 }
 
 /** Today so far against the same hours of the baseline days, for the store's orders and net sales. */
-async function detectIntraday(q: SqlRunner, store: StoreRow, now: Date): Promise<number> {
+async function detectIntraday(q: SqlRunner, store: StoreRow, now: Date): Promise<StoredFindings> {
   const today = dayInZone(now, store.timezone);
   const clock = new Intl.DateTimeFormat('en-GB', { timeZone: store.timezone, hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).format(now);
   const minutesIntoDay = Number(clock.slice(0, 2)) * 60 + Number(clock.slice(3, 5));
-  if (minutesIntoDay < INTRADAY_MIN_HOUR * 60) return 0;
+  if (minutesIntoDay < INTRADAY_MIN_HOUR * 60) return { written: 0, newlyHigh: [] };
   const days = await intradaySeries(q, store, today, minutesIntoDay);
   const scope = { level: 'store' as const, channel: null, campaignId: null, label: store.name };
   const orders: MetricSeries = { metric: 'orders', scope, kind: 'count', direction: 'both', values: new Map([...days].map(([day, figures]) => [day, figures.orders])) };
   const net: MetricSeries = { metric: 'net_sales', scope, kind: 'money', direction: 'both', values: new Map([...days].map(([day, figures]) => [day, figures.netSalesMinor])) };
   const typical = [...days.values()].slice(0, -1).reduce((sum, day) => sum + day.orders, 0) / BASELINE_DAYS;
-  if (typical < INTRADAY_MIN_ORDERS) return 0;
+  if (typical < INTRADAY_MIN_ORDERS) return { written: 0, newlyHigh: [] };
   const context = { averageDailyNetSalesMinor: [...days.values()].slice(0, -1).reduce((sum, day) => sum + day.netSalesMinor, 0) / BASELINE_DAYS };
   const findings: Finding[] = [];
   for (const series of [orders, net]) {
@@ -253,12 +280,12 @@ async function detectIntraday(q: SqlRunner, store: StoreRow, now: Date): Promise
 }
 
 /** Every store with data in the last two weeks, one after the other (the hourly schedule). */
-export async function detectAllStores(fork: () => EntityManager, log: (message: string) => void, now: Date = new Date()): Promise<number> {
+export async function detectAllStores(fork: () => EntityManager, log: (message: string) => void, now: Date = new Date(), publicUrl: string | null = null): Promise<number> {
   const stores = await sqlRunner(fork()).rows<{ id: number }>(`select distinct store_id as id from daily_rollups where day >= current_date - 14 order by 1`);
   let findings = 0;
   for (const store of stores) {
     try {
-      findings += (await detectStore(fork(), store.id, now)).findings;
+      findings += (await detectStore(fork(), store.id, now, { publicUrl, log })).findings;
     } catch (error) {
       log(`Anomaly detection for store ${store.id} failed: ${error instanceof Error ? error.message : String(error)}`);
     }

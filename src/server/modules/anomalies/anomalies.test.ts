@@ -24,9 +24,8 @@ const SPIKE = (() => {
 })();
 const NOW = new Date(`${addDays(SPIKE, 1)}T12:00:00Z`);
 
-beforeAll(async () => {
-  owner = await signedInStoreOwner(testApp, 'anomalies');
-  stranger = await signedInStoreOwner(testApp, 'anomalies-stranger');
+/** 10 orders of £50 a day for 100 days, then 40 on SPIKE. */
+async function ingestSpike(storeId: number): Promise<void> {
   const orders = [];
   for (let day = addDays(SPIKE, -100); day <= SPIKE; day = addDays(day, 1)) {
     const count = day === SPIKE ? 40 : 10;
@@ -34,7 +33,13 @@ beforeAll(async () => {
       orders.push(testOrder({ externalId: `${day}-${index}`, placedAt: new Date(`${day}T${String(8 + (index % 12)).padStart(2, '0')}:00:00Z`), grossMinor: 5_000 }));
     }
   }
-  await ingestOrders(testApp.orm.em.fork(), owner.store.id, orders);
+  await ingestOrders(testApp.orm.em.fork(), storeId, orders);
+}
+
+beforeAll(async () => {
+  owner = await signedInStoreOwner(testApp, 'anomalies');
+  stranger = await signedInStoreOwner(testApp, 'anomalies-stranger');
+  await ingestSpike(owner.store.id);
 });
 
 const rowsOf = async (storeId: number) =>
@@ -138,6 +143,43 @@ describe('anomaly detection of a store', () => {
     expect(refused.status).toBe(403);
     expect(refused.body.message).toBe('You have view-only access to this store');
     expect((await member.client.get('/api/anomalies')).body.items).toHaveLength(4);
+  });
+
+  it('e-mails the new high-severity findings of a run once when the store\'s alerts are on, and nothing when they are off', async () => {
+    const alerted = await signedInStoreOwner(testApp, 'anomalies-alerted');
+    const quiet = await signedInStoreOwner(testApp, 'anomalies-quiet');
+    await Promise.all([ingestSpike(alerted.store.id), ingestSpike(quiet.store.id)]);
+    expect((await trpcMutation(alerted.client, 'anomalies.setAlertSettings', { emailAlerts: true, language: 'en' })).status).toBe(200);
+    const outbox = async (storeOwner: StoreOwner) =>
+      sqlRunner(testApp.orm.em.fork()).rows<{ text_body: string }>(
+        `select e.text_body from outbound_emails e join users u on u.id = e.user_id where u.id = $1 and e.template = 'anomaly_alert'`,
+        [storeOwner.user.id],
+      );
+
+    const first = await detectStore(testApp.orm.em.fork(), alerted.store.id, NOW);
+    expect(first.alert).toMatchObject({ reason: 'sent' });
+    const emails = await outbox(alerted);
+    expect(emails).toHaveLength(1);
+    // One e-mail listing every high-severity finding of the run (of the 4, the spike in the store's orders and net sales).
+    expect(await rowsOf(alerted.store.id)).toHaveLength(4);
+    const high = await sqlRunner(testApp.orm.em.fork()).rows<{ id: string }>(`select id::text as id from anomalies where store_id = $1 and severity = 'high' order by id`, [alerted.store.id]);
+    expect(high.length).toBeGreaterThan(0);
+    expect([...first.alert!.anomalyIds].sort()).toEqual(high.map((row) => row.id).sort());
+    expect(emails[0]!.text_body).toContain(`Orders (Whole store, ${SPIKE}): 40 instead of about 10`);
+
+    // The next hourly run finds the same anomalies: nothing new to send.
+    const second = await detectStore(testApp.orm.em.fork(), alerted.store.id, new Date(NOW.getTime() + 3_600_000));
+    expect(second.alert).toBeNull();
+    // Resolved, then judged again: not sent again either.
+    for (const row of await rowsOf(alerted.store.id)) await trpcMutation(alerted.client, 'anomalies.resolve', { id: row.id });
+    await detectStore(testApp.orm.em.fork(), alerted.store.id, new Date(NOW.getTime() + 7_200_000));
+    expect(await outbox(alerted)).toHaveLength(1);
+
+    // Alerts off (the default): the same findings, no e-mail.
+    const off = await detectStore(testApp.orm.em.fork(), quiet.store.id, NOW);
+    expect(off.findings).toBe(4);
+    expect(off.alert).toMatchObject({ reason: 'alerts_off' });
+    expect(await outbox(quiet)).toHaveLength(0);
   });
 
   it('treats no day as settled while a sync of the store is queued or running', async () => {

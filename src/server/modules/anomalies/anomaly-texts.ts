@@ -4,10 +4,11 @@ import es from '../../../client/locales/es/dashboard.json' with { type: 'json' }
 import fr from '../../../client/locales/fr/dashboard.json' with { type: 'json' };
 import type { AnomalyItem } from '../../../shared/anomalies.ts';
 import { ANOMALY_METRIC_UNITS, formatAnomalyValue, type AnomalyLanguage } from '../../../shared/anomaly-panel.ts';
+import { recommendationSentence } from '../../../shared/anomaly-recommendations.ts';
 
-// The anomaly texts the server writes (alert e-mails, the AI prompt, the REST adapter): the same
-// sentences as the dashboard's, from the client's locale files ("anomalies" in dashboard.json),
-// so each is translated once.
+// The anomaly texts the server writes (alert e-mails, the AI prompt): the same sentences as the
+// dashboard's, from the client's locale files ("anomalies" in dashboard.json), so each is translated
+// once; the recommendations come from src/shared/anomaly-recommendations.ts, as the panel's do.
 
 type AnomalyTexts = typeof en.anomalies;
 const TEXTS: Record<AnomalyLanguage, AnomalyTexts> = { en: en.anomalies, es: es.anomalies, fr: fr.anomalies, de: de.anomalies };
@@ -26,9 +27,7 @@ export function describeAnomaly(item: AnomalyItem, language: AnomalyLanguage, cu
   const texts = anomalyTexts(language);
   const metric = texts.metrics[item.metric] ?? item.metric;
   const scope = interpolate(texts.scopes[item.scope.level], { label: item.scope.label });
-  const recommendations = texts.recommendations as Record<string, string>;
-  // Codes the detection adds later fall back to the generic sentence.
-  const recommendation = interpolate(recommendations[item.recommendation.code] ?? recommendations.generic!, { ...item.recommendation.params, scope: item.scope.label });
+  const recommendation = recommendationSentence(item.recommendation, item.scope.label, language);
   const unit = ANOMALY_METRIC_UNITS[item.metric] ?? 'count';
   const change = item.percentChange === null
     ? '—'

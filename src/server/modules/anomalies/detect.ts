@@ -2,7 +2,7 @@ import type { AnomalyMetric, AnomalyRecommendationCode, AnomalyScope } from '../
 import { addDays } from '../../../shared/date-ranges.ts';
 import { attributedRoas, platformRoas, roas } from '../../../shared/metrics.ts';
 import {
-  BASELINE_DAYS, EPISODE_DAYS, evidenceOf, expectationOf, judgeDay, minimumEffect, poissonCdf, TAIL_PROBABILITY, scaledMad, severityOf,
+  BASELINE_DAYS, DEFAULT_THRESHOLD, fitBaseline, ROBUST_Z, SPEND_BASELINE_DAYS, EPISODE_DAYS, evidenceOf, expectationOf, judgeDay, minimumEffect, poissonCdf, scaledMad, severityOf, thresholdFor, type Threshold,
   type Direction, type Finding, type MetricSeries, type SeriesKind, type StoreContext,
 } from './engine.ts';
 
@@ -105,7 +105,7 @@ export function storeSeries(data: StoreData, context: StoreContext): ScopeSeries
         { ...seriesOf('net_sales', store, 'money', 'both', data.store, (d) => d.netSalesMinor), unitValue: aov },
         seriesOf('orders', store, 'count', 'both', data.store, (d) => d.orders),
         seriesOf('aov', store, 'money', 'both', data.store, (d) => (d.orders >= MIN_RATIO_ORDERS ? d.netSalesMinor / d.orders : null)),
-        { ...seriesOf('marketing_spend', store, 'money', 'both', data.store, (d) => d.spendMinor), minRelativeEffect: MIN_SPEND_EFFECT },
+        { ...seriesOf('marketing_spend', store, 'money', 'both', data.store, (d) => d.spendMinor), minRelativeEffect: MIN_SPEND_EFFECT, windowDays: SPEND_BASELINE_DAYS },
         seriesOf('roas', store, 'ratio', 'down', data.store, (d) => (d.adSpendMinor >= minSpend && d.orders >= MIN_RATIO_ORDERS ? roas({ netSalesMinor: d.netSalesMinor, adSpendMinor: d.adSpendMinor }) : null)),
         seriesOf('cac', store, 'money', 'up', data.store, (d) => (d.spendMinor >= minSpend && d.newCustomers >= MIN_CAC_NEW_CUSTOMERS ? d.spendMinor / d.newCustomers : null)),
         { ...seriesOf('refunds', store, 'money', 'up', data.store, (d) => d.refundsMinor), unitValue: aov },
@@ -113,16 +113,18 @@ export function storeSeries(data: StoreData, context: StoreContext): ScopeSeries
       ],
     },
   ];
+  /** A channel's or campaign's event days borrow the store's shape of the same metric. */
+  const shapeOf = (metric: AnomalyMetric) => scopes[0]!.series.find((series) => series.metric === metric);
   for (const [channel, days] of data.channels) {
     const scope: AnomalyScope = { level: 'channel', channel, campaignId: null, label: channel };
     const hasSpend = [...days.values()].some((d) => d.spendMinor > 0);
-    const series = [
-      { ...seriesOf('net_sales', scope, 'money', 'both', days, (d) => d.netSalesMinor), unitValue: aov, minMoneyShare: PART_MONEY_SHARE },
-      seriesOf('orders', scope, 'count', 'both', days, (d) => d.orders),
+    const series: MetricSeries[] = [
+      { ...seriesOf('net_sales', scope, 'money', 'both', days, (d) => d.netSalesMinor), unitValue: aov, minMoneyShare: PART_MONEY_SHARE, eventShape: shapeOf('net_sales') },
+      { ...seriesOf('orders', scope, 'count', 'both', days, (d) => d.orders), eventShape: shapeOf('orders') },
     ];
     if (hasSpend) {
       series.push(
-        { ...seriesOf('marketing_spend', scope, 'money', 'both', days, (d) => d.spendMinor), minRelativeEffect: MIN_SPEND_EFFECT, minMoneyShare: PART_MONEY_SHARE },
+        { ...seriesOf('marketing_spend', scope, 'money', 'both', days, (d) => d.spendMinor), minRelativeEffect: MIN_SPEND_EFFECT, windowDays: SPEND_BASELINE_DAYS, minMoneyShare: PART_MONEY_SHARE, eventShape: shapeOf('marketing_spend') },
         seriesOf('roas', scope, 'ratio', 'down', days, (d) => (d.spendMinor >= minSpend && d.orders >= MIN_RATIO_ORDERS ? attributedRoas({ attributedNetSalesMinor: d.netSalesMinor, spendMinor: d.spendMinor }) : null)),
         seriesOf('cac', scope, 'ratio', 'up', days, (d) => (d.spendMinor >= minSpend && d.newCustomers >= MIN_CAC_NEW_CUSTOMERS ? d.spendMinor / d.newCustomers : null)),
       );
@@ -131,7 +133,7 @@ export function storeSeries(data: StoreData, context: StoreContext): ScopeSeries
   }
   for (const campaign of data.campaigns.values()) {
     const scope: AnomalyScope = { level: 'campaign', channel: campaign.channel, campaignId: campaign.campaignId, label: campaign.name };
-    const spend = { ...seriesOf('marketing_spend', scope, 'money', 'both', campaign.days, (d) => d.spendMinor), minRelativeEffect: MIN_SPEND_EFFECT, minMoneyShare: PART_MONEY_SHARE };
+    const spend = { ...seriesOf('marketing_spend', scope, 'money', 'both', campaign.days, (d) => d.spendMinor), minRelativeEffect: MIN_SPEND_EFFECT, windowDays: SPEND_BASELINE_DAYS, minMoneyShare: PART_MONEY_SHARE, eventShape: shapeOf('marketing_spend') };
     const conversions = seriesOf('orders', scope, 'count', 'both', campaign.days, (d) => d.conversions);
     const roasSeries = seriesOf('roas', scope, 'ratio', 'down', campaign.days, (d) => (d.spendMinor >= minSpend && d.conversions >= MIN_RATIO_ORDERS ? platformRoas({ conversionValueMinor: d.conversionValueMinor, spendMinor: d.spendMinor }) : null));
     // A campaign's platform conversions feed the tracking rule only; its judged metrics are spend and ROAS.
@@ -141,7 +143,7 @@ export function storeSeries(data: StoreData, context: StoreContext): ScopeSeries
 }
 
 /** "Spend flowing, conversions flat": the scope spent at least its usual while its conversions all but stopped. */
-export function spendWithoutConversions(scope: ScopeSeries, day: string, context: StoreContext): Omit<Finding, 'recommendation'> | null {
+export function spendWithoutConversions(scope: ScopeSeries, day: string, context: StoreContext, threshold: Threshold = DEFAULT_THRESHOLD): Omit<Finding, 'recommendation'> | null {
   if (!scope.spend || !scope.conversions) return null;
   const spend = scope.spend.values.get(day);
   const conversions = scope.conversions.values.get(day);
@@ -168,10 +170,10 @@ export function spendWithoutConversions(scope: ScopeSeries, day: string, context
     const tail = poissonCdf(Math.floor(sum.conversions), sum.expected);
     if (tail < run.tail) run = { ...sum, tail };
   }
-  if (run.tail > TAIL_PROBABILITY || run.expected - run.conversions < minimumEffect('count', context)) return null;
+  if (run.tail > threshold.tail || run.expected - run.conversions < minimumEffect('count', context)) return null;
   const expected = conversionExpectation.expected;
   // The Poisson tail stands in for the band here (a count at 0 has no room for 3.5 σ of a floored band).
-  const robustZ = (conversions - expected) / Math.max(conversionExpectation.sigma, 1e-9);
+  const robustZ = (conversions - expected) / Math.max(conversionExpectation.sigmaDown, 1e-9);
   const percentChange = expected > 0 ? Math.round(((conversions - expected) / expected) * 1000) / 10 : null;
   return {
     metric: 'spend_without_conversions', scope: scope.scope, day, kind: 'count', value: conversions, expected, percentChange, robustZ,
@@ -217,7 +219,11 @@ export function changeParam(percent: number | null, signed: boolean): string {
 }
 
 /** The templated rules that turn a finding into a recommendation (README, "Anomaly insights"). */
-export function recommendationOf(finding: Omit<Finding, 'recommendation'>, sameDay: readonly Omit<Finding, 'recommendation'>[], scopeSpendUp: boolean): Finding['recommendation'] {
+export function recommendationOf(
+  finding: Omit<Finding, 'recommendation'>,
+  sameDay: readonly Omit<Finding, 'recommendation'>[],
+  scopeSpend: { flowing: boolean; up: boolean },
+): Finding['recommendation'] {
   const up = finding.value > finding.expected;
   const code = ((): AnomalyRecommendationCode => {
     switch (finding.metric) {
@@ -238,11 +244,11 @@ export function recommendationOf(finding: Omit<Finding, 'recommendation'>, sameD
         return up && finding.scope.level !== 'store' && (roasDown || finding.scope.level === 'campaign') ? 'check_bids_budget' : 'check_spend_pacing';
       }
       case 'roas':
-        return scopeSpendUp ? 'check_bids_budget' : 'review_targeting_creatives';
+        return scopeSpend.up ? 'check_bids_budget' : 'review_targeting_creatives';
       case 'orders':
       case 'net_sales':
         if (up) return 'find_growth_source';
-        return finding.scope.level === 'channel' && scopeSpendUp ? 'check_tracking_landing' : 'check_checkout_stock';
+        return finding.scope.level === 'channel' && scopeSpend.flowing ? 'check_tracking_landing' : 'check_checkout_stock';
     }
   })();
   return { code, params: { scope: finding.scope.label, change: changeParam(finding.percentChange, SIGNED_CHANGE.includes(code)) } };
@@ -256,25 +262,52 @@ const sameScope = (a: { scope: AnomalyScope }, b: { scope: AnomalyScope }) => sc
  */
 export function detectDay(data: StoreData, day: string, scopes: ScopeSeries[] = storeSeries(data, storeContextOf(data, day))): Finding[] {
   const context = storeContextOf(data, day);
+  const threshold = thresholdFor(scopes.reduce((sum, scope) => sum + scope.series.length + (scope.spend && scope.conversions ? 1 : 0), 0));
   const raw: Omit<Finding, 'recommendation'>[] = [];
+  /** Scopes whose spend kept flowing (≥ 80 % of its baseline), and those whose spend was above it. */
+  const spendFlowing = new Set<string>();
   const spendUp = new Set<string>();
   for (const scope of scopes) {
-    const tracking = spendWithoutConversions(scope, day, context);
+    const tracking = spendWithoutConversions(scope, day, context, threshold);
     if (tracking) raw.push(tracking);
     for (const series of scope.series) {
       if (tracking && ['orders', 'net_sales', 'roas', 'cac'].includes(series.metric)) continue;
-      const finding = judgeDay(series, day, context);
-      if (finding) raw.push(finding);
+      const finding = judgeDay(series, day, context, threshold);
+      if (finding && !(series.metric === 'marketing_spend' && budgetChange(series, finding))) raw.push(finding);
     }
     if (scope.spend) {
       const spend = scope.spend.values.get(day);
       const expectation = expectationOf(scope.spend, day);
-      if (spend != null && expectation && spend >= SPEND_FLOWING_SHARE * expectation.expected && spend > 0) spendUp.add(scopeKeyOf(scope.scope));
+      if (spend != null && expectation && spend >= SPEND_FLOWING_SHARE * expectation.expected && spend > 0) spendFlowing.add(scopeKeyOf(scope.scope));
+      if (spend != null && expectation && spend > expectation.expected && spend > 0) spendUp.add(scopeKeyOf(scope.scope));
     }
   }
   const pixel = pixelDivergence(data, day);
   if (pixel) raw.push(pixel);
-  return raw.map((finding) => ({ ...finding, recommendation: recommendationOf(finding, raw, spendUp.has(scopeKeyOf(finding.scope))) }));
+  return raw.map((finding) => {
+    const key = scopeKeyOf(finding.scope);
+    return { ...finding, recommendation: recommendationOf(finding, raw, { flowing: spendFlowing.has(key), up: spendUp.has(key) }) };
+  });
+}
+
+/**
+ * Spend is the merchant's own input: a move that holds the next day is a budget change, not an
+ * anomaly (its effects show in ROAS, CAC and sales, which are judged on their own). So a day's spend
+ * move is reported once the next day has settled and fell back inside the band (a spike, a runaway
+ * bid), or moved the other way; while the next day is not there yet it waits (returns true).
+ */
+export function budgetChange(series: MetricSeries, finding: Omit<Finding, 'recommendation'>): boolean {
+  const next = addDays(finding.day, 1);
+  const value = series.values.get(next);
+  if (value === null || value === undefined) return true;
+  // Judged by the same fit as the day itself (the next day's own window already holds the new level).
+  const fit = fitBaseline(series, finding.day);
+  if (!fit) return true;
+  const difference = value - fit.expectedAt(next);
+  const up = finding.value > finding.expected;
+  const z = difference / (difference >= 0 ? fit.sigmaUp : fit.sigmaDown);
+  // Still as far out the same way (at least half the move, beyond the ordinary band): the new level.
+  return (up ? z >= ROBUST_Z : z <= -ROBUST_Z) && Math.abs(difference) >= 0.5 * Math.abs(finding.value - finding.expected);
 }
 
 /** An earlier alert, as the episode rule needs it. */

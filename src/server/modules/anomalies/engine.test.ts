@@ -188,8 +188,17 @@ describe('the day\'s findings of a store', () => {
     expect(pixelDivergence(data, '2026-06-10')).toBeNull();
     data.pixelPurchases!.set('2026-06-10', Math.round(orders * 0.7));
     expect(pixelDivergence(data, '2026-06-10')).toMatchObject({ metric: 'pixel_order_divergence', value: Math.round(orders * 0.7), expected: orders });
-    expect(recommendationOf(pixelDivergence(data, '2026-06-10')!, [], false).code).toBe('check_pixel_installation');
+    expect(recommendationOf(pixelDivergence(data, '2026-06-10')!, [], { flowing: false, up: false }).code).toBe('check_pixel_installation');
     expect(pixelDivergence({ ...data, pixelPurchases: null }, '2026-06-10')).toBeNull();
+  });
+
+  it('recommends checking bids and budget for a ROAS drop only when the scope spent more than usual, not merely as much', () => {
+    const scope = { level: 'campaign' as const, channel: 'googleads', campaignId: 'g1', label: 'Search' };
+    const roasDown = { metric: 'roas' as const, scope, day: '2026-06-10', kind: 'ratio' as const, value: 1, expected: 3, percentChange: -66.7, robustZ: -5, severity: 'medium' as const, evidence: [] };
+    expect(recommendationOf(roasDown, [roasDown], { flowing: true, up: true }).code).toBe('check_bids_budget');
+    expect(recommendationOf(roasDown, [roasDown], { flowing: true, up: false }).code).toBe('review_targeting_creatives');
+    const channelOrdersDown = { ...roasDown, metric: 'orders' as const, kind: 'count' as const, scope: { level: 'channel' as const, channel: 'googleads', campaignId: null, label: 'googleads' } };
+    expect(recommendationOf(channelOrdersDown, [], { flowing: true, up: false }).code).toBe('check_tracking_landing');
   });
 
   it('does not call spend without conversions when spend stopped too', () => {
