@@ -45,36 +45,39 @@ export async function loyaltyModelOf(em: EntityManager, storeId: number): Promis
 export const AT_RISK_SQL = `(case when l.churn_risk is null then l.segment in ('at_risk', 'cant_lose_them') else l.churn_risk >= ${AT_RISK_CHURN} end)`;
 
 export async function loyaltySummary(em: EntityManager, store: LoyaltyStore): Promise<LoyaltySummaryOutput> {
-  const q = sqlRunner(em);
-  const [model, [totals], segments] = await Promise.all([
+  // One pass over the store's scores (the dashboard asks for it on every load): per segment, with
+  // the tiles' counts beside the segment grid's sums; the store's totals are the segments' sums.
+  const [model, segments] = await Promise.all([
     loyaltyModelOf(em, store.id),
-    q.rows<{ customers: number; active: number; repeaters: number; at_risk: number; at_risk_value: string | null; computed_at: Date | null }>(
-      `select count(*)::int as customers,
+    sqlRunner(em).rows<{
+      segment: LoyaltySegment; customers: number; active: number; repeaters: number; at_risk: number;
+      spent: string; predicted: string | null; at_risk_value: string | null; computed_at: Date | null;
+    }>(
+      `select l.segment, count(*)::int as customers,
               (count(*) filter (where l.last_order_at >= l.computed_at - make_interval(days => $2)))::int as active,
               (count(*) filter (where l.orders >= 2))::int as repeaters,
               (count(*) filter (where ${AT_RISK_SQL}))::int as at_risk,
+              sum(l.spent_minor)::text as spent, sum(l.predicted_value_12m_minor)::text as predicted,
               (sum(l.predicted_value_12m_minor) filter (where l.churn_risk >= ${AT_RISK_CHURN}))::text as at_risk_value,
               max(l.computed_at) as computed_at
-         from customer_loyalty l where l.store_id = $1`,
+         from customer_loyalty l where l.store_id = $1 group by l.segment`,
       [store.id, ACTIVE_CUSTOMER_DAYS],
     ),
-    q.rows<{ segment: LoyaltySegment; customers: number; spent: string; predicted: string | null }>(
-      `select l.segment, count(*)::int as customers, sum(l.spent_minor)::text as spent, sum(l.predicted_value_12m_minor)::text as predicted
-         from customer_loyalty l where l.store_id = $1 group by l.segment`,
-      [store.id],
-    ),
   ]);
+  const total = (pick: (row: (typeof segments)[number]) => number) => segments.reduce((sum, row) => sum + pick(row), 0);
+  const customers = total((row) => row.customers);
+  const computedAt = segments.reduce<number | null>((latest, row) => (row.computed_at ? Math.max(latest ?? 0, new Date(row.computed_at).getTime()) : latest), null);
   const bySegment = new Map(segments.map((row) => [row.segment, row]));
   const isModel = model?.model === 'bgnbd';
   return {
     currency: store.currency,
     model,
     scoreExplanation: LOYALTY_SCORE_EXPLANATION[model?.model ?? 'rfm'],
-    activeCustomers: totals!.active,
-    customers: totals!.customers,
-    repeatRate: totals!.customers === 0 ? null : totals!.repeaters / totals!.customers,
-    atRiskRevenueMinor: isModel ? num(totals!.at_risk_value ?? '0') : null,
-    atRiskCustomers: totals!.at_risk,
+    activeCustomers: total((row) => row.active),
+    customers,
+    repeatRate: customers === 0 ? null : total((row) => row.repeaters) / customers,
+    atRiskRevenueMinor: isModel ? total((row) => num(row.at_risk_value ?? '0')) : null,
+    atRiskCustomers: total((row) => row.at_risk),
     segments: LOYALTY_SEGMENTS.map((segment) => {
       const row = bySegment.get(segment);
       return {
@@ -84,7 +87,7 @@ export async function loyaltySummary(em: EntityManager, store: LoyaltyStore): Pr
         predictedValue12mMinor: isModel ? (row?.predicted ? num(row.predicted) : 0) : null,
       };
     }),
-    computedAt: totals!.computed_at ? new Date(totals!.computed_at).toISOString() : null,
+    computedAt: computedAt === null ? null : new Date(computedAt).toISOString(),
   };
 }
 
