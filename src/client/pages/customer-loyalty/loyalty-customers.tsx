@@ -16,6 +16,7 @@ import { trpc } from '../../lib/trpc.ts';
 import { AudiencePush } from './audience-push.tsx';
 import { CustomerDrawer } from './customer-drawer.tsx';
 import { LOYALTY_PAGE_SIZE, LOYALTY_TABS, loyaltyFilterOf, type LoyaltyTab, type LoyaltyViewState } from './loyalty-url-state.ts';
+import { RowCards } from '../../components/row-cards.tsx';
 
 // The top-customers and at-risk-customers tables of /customer-loyalty: search, sort and pages on
 // the server (loyalty.customers), the CSV of the whole filter (loyalty.exportCsv), a drawer per customer.
@@ -192,38 +193,30 @@ function CustomersTable({ rows, currency, view, onSort, onOpen }: TableProps) {
   return (
     <>
       {/* Phones: one card per customer, like the orders screen. */}
-      <ul className="space-y-2 md:hidden" data-testid="loyalty-cards">
-        {rows.map((row) => (
-          <li key={row.id}>
-            <button
-              type="button"
-              className="bg-base-100 border-base-content/10 rounded-box hover:border-primary/40 w-full border p-3 text-left shadow-xs"
-              onClick={() => onOpen(row.id)}
-              data-testid="loyalty-card"
-              data-customer-id={row.id}
-            >
-              <div className="flex items-start justify-between gap-3">
-                <div className="min-w-0">
-                  <p className="truncate font-semibold">{nameOf(row)}</p>
-                  <p className="text-base-content/70 truncate text-xs">{row.email ?? t('customers.noEmail')}</p>
-                  <p className="text-base-content/70 text-xs">{t('customers.lastOrder', { date: dateTime(row.lastOrderAt) })}</p>
-                </div>
-                <div className="shrink-0 text-right text-sm">
-                  <p className="font-semibold tabular-nums">{format.money(row.spentMinor, currency)}</p>
-                  <p className="text-base-content/70 text-xs">{t('customers.orders', { count: row.orders })}</p>
-                </div>
+      <RowCards rows={rows} testId="loyalty-cards" cardTestId="loyalty-card" idAttribute="data-customer-id" onOpen={onOpen}>
+        {(row) => (
+          <>
+            <div className="flex items-start justify-between gap-3">
+              <div className="min-w-0">
+                <p className="truncate font-semibold">{nameOf(row)}</p>
+                <p className="text-base-content/70 truncate text-xs">{row.email ?? t('customers.noEmail')}</p>
+                <p className="text-base-content/70 text-xs">{t('customers.lastOrder', { date: dateTime(row.lastOrderAt) })}</p>
               </div>
-              <div className="mt-2 flex flex-wrap items-center gap-2 text-xs">
-                <span className="text-base-content/70">{t('columns.churnRisk')}</span>
-                <ChurnBadge risk={row.churnRisk} />
-                <span className="text-base-content/70 ml-auto">
-                  {t('columns.predictedValue')} <span className="text-base-content font-medium tabular-nums">{format.money(row.predictedValue12mMinor, currency)}</span>
-                </span>
+              <div className="shrink-0 text-right text-sm">
+                <p className="font-semibold tabular-nums">{format.money(row.spentMinor, currency)}</p>
+                <p className="text-base-content/70 text-xs">{t('customers.orders', { count: row.orders })}</p>
               </div>
-            </button>
-          </li>
-        ))}
-      </ul>
+            </div>
+            <div className="mt-2 flex flex-wrap items-center gap-2 text-xs">
+              <span className="text-base-content/70">{t('columns.churnRisk')}</span>
+              <ChurnBadge risk={row.churnRisk} />
+              <span className="text-base-content/70 ml-auto">
+                {t('columns.predictedValue')} <span className="text-base-content font-medium tabular-nums">{format.money(row.predictedValue12mMinor, currency)}</span>
+              </span>
+            </div>
+          </>
+        )}
+      </RowCards>
 
       {/* Tablets and up: the table, scrolling sideways when narrow. */}
       <div className="border-base-content/10 rounded-box hidden overflow-x-auto border md:block">

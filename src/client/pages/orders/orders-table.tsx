@@ -6,6 +6,7 @@ import { useFigureFormat } from '../../lib/figure-format.ts';
 import { ChannelBadge, CustomerTypeBadge, StatusBadge } from './order-badges.tsx';
 import { useOrderMoney, useStoreDateTime } from './order-format.ts';
 import type { OrdersView } from './orders-url-state.ts';
+import { RowCards } from '../../components/row-cards.tsx';
 
 interface TableProps {
   data: OrdersListOutput;
@@ -59,43 +60,35 @@ export function OrdersTable({ data, view, onSort, onOpen }: TableProps) {
   return (
     <>
       {/* Phones: one card per order. */}
-      <ul className="space-y-2 md:hidden" data-testid="orders-cards">
-        {data.rows.map((row) => (
-          <li key={row.id}>
-            <button
-              type="button"
-              className="bg-base-100 border-base-content/10 rounded-box hover:border-primary/40 w-full border p-3 text-left shadow-xs"
-              onClick={() => onOpen(row.id)}
-              data-testid="order-card"
-              data-order-id={row.id}
-            >
-              <div className="flex items-start justify-between gap-3">
-                <div className="min-w-0">
-                  <p className="truncate font-semibold">{number(row)}</p>
-                  <p className="text-base-content/70 text-xs">{dateTime(row.placedAt)}</p>
-                  <p className="text-base-content/80 truncate text-xs" data-testid="order-card-customer">
-                    {row.customer ? `${row.customer.externalId} · ${t('table.customerOrders', { count: row.customer.ordersCount })}` : t('table.guest')}
-                  </p>
-                </div>
-                <div className="text-right text-sm">
-                  <p className="font-semibold">
-                    <Amount row={row} field="total" currency={data.currency} />
-                  </p>
-                  <p className="text-base-content/70 text-xs">
-                    {t('columns.netSales')} <Amount row={row} field="netSales" currency={data.currency} />
-                  </p>
-                </div>
+      <RowCards rows={data.rows} testId="orders-cards" cardTestId="order-card" idAttribute="data-order-id" onOpen={onOpen}>
+        {(row) => (
+          <>
+            <div className="flex items-start justify-between gap-3">
+              <div className="min-w-0">
+                <p className="truncate font-semibold">{number(row)}</p>
+                <p className="text-base-content/70 text-xs">{dateTime(row.placedAt)}</p>
+                <p className="text-base-content/80 truncate text-xs" data-testid="order-card-customer">
+                  {row.customer ? `${row.customer.externalId} · ${t('table.customerOrders', { count: row.customer.ordersCount })}` : t('table.guest')}
+                </p>
               </div>
-              <div className="mt-2 flex flex-wrap items-center gap-1.5">
-                <StatusBadge status={row.status} isTest={row.isTest} />
-                <ChannelBadge channel={row.channel} />
-                <CustomerTypeBadge isNew={row.isNewCustomer} counts={row.counts} />
-                <span className="text-base-content/60 ml-auto text-xs">{t('table.items', { count: row.items })}</span>
+              <div className="text-right text-sm">
+                <p className="font-semibold">
+                  <Amount row={row} field="total" currency={data.currency} />
+                </p>
+                <p className="text-base-content/70 text-xs">
+                  {t('columns.netSales')} <Amount row={row} field="netSales" currency={data.currency} />
+                </p>
               </div>
-            </button>
-          </li>
-        ))}
-      </ul>
+            </div>
+            <div className="mt-2 flex flex-wrap items-center gap-1.5">
+              <StatusBadge status={row.status} isTest={row.isTest} />
+              <ChannelBadge channel={row.channel} />
+              <CustomerTypeBadge isNew={row.isNewCustomer} counts={row.counts} />
+              <span className="text-base-content/60 ml-auto text-xs">{t('table.items', { count: row.items })}</span>
+            </div>
+          </>
+        )}
+      </RowCards>
 
       {/* Tablets and up: the table. */}
       <div className="bg-base-100 border-base-content/10 rounded-box hidden overflow-x-auto border shadow-xs md:block">
