@@ -175,6 +175,24 @@ describe('a store the model fits', () => {
     expect(scores[i]!.expectedOrders90d).toBeCloseTo(expectedPurchases(model.bgnbd!, inputs, 90), 12);
   });
 
+  it('the store\'s seasonal index scales the expected orders of the next 90 days (and the holdout\'s predictions), not the 12-month value', () => {
+    const seasonal = fitStoreModel(store, end, 1.25);
+    expect(seasonal.seasonalIndex).toBe(1.25);
+    expect(seasonal.bgnbd).toEqual(model.bgnbd);
+    const scaled = scoreCustomers(store, end, seasonal);
+    for (const i of [0, 1, 2, 3]) {
+      expect(scaled[i]!.expectedOrders90d).toBeCloseTo(scores[i]!.expectedOrders90d! * 1.25, 12);
+      expect(scaled[i]!.predictedValue12mMinor).toBe(scores[i]!.predictedValue12mMinor);
+    }
+    const actual = store.map((_, i) => (i % 3 === 0 ? 3 : 0));
+    const plain = holdout(store, actual, end)!;
+    const adjusted = holdout(store, actual, end, 90, 0.8)!;
+    expect(plain.seasonalIndex).toBeNull();
+    expect(adjusted.seasonalIndex).toBe(0.8);
+    expect(adjusted.predicted[3]).toBeCloseTo(plain.predicted[3]! * 0.8, 12);
+    expect(adjusted.baseline).toEqual(plain.baseline);
+  });
+
   it('holdout: MAEs of the model and of the naive baseline x / T × 90', () => {
     const actual = store.map((_, i) => (i % 3 === 0 ? 3 : 0));
     const result = holdout(store, actual, end)!;
