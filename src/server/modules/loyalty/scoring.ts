@@ -54,9 +54,10 @@ export interface StoreModel {
   historyDays: number;
   /**
    * The store's seasonal index over the EXPECTED_ORDERS_DAYS after the end of observation
-   * (statistics/seasonal-index.ts): the expected orders of that window are BG/NBD's × this. Null
-   * when the store's history is too short for one (then × 1). It does not touch the 12-month value:
-   * a whole year's index is 1.
+   * (statistics/seasonal-index.ts). The season scales every customer's purchase rate alike, so the
+   * window counts as EXPECTED_ORDERS_DAYS × index days of an average season (a change of time,
+   * exact in BG/NBD, whose drop-outs follow purchases, not days). Null when the store's history is
+   * too short for one (then × 1). It does not touch the 12-month value: a whole year's index is 1.
    */
   seasonalIndex: number | null;
 }
@@ -156,7 +157,7 @@ export function scoreCustomers(histories: readonly CustomerHistory[], endDay: nu
       return { ...base, pAlive: null, churnRisk: null, expectedOrders90d: null, predictedValue12mMinor: null, valuePercentile: null, loyaltyScore: loyaltyScore({ model: 'rfm', r, f, m }) };
     }
     const { pAlive, churnRisk } = churnRiskOf(model.bgnbd, inputs);
-    const expected90 = expectedPurchases(model.bgnbd, inputs, EXPECTED_ORDERS_DAYS) * (model.seasonalIndex ?? 1);
+    const expected90 = expectedPurchases(model.bgnbd, inputs, EXPECTED_ORDERS_DAYS * (model.seasonalIndex ?? 1));
     const expected365 = expectedPurchases(model.bgnbd, inputs, PREDICTED_VALUE_DAYS);
     const predicted = Math.round(Math.max(0, expected365) * expectedOrderValue(model, history));
     return { ...base, pAlive, churnRisk, expectedOrders90d: expected90, predictedValue12mMinor: Number.isFinite(predicted) ? predicted : 0, valuePercentile: 0, loyaltyScore: 0 };
@@ -191,8 +192,8 @@ export interface HoldoutResult {
  * The holdout: the model fitted on the histories cut at `cutDay` predicts each customer's repeat
  * order days in the next `days`; the naive baseline repeats the customer's past rate, x / T × days
  * (0 when T = 0). `actualAfter[i]` is customer i's order days in (cutDay, cutDay + days]. The
- * model's predictions are BG/NBD's × the store's `seasonalIndex` over those days (from the orders
- * up to cutDay only), as the scores' expected orders are. Null when the model cannot be fitted on the cut data.
+ * model's predictions are BG/NBD's over `days` × the store's `seasonalIndex` over those days (from
+ * the orders up to cutDay only), as the scores' expected orders are (see StoreModel.seasonalIndex). Null when the model cannot be fitted on the cut data.
  */
 export function holdout(
   histories: readonly CustomerHistory[], actualAfter: readonly number[], cutDay: number, days = EXPECTED_ORDERS_DAYS, seasonalIndex: number | null = null,
@@ -205,7 +206,7 @@ export function holdout(
   let baselineError = 0;
   histories.forEach((history, i) => {
     const inputs = purchaseHistoryOf(history, cutDay);
-    const p = expectedPurchases(model.bgnbd!, inputs, days) * (seasonalIndex ?? 1);
+    const p = expectedPurchases(model.bgnbd!, inputs, days * (seasonalIndex ?? 1));
     const b = inputs.age > 0 ? (inputs.frequency / inputs.age) * days : 0;
     predicted.push(p);
     baseline.push(b);
