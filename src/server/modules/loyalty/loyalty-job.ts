@@ -5,7 +5,7 @@ import type { JobDefinition } from '../../jobs/queues.ts';
 import { sqlRunner } from '../commerce/raw-sql.ts';
 import { sendIntegrationJob } from '../integrations/integrations-runtime.ts';
 import { fitStoreModel, holdout, scoreCustomers, type StoreModel } from './scoring.ts';
-import { customerHistories, dayNumber, lastOrderDay } from './summaries.ts';
+import { customerHistories, dayNumber, lastOrderDay, storeSeasonalIndex } from './summaries.ts';
 
 // The loyalty job (pg-boss, jobs/queues.ts): a store's customer scores recomputed from its orders
 // after each completed store-platform sync (sync-runner.ts sends the store's job) and for every
@@ -43,7 +43,7 @@ export async function recomputeLoyalty(em: EntityManager, storeId: number, now: 
   const today = dayInZone(now, store.timezone);
   const { histories } = await customerHistories(em, store, today);
   const endDay = dayNumber(today);
-  const model = fitStoreModel(histories, endDay);
+  const model = fitStoreModel(histories, endDay, await storeSeasonalIndex(em, store.id, today, EXPECTED_ORDERS_DAYS));
   const scores = scoreCustomers(histories, endDay, model);
 
   // The holdout: fitted on the orders up to 90 days before the last one, scored on those 90 days.
@@ -52,11 +52,11 @@ export async function recomputeLoyalty(em: EntityManager, storeId: number, now: 
   if (last) {
     const cut = addDays(last, -EXPECTED_ORDERS_DAYS);
     const before = await customerHistories(em, store, cut, EXPECTED_ORDERS_DAYS);
-    const result = holdout(before.histories, before.laterDays, dayNumber(cut));
+    const result = holdout(before.histories, before.laterDays, dayNumber(cut), EXPECTED_ORDERS_DAYS, await storeSeasonalIndex(em, store.id, cut, EXPECTED_ORDERS_DAYS));
     if (result) measured = { modelMae: result.modelMae, baselineMae: result.baselineMae, customers: result.customers };
   }
 
-  const parameters = model.bgnbd ? { ...model.bgnbd, ...(model.gammaGamma ?? {}) } : null;
+  const parameters = model.bgnbd ? { ...model.bgnbd, ...(model.gammaGamma ?? {}), ...(model.seasonalIndex === null ? {} : { seasonalIndex90d: model.seasonalIndex }) } : null;
   await em.transactional(async (tx) => {
     const t = sqlRunner(tx);
     // Serialises two runs for the same store (a sync's and the nightly one).

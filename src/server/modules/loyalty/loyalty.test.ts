@@ -217,7 +217,13 @@ describe('a store the BG/NBD model fits', () => {
     expect(summary.model).toMatchObject({ model: 'bgnbd', fallbackReason: null, customers: 240 });
     expect(summary.model!.holdoutMae).toBeGreaterThan(0);
     expect(summary.model!.baselineMae).toBeGreaterThan(0);
-    expect(Object.keys(summary.model!.parameters!).sort()).toEqual(['a', 'alpha', 'b', 'gamma', 'p', 'q', 'r']);
+    expect(Object.keys(summary.model!.parameters!).sort()).toEqual(['a', 'alpha', 'b', 'gamma', 'p', 'q', 'r', 'seasonalIndex90d']);
+    // The seasonal index of the next 90 days, by hand from the order days: last year's same 90 days
+    // (days −364..−275) per day, over the orders per day of the 365 days centred on them (−501..−137).
+    const orderDays = orders.map((order) => Math.round((Date.parse(String(order.placedAt)) - at(0).getTime()) / 86_400_000));
+    const between = (from: number, to: number) => orderDays.filter((d) => d >= from && d <= to).length;
+    expect(between(-364, -275)).toBeGreaterThan(0);
+    expect(summary.model!.parameters!.seasonalIndex90d).toBeCloseTo((between(-364, -275) / 90) / (between(-501, -137) / 365), 12);
     const [check] = await sqlRunner(testApp.orm.em.fork()).rows<{ at_risk: string; missing: number }>(
       `select coalesce(sum(predicted_value_12m_minor) filter (where churn_risk >= 0.5), 0)::text as at_risk,
               (count(*) filter (where churn_risk is null or p_alive is null or expected_orders_90d is null or predicted_value_12m_minor is null))::int as missing

@@ -175,6 +175,28 @@ describe('a store the model fits', () => {
     expect(scores[i]!.expectedOrders90d).toBeCloseTo(expectedPurchases(model.bgnbd!, inputs, 90), 12);
   });
 
+  it('the store\'s seasonal index stretches the next 90 days (expected orders and the holdout\'s predictions), not the 12-month value', () => {
+    const seasonal = fitStoreModel(store, end, 1.25);
+    expect(seasonal.seasonalIndex).toBe(1.25);
+    expect(seasonal.bgnbd).toEqual(model.bgnbd);
+    const scaled = scoreCustomers(store, end, seasonal);
+    for (const i of [0, 1, 2, 3]) {
+      const h = store[i]!;
+      expect(scaled[i]!.expectedOrders90d).toBeCloseTo(expectedPurchases(model.bgnbd!, { frequency: h.orderDays - 1, recency: h.lastDay - h.firstDay, age: end - h.firstDay }, 112.5), 12);
+      expect(scaled[i]!.expectedOrders90d).toBeGreaterThan(scores[i]!.expectedOrders90d!);
+      expect(scaled[i]!.predictedValue12mMinor).toBe(scores[i]!.predictedValue12mMinor);
+    }
+    const actual = store.map((_, i) => (i % 3 === 0 ? 3 : 0));
+    const plain = holdout(store, actual, end)!;
+    const adjusted = holdout(store, actual, end, 90, 0.8)!;
+    expect(plain.seasonalIndex).toBeNull();
+    expect(adjusted.seasonalIndex).toBe(0.8);
+    const h = store[3]!;
+    expect(adjusted.predicted[3]).toBeCloseTo(expectedPurchases(model.bgnbd!, { frequency: h.orderDays - 1, recency: h.lastDay - h.firstDay, age: end - h.firstDay }, 72), 12);
+    expect(adjusted.predicted[3]).toBeLessThan(plain.predicted[3]!);
+    expect(adjusted.baseline).toEqual(plain.baseline);
+  });
+
   it('holdout: MAEs of the model and of the naive baseline x / T × 90', () => {
     const actual = store.map((_, i) => (i % 3 === 0 ? 3 : 0));
     const result = holdout(store, actual, end)!;

@@ -52,6 +52,14 @@ export interface StoreModel {
   gammaGamma: GammaGammaParameters | null;
   customers: number;
   historyDays: number;
+  /**
+   * The store's seasonal index over the EXPECTED_ORDERS_DAYS after the end of observation
+   * (statistics/seasonal-index.ts). The season scales every customer's purchase rate alike, so the
+   * window counts as EXPECTED_ORDERS_DAYS × index days of an average season (a change of time,
+   * exact in BG/NBD, whose drop-outs follow purchases, not days). Null when the store's history is
+   * too short for one (then × 1). It does not touch the 12-month value: a whole year's index is 1.
+   */
+  seasonalIndex: number | null;
 }
 
 /** The BG/NBD inputs of a customer observed up to `endDay` (day number), in days. */
@@ -89,12 +97,12 @@ export function rfmScores(histories: readonly CustomerHistory[], endDay: number)
   return histories.map((history, i) => ({ r: r[i]!, f: frequencyScore(history.orders), m: m[i]! }));
 }
 
-/** Which model a store gets, and its fitted parameters. */
-export function fitStoreModel(histories: readonly CustomerHistory[], endDay: number): StoreModel {
+/** Which model a store gets, and its fitted parameters; `seasonalIndex` is the store's for the next EXPECTED_ORDERS_DAYS (see StoreModel). */
+export function fitStoreModel(histories: readonly CustomerHistory[], endDay: number, seasonalIndex: number | null = null): StoreModel {
   const customers = histories.length;
   const firstDay = histories.reduce((min, h) => Math.min(min, h.firstDay), Number.POSITIVE_INFINITY);
   const historyDays = customers === 0 ? 0 : endDay - firstDay;
-  const fallback = (reason: LoyaltyFallbackReason): StoreModel => ({ model: 'rfm', fallbackReason: reason, bgnbd: null, gammaGamma: null, customers, historyDays });
+  const fallback = (reason: LoyaltyFallbackReason): StoreModel => ({ model: 'rfm', fallbackReason: reason, bgnbd: null, gammaGamma: null, customers, historyDays, seasonalIndex: null });
   if (customers < MIN_MODEL_CUSTOMERS) return fallback('too_few_customers');
   if (historyDays < MIN_MODEL_HISTORY_DAYS) return fallback('too_little_history');
   if (!histories.some((h) => h.orderDays > 1)) return fallback('no_repeat_buyers');
@@ -117,7 +125,7 @@ export function fitStoreModel(histories: readonly CustomerHistory[], endDay: num
   } catch {
     gammaGamma = null;
   }
-  return { model: 'bgnbd', fallbackReason: null, bgnbd, gammaGamma, customers, historyDays };
+  return { model: 'bgnbd', fallbackReason: null, bgnbd, gammaGamma, customers, historyDays, seasonalIndex };
 }
 
 /** E[value of a future order]: Gamma-Gamma's conditional expectation (x = 0 gives the population mean pγ/(q − 1)), else the customer's own mean. */
@@ -149,7 +157,7 @@ export function scoreCustomers(histories: readonly CustomerHistory[], endDay: nu
       return { ...base, pAlive: null, churnRisk: null, expectedOrders90d: null, predictedValue12mMinor: null, valuePercentile: null, loyaltyScore: loyaltyScore({ model: 'rfm', r, f, m }) };
     }
     const { pAlive, churnRisk } = churnRiskOf(model.bgnbd, inputs);
-    const expected90 = expectedPurchases(model.bgnbd, inputs, EXPECTED_ORDERS_DAYS);
+    const expected90 = expectedPurchases(model.bgnbd, inputs, EXPECTED_ORDERS_DAYS * (model.seasonalIndex ?? 1));
     const expected365 = expectedPurchases(model.bgnbd, inputs, PREDICTED_VALUE_DAYS);
     const predicted = Math.round(Math.max(0, expected365) * expectedOrderValue(model, history));
     return { ...base, pAlive, churnRisk, expectedOrders90d: expected90, predictedValue12mMinor: Number.isFinite(predicted) ? predicted : 0, valuePercentile: 0, loyaltyScore: 0 };
@@ -176,16 +184,21 @@ export interface HoldoutResult {
   actual: number[];
   modelMae: number;
   baselineMae: number;
+  /** The store's seasonal index over the window, applied to the model's predictions (null: none, × 1). */
+  seasonalIndex: number | null;
 }
 
 /**
  * The holdout: the model fitted on the histories cut at `cutDay` predicts each customer's repeat
  * order days in the next `days`; the naive baseline repeats the customer's past rate, x / T × days
- * (0 when T = 0). `actualAfter[i]` is customer i's order days in (cutDay, cutDay + days].
- * Null when the model cannot be fitted on the cut data.
+ * (0 when T = 0). `actualAfter[i]` is customer i's order days in (cutDay, cutDay + days]. The
+ * model's predictions are BG/NBD's over `days` × the store's `seasonalIndex` over those days (from
+ * the orders up to cutDay only), as the scores' expected orders are (see StoreModel.seasonalIndex). Null when the model cannot be fitted on the cut data.
  */
-export function holdout(histories: readonly CustomerHistory[], actualAfter: readonly number[], cutDay: number, days = EXPECTED_ORDERS_DAYS): HoldoutResult | null {
-  const model = fitStoreModel(histories, cutDay);
+export function holdout(
+  histories: readonly CustomerHistory[], actualAfter: readonly number[], cutDay: number, days = EXPECTED_ORDERS_DAYS, seasonalIndex: number | null = null,
+): HoldoutResult | null {
+  const model = fitStoreModel(histories, cutDay, seasonalIndex);
   if (model.model !== 'bgnbd' || !model.bgnbd) return null;
   const predicted: number[] = [];
   const baseline: number[] = [];
@@ -193,7 +206,7 @@ export function holdout(histories: readonly CustomerHistory[], actualAfter: read
   let baselineError = 0;
   histories.forEach((history, i) => {
     const inputs = purchaseHistoryOf(history, cutDay);
-    const p = expectedPurchases(model.bgnbd!, inputs, days);
+    const p = expectedPurchases(model.bgnbd!, inputs, days * (seasonalIndex ?? 1));
     const b = inputs.age > 0 ? (inputs.frequency / inputs.age) * days : 0;
     predicted.push(p);
     baseline.push(b);
@@ -201,5 +214,5 @@ export function holdout(histories: readonly CustomerHistory[], actualAfter: read
     baselineError += Math.abs(b - actualAfter[i]!);
   });
   const n = histories.length;
-  return { customers: n, predicted, baseline, actual: [...actualAfter], modelMae: modelError / n, baselineMae: baselineError / n };
+  return { customers: n, predicted, baseline, actual: [...actualAfter], modelMae: modelError / n, baselineMae: baselineError / n, seasonalIndex };
 }

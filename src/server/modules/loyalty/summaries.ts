@@ -3,6 +3,7 @@ import { countingOrderSql } from '../../../shared/commerce.ts';
 import { rateSql } from '../commerce/fx.ts';
 import { num, sqlRunner } from '../commerce/raw-sql.ts';
 import type { CustomerHistory } from './scoring.ts';
+import { seasonalIndex } from './statistics/seasonal-index.ts';
 
 // Each known customer's counted orders summed per store day (the rollups' rules: countingOrderSql
 // for the statuses, test and cancelled orders; net sales after refunds, converted into the store's
@@ -85,4 +86,23 @@ export async function lastOrderDay(em: EntityManager, storeId: number): Promise<
     [storeId],
   );
   return row?.day ?? null;
+}
+
+/**
+ * The store's seasonal index over the `horizon` days after `endDay` (statistics/seasonal-index.ts),
+ * from its counted orders per store day up to `endDay` (guests included: the store's season, not
+ * only its known customers'). Null when the store's history is too short.
+ */
+export async function storeSeasonalIndex(em: EntityManager, storeId: number, endDay: string, horizon: number): Promise<number | null> {
+  const rows = await sqlRunner(em).rows<{ day: number; orders: number }>(
+    `select (o.placed_day - date '1970-01-01')::int as day, count(*)::int as orders
+       from orders o
+      where o.store_id = $1 and ${COUNTING} and o.placed_day <= $2::date
+      group by o.placed_day`,
+    [storeId, endDay],
+  );
+  if (rows.length === 0) return null;
+  const perDay = new Map(rows.map((row) => [row.day, row.orders]));
+  const firstDay = Math.min(...rows.map((row) => row.day));
+  return seasonalIndex((day) => perDay.get(day) ?? 0, firstDay, dayNumber(endDay), horizon);
 }

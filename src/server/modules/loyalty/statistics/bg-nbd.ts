@@ -170,3 +170,59 @@ export function expectedPurchasesOfNewCustomer(parameters: BgNbdParameters, t: n
   const hypergeometric = signed.sign * Math.exp(signed.log);
   return ((a + b - 1) / (a - 1)) * (1 - (alpha / (alpha + t)) ** r * hypergeometric);
 }
+
+/**
+ * P(X(T, T + t) = k | x, t_x, T) for k = 0..maxCount: the distribution of a customer's purchases in
+ * the next t, not only its mean (used for the forecast that minimises the expected absolute error,
+ * its median). Derived from the joint posterior of λ and p, as eq. 10 is. Given (λ, p) and alive at
+ * T, as for a new customer (Fader, Hardie and Lee 2005, eq. 8):
+ *   P(k) = (1 − p)^k Poisson(k; λt) + [k > 0] p (1 − p)^(k−1) P(Poisson(λt) ≥ k),
+ * and a customer already gone buys nothing. Integrating over λ ~ Gamma(r + x, α + T) and the Beta
+ * weights of p that keep the customer alive after x repeat purchases gives, with
+ * q_j = NegBin(j; r + x, (α + T) / (α + T + t)) and B_k = Π_{i<k} (b + x + i) / (a + b + x + i):
+ *   P(k | alive) = B_k q_k + [k > 0] B_(k−1) a / (a + b + x + k − 1) (1 − Σ_{j<k} q_j),
+ *   P(k) = P(alive) P(k | alive) + [k = 0] (1 − P(alive)).
+ * Sums to 1 over all k and its mean is eq. 10 (tests).
+ */
+export function purchaseCountProbabilities(parameters: BgNbdParameters, history: PurchaseHistory, horizon: number, maxCount: number): number[] {
+  const { r, alpha, a, b } = parameters;
+  const { frequency: x, age } = history;
+  const pAlive = probabilityAlive(parameters, history);
+  const probabilities = new Array<number>(maxCount + 1).fill(0);
+  if (horizon <= 0) {
+    probabilities[0] = 1;
+    return probabilities;
+  }
+  const shape = r + x;
+  const u = (alpha + age) / (alpha + age + horizon);
+  const v = horizon / (alpha + age + horizon);
+  let q = Math.exp(shape * Math.log(u)); // q_0
+  let below = 0; // Σ_{j<k} q_j
+  let survive = 1; // B_k
+  for (let k = 0; k <= maxCount; k++) {
+    let alive = survive * q;
+    if (k > 0) {
+      const previous = survive / ((b + x + k - 1) / (a + b + x + k - 1)); // B_(k−1)
+      alive += previous * (a / (a + b + x + k - 1)) * Math.max(0, 1 - below);
+    }
+    probabilities[k] = pAlive * alive + (k === 0 ? 1 - pAlive : 0);
+    below += q;
+    q *= ((shape + k) / (k + 1)) * v;
+    survive *= (b + x + k) / (a + b + x + k);
+  }
+  return probabilities;
+}
+
+/** The median of the purchases in the next t (the smallest k with P(X ≤ k) ≥ ½): the forecast with the least expected absolute error. */
+export function medianPurchases(parameters: BgNbdParameters, history: PurchaseHistory, horizon: number): number {
+  let maxCount = 16;
+  for (;;) {
+    const probabilities = purchaseCountProbabilities(parameters, history, horizon, maxCount);
+    let cumulative = 0;
+    for (let k = 0; k <= maxCount; k++) {
+      cumulative += probabilities[k]!;
+      if (cumulative >= 0.5) return k;
+    }
+    maxCount *= 4;
+  }
+}

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { bgNbdLogLikelihood, expectedPurchases, expectedPurchasesOfNewCustomer, fitBgNbd, probabilityAlive, type PurchaseHistory } from './bg-nbd.ts';
+import { bgNbdLogLikelihood, expectedPurchases, expectedPurchasesOfNewCustomer, fitBgNbd, medianPurchases, probabilityAlive, purchaseCountProbabilities, type PurchaseHistory } from './bg-nbd.ts';
 import { expectedAverageOrderValue, fitGammaGamma } from './gamma-gamma.ts';
 import { minimizeNelderMead } from './nelder-mead.ts';
 import { logGamma, logHypergeometric2F1, signedLogHypergeometric2F1 } from './special-functions.ts';
@@ -111,6 +111,40 @@ describe('BG/NBD on the CDNOW sample', () => {
     expect(lapsed).toBeLessThan(0.05);
     expect(recent).toBeGreaterThan(0.9);
     expect(probabilityAlive(published, { frequency: 0, recency: 0, age: 38.86 })).toBe(1);
+  });
+
+  it('gives the distribution of next-period purchases: hand-checked, summing to 1, with eq. 10 and eq. 9 as its mean', () => {
+    // By hand, a new customer (x = 0, T = 0) with r = α = 1 (λ ~ Exp(1)) and a = b = 1 (E[p] = ½), t = 1:
+    // P(0) = E[e^−λ] = ½; P(1) = E[1 − p] E[λ e^−λ] + E[p] P(λ-Poisson ≥ 1) = ½ × ¼ + ½ × ½ = 0.375.
+    const simple = purchaseCountProbabilities({ r: 1, alpha: 1, a: 1, b: 1 }, { frequency: 0, recency: 0, age: 0 }, 1, 3);
+    expect(simple[0]).toBeCloseTo(0.5, 12);
+    expect(simple[1]).toBeCloseTo(0.375, 12);
+    const published = { r: 0.243, alpha: 4.414, a: 0.793, b: 2.426 };
+    const mean = (probabilities: number[]) => probabilities.reduce((sum, p, k) => sum + k * p, 0);
+    for (const history of [
+      { frequency: 2, recency: 30.43, age: 38.86 }, // the paper's worked example: mean 1.226
+      { frequency: 0, recency: 0, age: 20 },
+      { frequency: 10, recency: 5, age: 38.86 }, // lapsed: almost surely 0
+      { frequency: 25, recency: 38, age: 38.86 },
+    ]) {
+      const probabilities = purchaseCountProbabilities(published, history, 39, 400);
+      expect(probabilities.reduce((sum, p) => sum + p, 0)).toBeCloseTo(1, 10);
+      expect(probabilities.every((p) => p >= 0)).toBe(true);
+      expect(mean(probabilities)).toBeCloseTo(expectedPurchases(published, history, 39), 8);
+    }
+    // P(0) of a customer who just bought: alive, no purchase in 39 weeks: E[e^{−λt}] with λ ~ Gamma(r + x, α + T).
+    const justBought = { frequency: 3, recency: 38.86, age: 38.86 };
+    const pAlive = probabilityAlive(published, justBought);
+    expect(purchaseCountProbabilities(published, justBought, 39, 5)[0]).toBeCloseTo(1 - pAlive + pAlive * ((4.414 + 38.86) / (4.414 + 38.86 + 39)) ** (0.243 + 3), 12);
+    // A new customer: the mean of the distribution is eq. 9.
+    expect(mean(purchaseCountProbabilities(published, { frequency: 0, recency: 0, age: 0 }, 39, 400))).toBeCloseTo(expectedPurchasesOfNewCustomer(published, 39), 8);
+    // Medians: the lapsed buyer 0; a frequent recent buyer well above 0; the worked example 1 (mean 1.226).
+    expect(medianPurchases(published, { frequency: 10, recency: 5, age: 38.86 }, 39)).toBe(0);
+    expect(medianPurchases(published, { frequency: 25, recency: 38, age: 38.86 }, 39)).toBeGreaterThan(10);
+    const example = purchaseCountProbabilities(published, { frequency: 2, recency: 30.43, age: 38.86 }, 39, 400);
+    const median = medianPurchases(published, { frequency: 2, recency: 30.43, age: 38.86 }, 39);
+    expect(example.slice(0, median + 1).reduce((sum, p) => sum + p, 0)).toBeGreaterThanOrEqual(0.5);
+    expect(example.slice(0, median).reduce((sum, p) => sum + p, 0)).toBeLessThan(0.5);
   });
 
   it('sums its predictions to the sample’s repeat purchases in the calibration period (the model’s own check)', () => {
