@@ -3,7 +3,7 @@
 // cut-off = 90 days before the store's last order; the BG/NBD model is fitted on the orders before
 // it and predicts each customer's repeat order days in the next 90; printed: calibration (predicted
 // vs actual, total and by decile of predicted), the MAE of the model against the naive baseline
-// (x / T × 90; goal: ≥ 10 % lower), the Gamma-Gamma independence check, and the time to fit and
+// (x / T × 90), as mean forecasts and as median forecasts (goal: ≥ 10 % lower, judged as stored per store: on the medians), the Gamma-Gamma independence check, and the time to fit and
 // score 100,000 customers (goal < 30 s; the store's histories resampled up to 100,000 when it has
 // fewer), plus the whole job on the store. Uses DATABASE_URL or the embedded PostgreSQL under DATA_DIR.
 // The model's predictions are × the store's seasonal index over the 90 days (from the orders before
@@ -18,8 +18,7 @@ import { loadConfig } from '../src/server/config.ts';
 import { openDatabase } from '../src/server/database/database.ts';
 import { sqlRunner } from '../src/server/modules/commerce/raw-sql.ts';
 import { recomputeLoyalty } from '../src/server/modules/loyalty/loyalty-job.ts';
-import { fitStoreModel, holdout, purchaseHistoryOf, scoreCustomers, type CustomerHistory } from '../src/server/modules/loyalty/scoring.ts';
-import { medianPurchases } from '../src/server/modules/loyalty/statistics/bg-nbd.ts';
+import { fitStoreModel, holdout, scoreCustomers, type CustomerHistory } from '../src/server/modules/loyalty/scoring.ts';
 import { customerHistories, dayNumber, lastOrderDay, storeSeasonalIndex } from '../src/server/modules/loyalty/summaries.ts';
 
 const HORIZON = 90;
@@ -70,23 +69,13 @@ try {
       const mean = (xs: number[]) => sum(part.map((i) => xs[i]!)) / Math.max(1, part.length);
       console.log(`  ${String(d + 1).padStart(2)}                  ${String(part.length).padStart(9)}   ${mean(result.predicted).toFixed(4).padStart(14)}   ${mean(result.actual).toFixed(4).padStart(11)}   ${mean(result.baseline).toFixed(4).padStart(10)}`);
     }
-    const improvement = 1 - result.modelMae / result.baselineMae;
-    console.log(`MAE per customer: model ${result.modelMae.toFixed(4)} (without the seasonal index ${plain.modelMae.toFixed(4)}), naive baseline ${result.baselineMae.toFixed(4)}: ${(improvement * 100).toFixed(1)} % lower (goal ≥ 10 %: ${improvement >= 0.1 ? 'met' : 'NOT met'})`);
+    console.log(`MAE per customer, mean forecasts: model ${result.modelMae.toFixed(4)} (without the seasonal index ${plain.modelMae.toFixed(4)}), naive baseline ${result.baselineMae.toFixed(4)}: ${((1 - result.modelMae / result.baselineMae) * 100).toFixed(1)} % lower`);
     console.log(`  A forecast of 0 for every customer: MAE ${(sum(result.actual) / result.customers).toFixed(4)}, ${((1 - sum(result.actual) / result.customers / result.baselineMae) * 100).toFixed(1)} % below the naive baseline`);
-    // The forecasts that minimise the expected absolute error: medians, of the model's distribution and of a Poisson at the naive rate.
-    const poissonMedian = (mean: number) => {
-      let [k, term, cumulative] = [0, Math.exp(-mean), Math.exp(-mean)];
-      while (cumulative < 0.5) {
-        k += 1;
-        term *= mean / k;
-        cumulative += term;
-      }
-      return k;
-    };
-    const medians = histories.map((h) => medianPurchases(model.bgnbd!, purchaseHistoryOf(h, cutDay), HORIZON * (index ?? 1)));
-    const naiveMedians = result.baseline.map(poissonMedian);
+    const [medians, naiveMedians] = [result.predictedMedian, result.baselineMedian];
     const maeOf = (xs: number[]) => sum(xs.map((x, i) => Math.abs(x - result.actual[i]!))) / xs.length;
     console.log(`  Median forecasts (least expected absolute error): model ${maeOf(medians).toFixed(4)} (${medians.filter((m) => m > 0).length.toLocaleString('en')} customers above 0), naive rate's Poisson median ${maeOf(naiveMedians).toFixed(4)} (${naiveMedians.filter((m) => m > 0).length.toLocaleString('en')} above 0): ${((1 - maeOf(medians) / maeOf(naiveMedians)) * 100).toFixed(1)} % lower; vs the naive baseline's mean forecast ${((1 - maeOf(medians) / result.baselineMae) * 100).toFixed(1)} % lower`);
+    const improvement = 1 - result.modelMedianMae / result.baselineMedianMae;
+    console.log(`Holdout as stored and shown per store (median forecasts): model ${result.modelMedianMae.toFixed(4)}, naive baseline ${result.baselineMedianMae.toFixed(4)}: ${(improvement * 100).toFixed(1)} % lower (goal ≥ 10 %: ${improvement >= 0.1 ? 'met' : 'NOT met'})`);
     console.log('By group         customers  predicted  naive  actual   MAE model  naive  lower    MSE model  naive  lower');
     const group = (name: string, keep: (h: CustomerHistory) => boolean) => {
       const members = histories.map((_, i) => i).filter((i) => keep(histories[i]!));
@@ -118,7 +107,7 @@ try {
     if (!adjusted || !unadjusted) continue;
     const repeat = other.histories.map((_, i) => i).filter((i) => other.histories[i]!.orderDays > 1);
     const repeatMae = (xs: number[]) => sum(repeat.map((i) => Math.abs(xs[i]! - adjusted.actual[i]!))) / repeat.length;
-    console.log(`Cut-off ${otherCut}: index ${otherIndex === null ? 'none' : otherIndex.toFixed(3)}; predicted ${sum(adjusted.predicted).toFixed(0)} (without index ${sum(unadjusted.predicted).toFixed(0)}), naive ${sum(adjusted.baseline).toFixed(0)}, actual ${sum(adjusted.actual)}; MAE model ${adjusted.modelMae.toFixed(4)} (without index ${unadjusted.modelMae.toFixed(4)}) vs naive ${adjusted.baselineMae.toFixed(4)}: ${((1 - adjusted.modelMae / adjusted.baselineMae) * 100).toFixed(1)} % lower; forecast 0: ${(sum(adjusted.actual) / adjusted.customers).toFixed(4)}; repeat buyers ${repeatMae(adjusted.predicted).toFixed(4)} vs ${repeatMae(adjusted.baseline).toFixed(4)}: ${((1 - repeatMae(adjusted.predicted) / repeatMae(adjusted.baseline)) * 100).toFixed(1)} % lower`);
+    console.log(`Cut-off ${otherCut}: index ${otherIndex === null ? 'none' : otherIndex.toFixed(3)}; predicted ${sum(adjusted.predicted).toFixed(0)} (without index ${sum(unadjusted.predicted).toFixed(0)}), naive ${sum(adjusted.baseline).toFixed(0)}, actual ${sum(adjusted.actual)}; MAE model ${adjusted.modelMae.toFixed(4)} (without index ${unadjusted.modelMae.toFixed(4)}) vs naive ${adjusted.baselineMae.toFixed(4)}: ${((1 - adjusted.modelMae / adjusted.baselineMae) * 100).toFixed(1)} % lower; forecast 0: ${(sum(adjusted.actual) / adjusted.customers).toFixed(4)}; repeat buyers ${repeatMae(adjusted.predicted).toFixed(4)} vs ${repeatMae(adjusted.baseline).toFixed(4)}: ${((1 - repeatMae(adjusted.predicted) / repeatMae(adjusted.baseline)) * 100).toFixed(1)} % lower; median forecasts ${adjusted.modelMedianMae.toFixed(4)} vs ${adjusted.baselineMedianMae.toFixed(4)}: ${((1 - adjusted.modelMedianMae / adjusted.baselineMedianMae) * 100).toFixed(1)} % lower`);
   }
   // Gamma-Gamma assumes spend per order independent of frequency (Hardie's note 025): their correlation among repeat buyers.
   const repeaters = histories.filter((h) => h.orderDays > 1);

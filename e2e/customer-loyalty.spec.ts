@@ -121,7 +121,7 @@ test('loyalty overview: tiles, segments filter the table, search, sort, pages, d
   await expect(tileValue('loyalty-tile-at-risk')).toHaveText(/^£[\d,]+\.\d\d$/);
   await expect(tileValue('loyalty-tile-model')).toHaveText('BG/NBD');
   // The holdout against the naive baseline, and the score in one sentence.
-  await expect(page.getByTestId('loyalty-accuracy')).toContainText(/held out: predicted repeat orders were off by [\d.]+ per customer on average, against [\d.]+ for the naive baseline/);
+  await expect(page.getByTestId('loyalty-accuracy')).toContainText(/held out: the most likely number of repeat orders was off by [\d.]+ per customer on average, against [\d.]+ for the naive baseline/);
   await expect(page.getByTestId('loyalty-score-explanation')).toHaveText(/^The loyalty score \(0 to 100\) is half how likely the customer is to keep buying/);
 
   // The segment grid: eight segments whose counts add up to every customer in the table.

@@ -53,7 +53,8 @@ export async function recomputeLoyalty(em: EntityManager, storeId: number, now: 
     const cut = addDays(last, -EXPECTED_ORDERS_DAYS);
     const before = await customerHistories(em, store, cut, EXPECTED_ORDERS_DAYS);
     const result = holdout(before.histories, before.laterDays, dayNumber(cut), EXPECTED_ORDERS_DAYS, await storeSeasonalIndex(em, store.id, cut, EXPECTED_ORDERS_DAYS));
-    if (result) measured = { modelMae: result.modelMae, baselineMae: result.baselineMae, customers: result.customers };
+    // Stored and shown: the errors of the median forecasts, each method's forecast with the least expected absolute error (README, "Holdout").
+    if (result) measured = { modelMae: result.modelMedianMae, baselineMae: result.baselineMedianMae, customers: result.customers };
   }
 
   const parameters = model.bgnbd ? { ...model.bgnbd, ...(model.gammaGamma ?? {}), ...(model.seasonalIndex === null ? {} : { seasonalIndex90d: model.seasonalIndex }) } : null;

@@ -217,6 +217,9 @@ describe('a store the BG/NBD model fits', () => {
     expect(summary.model).toMatchObject({ model: 'bgnbd', fallbackReason: null, customers: 240 });
     expect(summary.model!.holdoutMae).toBeGreaterThan(0);
     expect(summary.model!.baselineMae).toBeGreaterThan(0);
+    // The stored holdout is of the median forecasts (whole order counts), so errors × customers are whole numbers.
+    const customers = summary.model!.holdoutCustomers!;
+    for (const mae of [summary.model!.holdoutMae!, summary.model!.baselineMae!]) expect(Math.abs(mae * customers - Math.round(mae * customers))).toBeLessThan(1e-6);
     expect(Object.keys(summary.model!.parameters!).sort()).toEqual(['a', 'alpha', 'b', 'gamma', 'p', 'q', 'r', 'seasonalIndex90d']);
     // The seasonal index of the next 90 days, by hand from the order days: last year's same 90 days
     // (days −364..−275) per day, over the orders per day of the 365 days centred on them (−501..−137).

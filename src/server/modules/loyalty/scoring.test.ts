@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { LOYALTY_FALLBACK_REASONS, LOYALTY_MODELS, LOYALTY_SEGMENTS, frequencyScore, loyaltyScore, ntile, percentileRanks, segmentOf, type LoyaltySegment } from '../../../shared/loyalty.ts';
-import { churnRiskOf, fitStoreModel, holdout, rfmScores, scoreCustomers, type CustomerHistory } from './scoring.ts';
-import { expectedPurchases, probabilityAlive } from './statistics/bg-nbd.ts';
+import { churnRiskOf, fitStoreModel, holdout, poissonMedian, purchaseHistoryOf, rfmScores, scoreCustomers, type CustomerHistory } from './scoring.ts';
+import { expectedPurchases, medianPurchases, probabilityAlive } from './statistics/bg-nbd.ts';
 import { expectedAverageOrderValue } from './statistics/gamma-gamma.ts';
 
 // RFM, segments and scores on hand-computed stores; BG/NBD quantities checked against the formulas
@@ -207,6 +207,28 @@ describe('a store the model fits', () => {
     const mae = (predicted: number[]) => predicted.reduce((sum, p, i) => sum + Math.abs(p - actual[i]!), 0) / predicted.length;
     expect(result.modelMae).toBeCloseTo(mae(result.predicted), 12);
     expect(result.baselineMae).toBeCloseTo(mae(result.baseline), 12);
+  });
+
+  it('holdout: the median forecasts, the model distribution\'s and a Poisson at the naive rate, and their MAEs', () => {
+    const actual = store.map((_, i) => (i % 3 === 0 ? 3 : 0));
+    const result = holdout(store, actual, end, 90, 1.1)!;
+    const model = fitStoreModel(store, end, 1.1);
+    store.forEach((h, i) => {
+      expect(result.predictedMedian[i]).toBe(medianPurchases(model.bgnbd!, purchaseHistoryOf(h, end), 99));
+      expect(result.baselineMedian[i]).toBe(poissonMedian(result.baseline[i]!));
+    });
+    // The frequent buyers' medians are above 0, the one-time buyers' are 0.
+    expect(result.predictedMedian.some((m) => m > 0)).toBe(true);
+    expect(result.predictedMedian[2]).toBe(0);
+    const mae = (forecast: number[]) => forecast.reduce((sum, p, i) => sum + Math.abs(p - actual[i]!), 0) / forecast.length;
+    expect(result.modelMedianMae).toBeCloseTo(mae(result.predictedMedian), 12);
+    expect(result.baselineMedianMae).toBeCloseTo(mae(result.baselineMedian), 12);
+  });
+
+  it('poissonMedian: the smallest k with P(X ≤ k) ≥ ½', () => {
+    // By hand: P(0) = e^−0.5 = 0.607; e^−0.7 = 0.497 < ½ and P(≤ 1) = 0.844; mean 3.5: P(≤ 2) = 0.321, P(≤ 3) = 0.537.
+    expect([0, 0.5, 0.7, 1, 3.5].map(poissonMedian)).toEqual([0, 0, 1, 1, 3]);
+    expect(poissonMedian(1_000)).toBe(1_000);
   });
 });
 

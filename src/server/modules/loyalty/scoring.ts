@@ -3,7 +3,7 @@ import {
   frequencyScore, loyaltyScore, ntile, percentileRanks, segmentOf,
   type LoyaltyFallbackReason, type LoyaltyModel, type LoyaltySegment,
 } from '../../../shared/loyalty.ts';
-import { expectedPurchases, fitBgNbd, probabilityAlive, type BgNbdParameters, type PurchaseHistory } from './statistics/bg-nbd.ts';
+import { expectedPurchases, fitBgNbd, medianPurchases, probabilityAlive, type BgNbdParameters, type PurchaseHistory } from './statistics/bg-nbd.ts';
 import { expectedAverageOrderValue, fitGammaGamma, type GammaGammaParameters } from './statistics/gamma-gamma.ts';
 
 // Scores of a store's customers from their order histories (README, "Customer loyalty"). Pure: the
@@ -182,8 +182,18 @@ export interface HoldoutResult {
   predicted: number[];
   baseline: number[];
   actual: number[];
+  /** Mean absolute errors of the mean forecasts (`predicted`, `baseline`). */
   modelMae: number;
   baselineMae: number;
+  /**
+   * Per customer, the forecasts with the least expected absolute error, the medians: of the model's
+   * distribution of next-period purchases, and of a Poisson count at the naive rate.
+   */
+  predictedMedian: number[];
+  baselineMedian: number[];
+  /** Mean absolute errors of the median forecasts: what the store's holdout stores and shows. */
+  modelMedianMae: number;
+  baselineMedianMae: number;
   /** The store's seasonal index over the window, applied to the model's predictions (null: none, × 1). */
   seasonalIndex: number | null;
 }
@@ -191,7 +201,8 @@ export interface HoldoutResult {
 /**
  * The holdout: the model fitted on the histories cut at `cutDay` predicts each customer's repeat
  * order days in the next `days`; the naive baseline repeats the customer's past rate, x / T × days
- * (0 when T = 0). `actualAfter[i]` is customer i's order days in (cutDay, cutDay + days]. The
+ * (0 when T = 0). `actualAfter[i]` is customer i's order days in (cutDay, cutDay + days]. Both
+ * are scored as mean forecasts and as median forecasts (see HoldoutResult). The
  * model's predictions are BG/NBD's over `days` × the store's `seasonalIndex` over those days (from
  * the orders up to cutDay only), as the scores' expected orders are (see StoreModel.seasonalIndex). Null when the model cannot be fitted on the cut data.
  */
@@ -202,17 +213,43 @@ export function holdout(
   if (model.model !== 'bgnbd' || !model.bgnbd) return null;
   const predicted: number[] = [];
   const baseline: number[] = [];
-  let modelError = 0;
-  let baselineError = 0;
-  histories.forEach((history, i) => {
+  const predictedMedian: number[] = [];
+  const baselineMedian: number[] = [];
+  histories.forEach((history) => {
     const inputs = purchaseHistoryOf(history, cutDay);
-    const p = expectedPurchases(model.bgnbd!, inputs, days * (seasonalIndex ?? 1));
+    const horizon = days * (seasonalIndex ?? 1);
     const b = inputs.age > 0 ? (inputs.frequency / inputs.age) * days : 0;
-    predicted.push(p);
+    predicted.push(expectedPurchases(model.bgnbd!, inputs, horizon));
     baseline.push(b);
-    modelError += Math.abs(p - actualAfter[i]!);
-    baselineError += Math.abs(b - actualAfter[i]!);
+    predictedMedian.push(medianPurchases(model.bgnbd!, inputs, horizon));
+    baselineMedian.push(poissonMedian(b));
   });
-  const n = histories.length;
-  return { customers: n, predicted, baseline, actual: [...actualAfter], modelMae: modelError / n, baselineMae: baselineError / n, seasonalIndex };
+  const meanAbsoluteError = (forecasts: readonly number[]) =>
+    forecasts.reduce((sum, forecast, i) => sum + Math.abs(forecast - actualAfter[i]!), 0) / forecasts.length;
+  return {
+    customers: histories.length, predicted, baseline, actual: [...actualAfter],
+    modelMae: meanAbsoluteError(predicted), baselineMae: meanAbsoluteError(baseline),
+    predictedMedian, baselineMedian,
+    modelMedianMae: meanAbsoluteError(predictedMedian), baselineMedianMae: meanAbsoluteError(baselineMedian),
+    seasonalIndex,
+  };
+}
+
+/**
+ * The median of a Poisson count with this mean (the smallest k with P(X ≤ k) ≥ ½): the naive
+ * baseline's forecast under absolute error. Above a mean of 600 (e^−mean underflows) it uses the
+ * bound mean − ln 2 ≤ median < mean + 1/3 (Choi 1994), as floor(mean + 1/3 − 0.02 / mean).
+ */
+export function poissonMedian(mean: number): number {
+  if (!(mean > 0)) return 0;
+  if (mean > 600) return Math.floor(mean + 1 / 3 - 0.02 / mean);
+  let k = 0;
+  let term = Math.exp(-mean);
+  let cumulative = term;
+  while (cumulative < 0.5) {
+    k += 1;
+    term *= mean / k;
+    cumulative += term;
+  }
+  return k;
 }
