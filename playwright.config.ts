@@ -3,6 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { E2E_PORT, INTEGRATION_FAKES_ENV } from './e2e/integration-fakes-env.ts';
+// Debian's Chromium; `playwright install` is never needed. One lookup, shared with the page fetcher's browser route.
+import { chromiumLaunchOptions } from './src/server/modules/page-fetcher/chromium.ts';
 
 const port = E2E_PORT;
 const baseURL = `http://localhost:${port}`;
@@ -16,19 +18,6 @@ if (!process.env.E2E_DATA_DIR) {
 }
 const dataDir = process.env.E2E_DATA_DIR;
 
-/** Debian's Chromium; `playwright install` is never needed. */
-const chromiumLaunchOptions = {
-  executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-  args: [
-    '--no-sandbox',
-    '--disable-gpu',
-    '--disable-quic',
-    '--no-first-run',
-    '--disable-background-networking',
-    '--disable-component-update',
-    '--disable-sync',
-  ],
-};
 
 /**
  * Hang guards, not speed requirements. Every wait in e2e/ ends on the application's state (a text, a

@@ -1,6 +1,7 @@
 import { expect, type Page } from '@playwright/test';
 import { createServer, type Server } from 'node:http';
 import { test } from './account-helpers.ts';
+import { CHROMIUM_ARGS, CHROMIUM_EXECUTABLE } from '../src/server/modules/page-fetcher/chromium.ts';
 
 // A tiny storefront on another origin for the pixel's journeys (tracking-pixel.spec.ts,
 // storefront-journey.spec.ts): a loopback HTTP server of the test's own at http://shop.localhost:<port>.
@@ -49,8 +50,8 @@ export const VISITOR_AGENT = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36
 
 /** playwright.config.ts's Chromium options, with the visitor's user agent (for `test.use`). */
 export const VISITOR_LAUNCH_OPTIONS = {
-  executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', `--user-agent=${VISITOR_AGENT}`],
+  executablePath: CHROMIUM_EXECUTABLE,
+  args: [...CHROMIUM_ARGS, `--user-agent=${VISITOR_AGENT}`],
 };
 
 /** Hides the automation flag in every page of a context (as an init script). */

@@ -411,6 +411,8 @@ export function outboundFetchWith(limits: OutboundLimits): (input: string | URL,
 }
 
 export interface OutboundStream {
+  /** The URL answered, after redirects. */
+  url: string;
   status: number;
   headers: Headers;
   /** The body as it arrives; errors with OutboundBodyTooLargeError past the cap. Destroy it to stop reading. */
@@ -444,5 +446,5 @@ export async function openOutboundStream(input: string | URL, init: OutboundInit
   const decoder = decoderOf(data.headers);
   if (decoder) pipeline(data.body, decoder.stream(), capped, () => undefined);
   else pipeline(data.body, capped, () => undefined);
-  return { status: data.statusCode, headers: decodedHeaders(data, decoder !== null), body: capped };
+  return { url: url.href, status: data.statusCode, headers: decodedHeaders(data, decoder !== null), body: capped };
 }
