@@ -5,7 +5,7 @@ import type { JobDefinition } from '../../jobs/queues.ts';
 import { sqlRunner } from '../commerce/raw-sql.ts';
 import { sendIntegrationJob } from '../integrations/integrations-runtime.ts';
 import { fitStoreModel, holdout, scoreCustomers, type StoreModel } from './scoring.ts';
-import { customerHistories, dayNumber, lastOrderDay, storeSeasonalIndex } from './summaries.ts';
+import { customerHistories, dayNumber, lastOrderDay, seasonalIndexAt, storeDailyOrders } from './summaries.ts';
 
 // The loyalty job (pg-boss, jobs/queues.ts): a store's customer scores recomputed from its orders
 // after each completed store-platform sync (sync-runner.ts sends the store's job) and for every
@@ -43,7 +43,9 @@ export async function recomputeLoyalty(em: EntityManager, storeId: number, now: 
   const today = dayInZone(now, store.timezone);
   const { histories } = await customerHistories(em, store, today);
   const endDay = dayNumber(today);
-  const model = fitStoreModel(histories, endDay, await storeSeasonalIndex(em, store.id, today, EXPECTED_ORDERS_DAYS));
+  // One read of the store's orders per day serves both seasonal indexes (today's and the holdout's cut-off).
+  const daily = await storeDailyOrders(em, store.id, today);
+  const model = fitStoreModel(histories, endDay, seasonalIndexAt(daily, today, EXPECTED_ORDERS_DAYS));
   const scores = scoreCustomers(histories, endDay, model);
 
   // The holdout: fitted on the orders up to 90 days before the last one, scored on those 90 days.
@@ -52,7 +54,7 @@ export async function recomputeLoyalty(em: EntityManager, storeId: number, now: 
   if (last) {
     const cut = addDays(last, -EXPECTED_ORDERS_DAYS);
     const before = await customerHistories(em, store, cut, EXPECTED_ORDERS_DAYS);
-    const result = holdout(before.histories, before.laterDays, dayNumber(cut), EXPECTED_ORDERS_DAYS, await storeSeasonalIndex(em, store.id, cut, EXPECTED_ORDERS_DAYS));
+    const result = holdout(before.histories, before.laterDays, dayNumber(cut), EXPECTED_ORDERS_DAYS, seasonalIndexAt(daily, cut, EXPECTED_ORDERS_DAYS));
     // Stored and shown: the errors of the median forecasts, each method's forecast with the least expected absolute error (README, "Holdout").
     if (result) measured = { modelMae: result.modelMedianMae, baselineMae: result.baselineMedianMae, customers: result.customers };
   }

@@ -88,12 +88,14 @@ export async function lastOrderDay(em: EntityManager, storeId: number): Promise<
   return row?.day ?? null;
 }
 
-/**
- * The store's seasonal index over the `horizon` days after `endDay` (statistics/seasonal-index.ts),
- * from its counted orders per store day up to `endDay` (guests included: the store's season, not
- * only its known customers'). Null when the store's history is too short.
- */
-export async function storeSeasonalIndex(em: EntityManager, storeId: number, endDay: string, horizon: number): Promise<number | null> {
+/** The store's counted orders per store day (day numbers) up to some day, guests included: the store's season, not only its known customers'. */
+export interface StoreDailyOrders {
+  perDay: Map<number, number>;
+  /** The first day with an order; null when there is none. */
+  firstDay: number | null;
+}
+
+export async function storeDailyOrders(em: EntityManager, storeId: number, endDay: string): Promise<StoreDailyOrders> {
   const rows = await sqlRunner(em).rows<{ day: number; orders: number }>(
     `select (o.placed_day - date '1970-01-01')::int as day, count(*)::int as orders
        from orders o
@@ -101,8 +103,20 @@ export async function storeSeasonalIndex(em: EntityManager, storeId: number, end
       group by o.placed_day`,
     [storeId, endDay],
   );
-  if (rows.length === 0) return null;
   const perDay = new Map(rows.map((row) => [row.day, row.orders]));
-  const firstDay = Math.min(...rows.map((row) => row.day));
-  return seasonalIndex((day) => perDay.get(day) ?? 0, firstDay, dayNumber(endDay), horizon);
+  return { perDay, firstDay: rows.reduce<number | null>((first, row) => (first === null || row.day < first ? row.day : first), null) };
+}
+
+/**
+ * The store's seasonal index over the `horizon` days after `endDay` (statistics/seasonal-index.ts).
+ * `daily` may reach past `endDay`: the index reads only days up to it. Null when the history is too short.
+ */
+export function seasonalIndexAt(daily: StoreDailyOrders, endDay: string, horizon: number): number | null {
+  if (daily.firstDay === null) return null;
+  return seasonalIndex((day) => daily.perDay.get(day) ?? 0, daily.firstDay, dayNumber(endDay), horizon);
+}
+
+/** The store's seasonal index over the `horizon` days after `endDay`, read from its orders up to `endDay`. */
+export async function storeSeasonalIndex(em: EntityManager, storeId: number, endDay: string, horizon: number): Promise<number | null> {
+  return seasonalIndexAt(await storeDailyOrders(em, storeId, endDay), endDay, horizon);
 }
