@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { OutboundPolicy } from '../../outbound/outbound-http.ts';
-import { clearRobotsCache, fetchPage, FETCHER_USER_AGENT, MAX_PAGE_BYTES, PageFetchError } from './page-fetcher.ts';
+import { loadConfig } from '../../config.ts';
+import { clearRobotsCache, fetchPage, fetcherUserAgent, MAX_PAGE_BYTES, PageFetchError } from './page-fetcher.ts';
 import { DomainPacer } from './politeness.ts';
 import { startTestServer, type TestServer } from './test-servers.ts';
 
@@ -96,12 +97,17 @@ beforeEach(() => {
 });
 
 describe('fetchPage', () => {
+  it('names itself with the robots token and, when PUBLIC_URL is set, where site owners find us', () => {
+    expect(fetcherUserAgent('https://app.example.com')).toBe('StorePulseBot/1.0 (+https://app.example.com)');
+    expect(fetcherUserAgent(undefined)).toBe('StorePulseBot/1.0');
+  });
+
   it('fetches an HTML page with our user agent, reports the final URL after redirects and the charset', async () => {
     const page = await fetchPage(`${site.origin}/moved`, { policy });
     expect(page.url).toBe(`${site.origin}/page`);
     expect(page.html).toContain('19,99 €');
     expect(page.charset).toBe('utf-8');
-    expect(site.requests.at(-1)).toEqual({ url: '/page', userAgent: FETCHER_USER_AGENT });
+    expect(site.requests.at(-1)).toEqual({ url: '/page', userAgent: fetcherUserAgent(loadConfig().publicUrl) });
     const latin = await fetchPage(`${site.origin}/latin1`, { policy });
     expect(latin.charset).toBe('windows-1252');
     expect(latin.html).toContain('<body>é</body>');

@@ -1,4 +1,5 @@
 import robotsParserModule from 'robots-parser';
+import { loadConfig } from '../../config.ts';
 import { OutboundBodyTooLargeError, OutboundRefusedError, OutboundTimeoutError, openOutboundStream, outboundFetch, type OutboundPolicy } from '../../outbound/outbound-http.ts';
 
 // Fetching web pages for the AI tools (landing-page reviewer, competitor price tracker) through the one
@@ -7,9 +8,19 @@ import { OutboundBodyTooLargeError, OutboundRefusedError, OutboundTimeoutError, 
 // On top of them, for crawling: our user agent, HTML only, a 5 MB cap counted while streaming, a
 // timeout, robots.txt (RFC 9309) for scheduled checks, and the per-domain pace (politeness.ts).
 
-/** Who we are, in every request the fetcher sends (one constant; robots.txt rules are matched against "StorePulseBot"). */
-export const FETCHER_USER_AGENT = 'StorePulseBot/1.0 (+https://storepulse.app/bot)';
+/** The product token robots.txt rules are matched against. */
 export const ROBOTS_AGENT_TOKEN = 'StorePulseBot';
+
+/** Who we are, in every request the fetcher sends: the token, and where a site owner finds us (the app's PUBLIC_URL, when set). */
+export function fetcherUserAgent(publicUrl: string | undefined): string {
+  return publicUrl ? `${ROBOTS_AGENT_TOKEN}/1.0 (+${publicUrl})` : `${ROBOTS_AGENT_TOKEN}/1.0`;
+}
+
+let configuredUserAgent: string | undefined;
+function userAgent(): string {
+  configuredUserAgent ??= fetcherUserAgent(loadConfig().publicUrl);
+  return configuredUserAgent;
+}
 export const MAX_PAGE_BYTES = 5 * 1024 * 1024;
 export const DEFAULT_PAGE_TIMEOUT_MS = 20_000;
 const ACCEPTED_TYPES = new Set(['text/html', 'application/xhtml+xml']);
@@ -93,7 +104,7 @@ export async function fetchPage(url: string, options: FetchPageOptions = {}): Pr
   try {
     const answer = await openOutboundStream(
       url,
-      { headers: { 'user-agent': FETCHER_USER_AGENT, accept: 'text/html,application/xhtml+xml;q=0.9' }, signal },
+      { headers: { 'user-agent': userAgent(), accept: 'text/html,application/xhtml+xml;q=0.9' }, signal },
       { timeoutMs, maxBodyBytes: maxBytes, ...(options.policy ? { policy: options.policy } : {}) },
     );
     const contentType = answer.headers.get('content-type');
@@ -145,7 +156,7 @@ async function loadRobots(origin: string, options: { policy?: OutboundPolicy; ti
   const robotsUrl = `${origin}/robots.txt`;
   try {
     // Redirects are followed (at most 5, section 2.3.1.2), each hop through the address checks.
-    const answer = await outboundFetch(robotsUrl, { headers: { 'user-agent': FETCHER_USER_AGENT } }, { timeoutMs: options.timeoutMs, maxBodyBytes: ROBOTS_MAX_BYTES, ...(options.policy ? { policy: options.policy } : {}) });
+    const answer = await outboundFetch(robotsUrl, { headers: { 'user-agent': userAgent() } }, { timeoutMs: options.timeoutMs, maxBodyBytes: ROBOTS_MAX_BYTES, ...(options.policy ? { policy: options.policy } : {}) });
     if (answer.status >= 200 && answer.status < 300) return { robots: robotsParser(robotsUrl, await answer.text()), why: 'robots.txt rules', expires: now + ROBOTS_CACHE_MS };
     // Section 2.3.1.3: 400-499 "unavailable" -> the crawler MAY access any resource.
     if (answer.status >= 400 && answer.status < 500) return { robots: 'allow-all', why: `robots.txt answered HTTP ${answer.status}`, expires: now + ROBOTS_CACHE_MS };
