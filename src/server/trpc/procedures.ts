@@ -76,9 +76,21 @@ export const adminProcedure = publicProcedure.use(({ ctx, next }) => {
  * Invited viewers read; only the owner changes a store's data.
  */
 export const storeProcedure = subscribedProcedure.use(async ({ ctx, type, next }) => {
-  const store = await activeStoreOf(ctx.em, ctx.user, ctx.guestMode ? ctx.session.guestActiveStoreId : null);
+  return next({ ctx: { ...ctx, ...(await activeStoreContext(ctx, type)) } });
+});
+
+/** The AI tools' data of the active store: the tools' access rule, then the store's. */
+export const toolsStoreProcedure = toolsProcedure.use(async ({ ctx, type, next }) => {
+  return next({ ctx: { ...ctx, ...(await activeStoreContext(ctx, type)) } });
+});
+
+async function activeStoreContext(
+  ctx: { em: Parameters<typeof activeStoreOf>[0]; user: Parameters<typeof activeStoreOf>[1]; guestMode: boolean; session: { guestActiveStoreId?: number | null } },
+  type: string,
+) {
+  const store = await activeStoreOf(ctx.em, ctx.user, ctx.guestMode ? (ctx.session.guestActiveStoreId ?? null) : null);
   if (!store) throw new AppError('BAD_REQUEST', NO_ACTIVE_STORE_MESSAGE);
   const storeRole = storeRoleOf(store, ctx.user);
   if (type === 'mutation' && storeRole === 'guest') throw new AppError('FORBIDDEN', VIEW_ONLY_STORE_MESSAGE);
-  return next({ ctx: { ...ctx, store, storeRole } });
-});
+  return { store, storeRole };
+}
