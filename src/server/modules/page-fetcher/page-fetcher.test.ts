@@ -152,6 +152,12 @@ describe('robots.txt', () => {
     robotsStatus.value = 404;
     expect(await reasonOf(fetchPage(`${site.origin}/private`, { policy, respectRobots: true }))).toBe('fetched');
   });
+
+  it("reads robots.txt through the same address checks: a site on a refused address is not asked for it", async () => {
+    // The canary's port is not in the policy: its robots.txt must be refused like any page of it.
+    expect(await reasonOf(fetchPage(`${canary.origin}/page`, { policy, respectRobots: true }))).toBe('unsafe_address');
+    expect(canary.connections).toBe(0);
+  });
 });
 
 describe('DomainPacer', () => {
