@@ -66,7 +66,18 @@ export async function startJobs(options: StartJobsOptions): Promise<JobRunner> {
     // Completed jobs past their queue's deleteAfterSeconds are deleted hourly instead of daily.
     maintenanceIntervalSeconds: 3600,
   });
-  boss.on('error', (error) => logger.error({ err: error }, 'Background jobs error'));
+  let lastTerminationSaid = 0;
+  boss.on('error', (error) => {
+    // 57P01 admin_shutdown: PostgreSQL closed our connections because it is stopping (the embedded server
+    // stops with the app and may be quicker than pg-boss's own stop) or an administrator terminated them;
+    // pg-boss reconnects. Said once for the burst (one per pooled connection), not as an error each.
+    if ((error as { code?: unknown }).code === '57P01') {
+      if (Date.now() - lastTerminationSaid > 10_000) logger.info('Background jobs: PostgreSQL closed their connections (shutting down, or terminated by an administrator)');
+      lastTerminationSaid = Date.now();
+      return;
+    }
+    logger.error({ err: error }, 'Background jobs error');
+  });
   await boss.start();
   const context = (): JobContext => ({ em: orm.em.fork(), baseUrl: options.baseUrl, log: (message) => logger.info(message) });
   for (const job of options.jobs ?? JOBS) {
