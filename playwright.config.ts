@@ -69,6 +69,8 @@ export default defineConfig({
       RATE_LIMIT_LOGINS_PER_IP: '10000',
       // Lets a test act as a client of its own (X-Forwarded-For, see e2e/shell-helpers.ts).
       TRUST_PROXY: 'true',
+      // The journeys' figures are converted with the synthetic seed's rates, never the ECB's (README, "Exchange rates").
+      FX_SOURCE: 'synthetic',
       // The platforms of e2e/integrations.spec.ts: its fakes listen on these fixed ports (the server's env is fixed at start).
       ...INTEGRATION_FAKES_ENV,
       // Lets parallel work build into its own folder: CLIENT_DIST_DIR=/tmp/x npx vite build --outDir /tmp/x

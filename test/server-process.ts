@@ -56,6 +56,8 @@ export async function startServerProcess(name: string, databaseUrl: string, env:
       PUBLIC_URL: `http://127.0.0.1:${port}`,
       CLIENT_DIST_DIR: path.join(os.tmpdir(), 'storepulse-no-client-build'),
       LOG_LEVEL: 'warn',
+      // The tests' rates are the synthetic seed; production's default would load the ECB's over the network.
+      FX_SOURCE: 'synthetic',
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

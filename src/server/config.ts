@@ -37,6 +37,8 @@ const envSchema = z.object({
   TRACKING_EVENTS_PER_STORE_PER_SECOND: z.coerce.number().int().min(1).default(5000),
   TRACKING_RATE_WINDOW_SECONDS: z.coerce.number().int().min(1).max(60).default(1),
   TRACKING_COUNTRY_HEADER: z.string().trim().toLowerCase().regex(/^[a-z0-9-]+$/).optional(),
+  FX_SOURCE: z.enum(['ecb', 'synthetic'], { error: 'FX_SOURCE must be ecb or synthetic' }).optional(),
+  ECB_RATES_URL: z.url({ protocol: /^https?$/, error: 'ECB_RATES_URL must be an http or https address' }).default('https://www.ecb.europa.eu/stats/eurofxref'),
 });
 
 /**
@@ -166,6 +168,13 @@ export interface AppConfig {
    * OUTBOUND_ALLOW_HOSTS names them; the test harness names the fakes' 127.0.0.1.
    */
   outboundAllowHosts: AllowEntry[];
+  /**
+   * Exchange rates: 'ecb' loads the ECB's reference rates daily (modules/exchange-rates), 'synthetic' keeps the
+   * seed only (offline installs, tests, benchmarks). Default: ecb in production, synthetic otherwise.
+   */
+  fxSource: 'ecb' | 'synthetic';
+  /** The folder of the ECB's eurofxref files (a loopback fake in tests). */
+  ecbRatesUrl: string;
   /** SCHEDULED_SYNCS: the 15-minute incremental syncs of every connection (false: only "Sync now", backfills and webhooks). */
   scheduledSyncs: boolean;
   /**
@@ -224,6 +233,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     encryptionKey: values.ENCRYPTION_KEY,
     platforms: platformSettingsFromEnv(env),
     outboundAllowHosts,
+    fxSource: values.FX_SOURCE ?? (values.NODE_ENV === 'production' ? 'ecb' : 'synthetic'),
+    ecbRatesUrl: values.ECB_RATES_URL.replace(/\/+$/, ''),
     scheduledSyncs: values.SCHEDULED_SYNCS,
     tracking: {
       requestsPerIpPerSecond: values.TRACKING_REQUESTS_PER_IP_PER_SECOND,

@@ -2,6 +2,7 @@ import { buildApp } from './app.ts';
 import { loadConfig } from './config.ts';
 import { openDatabase } from './database/database.ts';
 import { startJobs } from './jobs/boss.ts';
+import { ECB_RATES_QUEUE } from './modules/exchange-rates/ecb-job.ts';
 import { SCHEDULE_QUEUE } from './modules/integrations/integration-jobs.ts';
 import { setIntegrationJobSender } from './modules/integrations/integrations-runtime.ts';
 
@@ -15,9 +16,11 @@ const jobs = await startJobs({
   orm: database.orm,
   baseUrl: config.publicUrl ?? `http://localhost:${config.port}`,
   logger: { info: (message) => app.log.info(message), error: (details, message) => app.log.error(details, message) },
-  unscheduled: config.scheduledSyncs ? [] : [SCHEDULE_QUEUE],
+  unscheduled: [...(config.scheduledSyncs ? [] : [SCHEDULE_QUEUE]), ...(config.fxSource === 'ecb' ? [] : [ECB_RATES_QUEUE])],
 });
 setIntegrationJobSender((queue, data, options) => jobs.boss.send(queue, data, options));
+// Real exchange rates from the first minutes of a new installation, not only from the next working day's run.
+if (config.fxSource === 'ecb') await jobs.boss.send(ECB_RATES_QUEUE, {}, { singletonKey: ECB_RATES_QUEUE, singletonSeconds: 3600 });
 
 let stopping = false;
 async function stop(signal: string): Promise<void> {

@@ -22,7 +22,7 @@ export interface FakeRequest {
 export interface FakeResponse {
   status?: number;
   headers?: Record<string, string>;
-  /** An object is sent as JSON; a string as it is (HTML pages, CSV, malformed bodies). */
+  /** An object is sent as JSON; a string or bytes as they are (HTML pages, CSV, zip files, malformed bodies). */
   body?: unknown;
 }
 
@@ -102,9 +102,10 @@ export class FakeServer {
         void this.answer(incoming, Buffer.concat(chunks).toString('utf8')).then(
           (response) => {
             const isText = typeof response.body === 'string';
-            const payload = response.body === undefined ? '' : isText ? (response.body as string) : JSON.stringify(response.body);
+            const isBinary = response.body instanceof Uint8Array;
+            const payload = response.body === undefined ? '' : isText || isBinary ? (response.body as string | Uint8Array) : JSON.stringify(response.body);
             outgoing.writeHead(response.status ?? 200, {
-              'content-type': isText ? 'text/plain; charset=utf-8' : 'application/json',
+              'content-type': isBinary ? 'application/octet-stream' : isText ? 'text/plain; charset=utf-8' : 'application/json',
               ...response.headers,
             });
             outgoing.end(payload);

@@ -54,7 +54,8 @@ export async function upsertFxRates(em: EntityManager, rows: FxRateRow[]): Promi
 
 /**
  * Adds the synthetic weekday rates (like the ECB, none on Saturdays and Sundays) from FX_SEED_YEARS
- * ago up to `today` that are missing; existing rows, synthetic or real, are left alone. Runs at every
+ * ago up to `today` that are missing, before a currency's first ECB rate; existing rows, synthetic or
+ * real, are left alone. Runs at every
  * start, so a long-running installation keeps a rate for recent days. Returns the rows added.
  */
 export async function seedFxRates(em: EntityManager, today: string = new Date().toISOString().slice(0, 10)): Promise<number> {
@@ -65,10 +66,14 @@ export async function seedFxRates(em: EntityManager, today: string = new Date().
     if (weekday === 0 || weekday === 6) continue;
     for (const currency of SEEDED_CURRENCIES) rows.push({ day, currency, rate: syntheticRate(currency, day), source: 'synthetic' });
   }
+  // Never from a currency's first ECB rate on: those days use the ECB's rates (exchange-rates/ecb-rates.ts).
   return sqlRunner(em).run(
-    `insert into fx_rates (day, currency, rate, source)
+    `with first_ecb as (select currency, min(day) as day from fx_rates where source = 'ecb' group by currency)
+     insert into fx_rates (day, currency, rate, source)
      select x.day, x.currency, x.rate, x.source
      from jsonb_to_recordset($1::jsonb) as x(day date, currency text, rate numeric, source text)
+     left join first_ecb on first_ecb.currency = x.currency
+     where first_ecb.day is null or x.day < first_ecb.day
      on conflict (day, currency) do nothing`,
     [JSON.stringify(rows)],
   );
