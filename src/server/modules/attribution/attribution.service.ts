@@ -354,17 +354,35 @@ async function channelSpend(em: EntityManager, store: StoreRef, range: DayRange)
   return result;
 }
 
-/** Spend and platform-reported figures per (channel, campaign): ad campaigns by name or id, e-mail campaigns by name or id. */
-async function campaignSpend(em: EntityManager, store: StoreRef, range: DayRange): Promise<Map<string, SpendRow & { names: string[] }>> {
+/**
+ * Spend and platform-reported figures per (channel, campaign): ad campaigns by name or id, e-mail
+ * campaigns by name or id. Ad spend in the store's currency: whole months from ad_metrics_monthly,
+ * the edge days from ad_metrics_daily (the sums are exact, so the same as the days'); other
+ * currencies per day, converted at the day's rate. `months: false`: every day from ad_metrics_daily.
+ */
+async function campaignSpend(em: EntityManager, store: StoreRef, range: DayRange, options: { months?: boolean } = {}): Promise<Map<string, SpendRow & { names: string[] }>> {
+  const split = options.months === false ? { months: null, edges: [range] } : monthSplit(range);
+  const monthBounds = split.months ? [split.months.from, split.months.toExclusive] : [range.from, range.from];
+  const columns = `platform, campaign_id, campaign_name, currency, spend_minor, conversions, conversion_value_minor`;
+  const edgeDays = split.edges.map((_, index) => `day between $${7 + 2 * index}::date and $${8 + 2 * index}::date`);
+  const ownCurrency = [
+    `select ${columns} from ad_metrics_monthly where store_id = $1 and currency = $4 and month >= $5::date and month < $6::date`,
+    ...(edgeDays.length > 0 ? [`select ${columns} from ad_metrics_daily where store_id = $1 and currency = $4 and (${edgeDays.join(' or ')})`] : []),
+  ].join(' union all ');
   const rows = await sqlRunner(em).rows<{ channel: string; campaign_id: string; campaign_name: string; currency: string; day: string | null; spend: string; conversions: string; value: string }>(
-    `select platform as channel, campaign_id, max(campaign_name) as campaign_name, currency, case when currency = $4 then null else to_char(day, 'YYYY-MM-DD') end as day,
+    `select platform as channel, campaign_id, max(campaign_name) as campaign_name, currency, null as day,
             sum(spend_minor)::text as spend, sum(conversions)::text as conversions, sum(conversion_value_minor)::text as value
-       from ad_metrics_daily where store_id = $1 and day between $2::date and $3::date group by 1, 2, 4, 5
+       from (${ownCurrency}) x group by 1, 2, 4
+     union all
+     select d.platform, d.campaign_id, max(d.campaign_name), d.currency, to_char(d.day, 'YYYY-MM-DD'), sum(d.spend_minor)::text, sum(d.conversions)::text, sum(d.conversion_value_minor)::text
+       from (select distinct currency from ad_metrics_monthly where store_id = $1 and currency <> $4 and month >= date_trunc('month', $2::date)::date and month <= $3::date) c
+       cross join lateral (select * from ad_metrics_daily where store_id = $1 and currency = c.currency and day between $2::date and $3::date) d
+      group by 1, 2, 4, 5
      union all
      select platform, campaign_id, max(campaign_name), currency, case when currency = $4 then null else to_char(day, 'YYYY-MM-DD') end,
             sum(spend_minor)::text, sum(attributed_orders)::text, sum(attributed_revenue_minor)::text
        from email_metrics_daily where store_id = $1 and day between $2::date and $3::date group by 1, 2, 4, 5`,
-    [store.id, range.from, range.to, store.currency],
+    [store.id, range.from, range.to, store.currency, ...monthBounds, ...split.edges.flatMap((edge) => [edge.from, edge.to])],
   );
   const fx = rows.some((row) => row.currency !== store.currency) ? await loadFxRates(em, [store.currency, ...rows.map((row) => row.currency)], range.from, range.to) : null;
   const result = new Map<string, SpendRow & { names: string[] }>();
@@ -391,7 +409,7 @@ async function period(
   const [groups, spend, campaigns] = await Promise.all([
     creditGroups(em, store, range, windowDays, model, options),
     channelSpend(em, store, range),
-    options.campaigns ? campaignSpend(em, store, range) : new Map<string, SpendRow & { names: string[] }>(),
+    options.campaigns ? campaignSpend(em, store, range, options) : new Map<string, SpendRow & { names: string[] }>(),
   ]);
   // Each credited campaign's spend: the first spend row (in the order read) of its channel with its name or id.
   const spendByName = new Map<string, SpendRow & { names: string[] }>();

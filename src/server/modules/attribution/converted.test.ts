@@ -116,11 +116,21 @@ describe('converted other-currency credits per month', () => {
     await expectSameAsDays();
   });
 
-  it('reads a past spend correction', async () => {
+  it('reads past spend corrections, in the store\'s currency and another', async () => {
     const before = await expectSameAsDays();
     await ingestAdMetrics(em(), store, [{ platform: 'metaads', accountId: 'A1', campaignId: 'c-autumn', campaignName: 'autumn', day: '2026-09-10', currency: 'GBP', spendMinor: 990_000 }]);
+    await ingestAdMetrics(em(), store, [{ platform: 'googleads', accountId: 'G1', campaignId: 'c-brand', campaignName: 'brand', day: '2026-09-11', currency: 'USD', spendMinor: 55_000 }]);
     const after = await expectSameAsDays();
     expect(after.current.total.spendMinor).toBeGreaterThan(before.current.total.spendMinor);
+    // The monthly spend is the sum of its days.
+    const columns = `platform, account_id, campaign_id, currency, to_char(month, 'YYYY-MM') as month, campaign_name, spend_minor::text, conversions, conversion_value_minor::text`;
+    const fromDays = await sql().rows(
+      `select ${columns} from (select platform, account_id, campaign_id, currency, date_trunc('month', day) as month, max(campaign_name) as campaign_name, sum(spend_minor) as spend_minor,
+              sum(conversions) as conversions, sum(conversion_value_minor) as conversion_value_minor from ad_metrics_daily where store_id = $1 group by 1, 2, 3, 4, 5) x order by 1, 2, 3, 4, 5`,
+      [store.id],
+    );
+    expect(fromDays.length).toBeGreaterThan(8);
+    expect(await sql().rows(`select ${columns} from ad_metrics_monthly where store_id = $1 order by 1, 2, 3, 4, 5`, [store.id])).toEqual(fromDays);
   });
 
   it('converts into the new currency after the store changed its currency', async () => {
