@@ -7,6 +7,7 @@ import { ingestAdMetrics, ingestOrders, ingestRefunds } from '../commerce/ingest
 import { sqlRunner } from '../commerce/raw-sql.ts';
 import { trackingSettingsOf } from '../tracking/tracking-settings.service.ts';
 import { attributionReport, modelsSideBySide } from './attribution.service.ts';
+import { ATTRIBUTION_JOB } from './attribution-jobs.ts';
 import { runAttribution } from './credits.ts';
 
 // The other-currency credits of whole months, converted at each day's rate and stored
@@ -38,7 +39,7 @@ async function expectSameAsDays() {
 /** The stored converted months of the store and whether each is valid for its currency now. */
 async function convertedMonths() {
   return sql().rows<{ month: string; valid: boolean; rows: number }>(
-    `select to_char(m.month, 'YYYY-MM-DD') as month, (m.converted_version = m.version and m.currency = s.currency) as valid,
+    `select to_char(m.month, 'YYYY-MM-DD') as month, coalesce(m.converted_version = m.version and m.currency = s.currency, false) as valid,
             (select count(*)::int from attribution_converted_monthly c where c.store_id = m.store_id and c.window_days = m.window_days and c.month = m.month) as rows
        from attribution_converted_months m join stores s on s.id = m.store_id where m.store_id = $1 and m.window_days = 30 order by m.month`,
     [store.id],
@@ -141,5 +142,27 @@ describe('converted other-currency credits per month', () => {
     expect(after.currency).toBe('EUR');
     expect(after.current.total.revenueMinor).not.toBe(before.current.total.revenueMinor);
     expect((await convertedMonths()).filter((month) => month.month === '2026-09-01' || month.month === '2026-10-01').every((month) => month.valid)).toBe(true);
+  });
+
+  it('has the attribution job convert the closed months that are not valid any more, not the current month', async () => {
+    await setFxRates(em(), [{ day: '2026-08-20', currency: 'GBP', rate: 0.55 }, { day: '2026-10-08', currency: 'USD', rate: 1.9 }]);
+    // A credit in another currency today: the current month is not valid either, and stays to the report.
+    await sql().run(
+      `insert into attribution_daily (store_id, window_days, model, day, channel, campaign, currency, orders, revenue_minor, own_source_orders, own_source_revenue_minor)
+       values ($1, 30, 'linear', current_date, 'metaads', 'autumn', 'USD', 1, 4321, 0, 0)`,
+      [store.id],
+    );
+    const current = (await sql().rows<{ month: string }>(`select to_char(date_trunc('month', current_date), 'YYYY-MM-DD') as month`))[0]!.month;
+    const stale = (await convertedMonths()).filter((month) => ['2026-09-01', '2026-10-01', current].includes(month.month));
+    expect(stale.map((month) => month.valid)).toEqual([false, false, false]);
+    const logged: string[] = [];
+    await ATTRIBUTION_JOB.handle({ em: em(), baseUrl: 'http://localhost', log: (message) => logged.push(message) }, { storeId: store.id });
+    expect(logged).toEqual([]);
+    const months = await convertedMonths();
+    expect(months.filter((month) => month.month >= '2026-08-01' && month.month <= '2026-10-01').map((month) => [month.month, month.valid]))
+      .toEqual([['2026-08-01', true], ['2026-09-01', true], ['2026-10-01', true]]);
+    expect(months.filter((month) => month.month < current).every((month) => month.valid)).toBe(true);
+    expect(months.find((month) => month.month === current)!.valid).toBe(false);
+    await expectSameAsDays();
   });
 });
