@@ -18,6 +18,8 @@ import { Migration } from '@mikro-orm/migrations';
  *   - writes to fx_rates: every month from the first changed day's month on (a day without a rate
  *     takes the latest rate before it, so a change can reach into the following days and months);
  *   - a change of the store's currency needs nothing: `currency` no longer matches.
+ * The attribution job converts the closed months that are marked and not valid
+ * (converted-months.ts); a report converts what it reads that is not.
  * ENABLE ALWAYS, like the other triggers the report relies on. No MikroORM entity (SQL only).
  */
 const markMonths = (rows: string) => `insert into attribution_converted_months as m (store_id, window_days, month)
@@ -88,6 +90,9 @@ end $$;`);
       this.addSql(`alter table "attribution_daily" enable always trigger "attribution_daily_converted_${event}";`);
       this.addSql(`alter table "fx_rates" enable always trigger "fx_rates_converted_${event}";`);
     }
+    // The months that already hold other-currency credits, to be converted (by the attribution job).
+    this.addSql(`insert into attribution_converted_months (store_id, window_days, month)
+      select distinct m.store_id, m.window_days, m.month from attribution_monthly m join stores s on s.id = m.store_id where m.currency <> s.currency;`);
   }
 
   override down(): void | Promise<void> {

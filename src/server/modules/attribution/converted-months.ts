@@ -125,8 +125,8 @@ async function convertMonths(em: EntityManager, store: StoreCurrency, windowDays
 }
 
 /**
- * Converts the closed months (before the current one) of the stores' current windows that hold
- * other-currency credits and are not valid any more (the attribution job, after the credits). A
+ * Converts the closed months (before the current one) of the stores' current windows that are
+ * marked and not valid any more (the attribution job, after the credits). A
  * store whose conversion fails (no rate for a day) is logged and skipped; its report says why.
  */
 export async function convertStaleClosedMonths(fork: () => EntityManager, storeIds?: number[], log: (message: string) => void = () => {}): Promise<number> {
@@ -140,13 +140,13 @@ export async function convertStaleClosedMonths(fork: () => EntityManager, storeI
       const em = fork();
       const q = sqlRunner(em);
       const { windowDays } = await readState(q, store.id);
+      // The months marked (writes to other-currency credits, rate changes, converted before into
+      // another currency); a month never marked is converted by the first report that reads it.
       const stale = await q.rows<{ month: string; version: string }>(
-        `select to_char(f.month, 'YYYY-MM-DD') as month, coalesce(m.version, 0)::text as version
-           from (select distinct month from attribution_monthly
-                  where store_id = $1 and window_days = $2 and currency <> $3::bpchar and month < date_trunc('month', current_date)::date) f
-           left join attribution_converted_months m on m.store_id = $1 and m.window_days = $2 and m.month = f.month
-          where m.converted_version is distinct from m.version or m.currency is distinct from $3::bpchar
-          order by f.month`,
+        `select to_char(month, 'YYYY-MM-DD') as month, version::text as version from attribution_converted_months
+          where store_id = $1 and window_days = $2 and month < date_trunc('month', current_date)::date
+            and (converted_version is distinct from version or currency is distinct from $3::bpchar)
+          order by month`,
         [store.id, windowDays, store.currency],
       );
       if (stale.length === 0) continue;
