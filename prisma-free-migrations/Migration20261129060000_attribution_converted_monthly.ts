@@ -17,6 +17,7 @@ import { Migration } from '@mikro-orm/migrations';
  *     triggers, the rows' months);
  *   - writes to fx_rates: every month from the first changed day's month on (a day without a rate
  *     takes the latest rate before it, so a change can reach into the following days and months);
+ *     an update that leaves the rate as it was (a source reloading the same rates) moves nothing;
  *   - a change of the store's currency needs nothing: `currency` no longer matches.
  * The attribution job converts the closed months that are marked and not valid
  * (converted-months.ts); a report converts what it reads that is not.
@@ -76,7 +77,9 @@ end $$;`);
 begin
   update attribution_converted_months set version = version + 1
    where converted_version = version
-     and month >= (select date_trunc('month', min(day))::date from (select day from new_rows union all select day from old_rows) d);
+     and month >= (select date_trunc('month', min(day))::date from (
+           (select day, currency, rate from new_rows except select day, currency, rate from old_rows)
+           union all (select day, currency, rate from old_rows except select day, currency, rate from new_rows)) d);
   return null;
 end $$;`);
 

@@ -106,6 +106,10 @@ describe('converted other-currency credits per month', () => {
 
   it('converts the months again after a past exchange rate changed, also a later month whose first days take it', async () => {
     const before = await expectSameAsDays();
+    // The same rates loaded again (a source reloading its last days) leave the months valid.
+    const [same] = await sql().rows<{ rate: number }>(`select rate::float8 as rate from fx_rates where day = '2026-09-18' and currency = 'GBP'`);
+    await setFxRates(em(), [{ day: '2026-09-18', currency: 'GBP', rate: same!.rate }]);
+    expect((await convertedMonths()).filter((month) => month.month === '2026-09-01' || month.month === '2026-10-01').map((month) => month.valid)).toEqual([true, true]);
     await setFxRates(em(), ['2026-09-17', '2026-09-18', '2026-09-19'].map((day) => ({ day, currency: 'GBP', rate: 0.4 })));
     const after = await expectSameAsDays();
     expect(after.current.total.revenueMinor).toBeLessThan(before.current.total.revenueMinor);
