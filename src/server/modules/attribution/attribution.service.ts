@@ -11,6 +11,7 @@ import { num, sqlRunner, type SqlRunner } from '../commerce/raw-sql.ts';
 import { sendIntegrationJob } from '../integrations/integrations-runtime.ts';
 import { trackingSettingsOf } from '../tracking/tracking-settings.service.ts';
 import { ATTRIBUTION_QUEUE } from './attribution-jobs.ts';
+import { convertedMonths, type CreditGroup } from './converted-months.ts';
 import { loadJourneys, readState, runAttribution, visitorTouchpoints, type Journey } from './credits.ts';
 import { DAY_MS, orderCredits, roundToSum, type Touchpoint } from './models.ts';
 
@@ -22,17 +23,6 @@ import { DAY_MS, orderCredits, roundToSum, type Touchpoint } from './models.ts';
 export interface StoreRef {
   id: number;
   currency: string;
-}
-
-interface CreditGroup {
-  model: AttributionModel;
-  channel: string;
-  campaign: string;
-  /** Minor units of the store's currency, unrounded. */
-  revenue: number;
-  ownRevenue: number;
-  orders: number;
-  ownOrders: number;
 }
 
 export async function attributionStatus(em: EntityManager, storeId: number) {
@@ -151,25 +141,31 @@ async function creditGroups(
         [store.id, windowDays, models, store.currency, range.from, range.to],
       )
     ).map((row) => row.currency);
-    const [own, other, rates] = await Promise.all([
+    // Other currencies: whole months already converted (attribution_converted_monthly), the edge
+    // days per day, converted at each day's rate.
+    const otherDays = split.months ? split.edges : [range];
+    const [own, converted, other, rates] = await Promise.all([
       q.rows<{ model: AttributionModel; channel: string; campaign: string; orders: string; revenue: string; own_orders: string; own_revenue: string }>(
         `select model, channel, campaign, ${sums} from (${[monthsRead, ...daysRead].join(' union all ')}) x group by 1, 2, 3`,
         [store.id, windowDays, models, store.currency, ...monthBounds, ...split.edges.flatMap((edge) => [edge.from, edge.to])],
       ),
-      foreign.length === 0
+      foreign.length === 0 || !split.months ? [] : convertedMonths(em, store, windowDays, models, split.months, perCampaign),
+      foreign.length === 0 || otherDays.length === 0
         ? []
         : q.rows<{ model: AttributionModel; channel: string; campaign: string; currency: string; day: string; orders: string; revenue: string; own_orders: string; own_revenue: string }>(
             `select model, channel, ${campaign} as campaign, currency, to_char(day, 'YYYY-MM-DD') as day, ${sums}
-               from attribution_daily where ${key} and currency = any($4::bpchar[]) and day between $5::date and $6::date group by 1, 2, 3, 4, 5`,
-            [store.id, windowDays, models, foreign, range.from, range.to],
+               from attribution_daily where ${key} and currency = any($4::bpchar[]) and (${otherDays.map((_, index) => `day between $${5 + 2 * index}::date and $${6 + 2 * index}::date`).join(' or ')})
+              group by 1, 2, 3, 4, 5`,
+            [store.id, windowDays, models, foreign, ...otherDays.flatMap((edge) => [edge.from, edge.to])],
           ),
-      foreign.length === 0 ? null : loadFxRates(em, [store.currency, ...foreign], range.from, range.to),
+      foreign.length === 0 || otherDays.length === 0 ? null : loadFxRates(em, [store.currency, ...foreign], range.from, range.to),
     ]);
     // Added in the same order and with the same arithmetic as before, without an await per row
     // (the other-currency rows are ~19,000 a model and year): the rates are loaded above.
     for (const row of own) {
       add(row.model, row.channel, row.campaign, { revenue: num(row.revenue), ownRevenue: num(row.own_revenue), orders: Number(row.orders), ownOrders: Number(row.own_orders) });
     }
+    for (const row of converted) add(row.model, row.channel, row.campaign, row);
     for (const row of other) {
       add(row.model, row.channel, row.campaign, {
         revenue: rates!.convertExact(num(row.revenue), row.currency, store.currency, row.day),
@@ -252,17 +248,44 @@ async function channelSpend(em: EntityManager, store: StoreRef, range: DayRange)
   return result;
 }
 
-/** Spend and platform-reported figures per (channel, campaign): ad campaigns by name or id, e-mail campaigns by name or id. */
-async function campaignSpend(em: EntityManager, store: StoreRef, range: DayRange): Promise<Map<string, SpendRow & { names: string[] }>> {
-  const rows = await sqlRunner(em).rows<{ channel: string; campaign_id: string; campaign_name: string; currency: string; day: string | null; spend: string; conversions: string; value: string }>(
-    `select platform as channel, campaign_id, max(campaign_name) as campaign_name, currency, case when currency = $4 then null else to_char(day, 'YYYY-MM-DD') end as day,
+/**
+ * Spend and platform-reported figures per (channel, campaign): ad campaigns by name or id, e-mail
+ * campaigns by name or id. Ad spend in the store's currency: whole months from ad_metrics_monthly,
+ * the edge days from ad_metrics_daily (the sums are exact, so the same as the days'); other
+ * currencies per day, converted at the day's rate. `months: false`: every day from ad_metrics_daily.
+ */
+async function campaignSpend(em: EntityManager, store: StoreRef, range: DayRange, options: { months?: boolean } = {}): Promise<Map<string, SpendRow & { names: string[] }>> {
+  const split = options.months === false ? { months: null, edges: [range] } : monthSplit(range);
+  const monthBounds = split.months ? [split.months.from, split.months.toExclusive] : [range.from, range.from];
+  const columns = `platform, campaign_id, campaign_name, currency, spend_minor, conversions, conversion_value_minor`;
+  const edgeDays = split.edges.map((_, index) => `day between $${7 + 2 * index}::date and $${8 + 2 * index}::date`);
+  const ownCurrency = [
+    `select ${columns} from ad_metrics_monthly where store_id = $1 and currency = $4 and month >= $5::date and month < $6::date`,
+    ...(edgeDays.length > 0 ? [`select ${columns} from ad_metrics_daily where store_id = $1 and currency = $4 and (${edgeDays.join(' or ')})`] : []),
+  ].join(' union all ');
+  const q = sqlRunner(em);
+  // Other currencies' days only when the months show some: the planner cannot know that there are
+  // none, and planned for a year of days (in parallel workers, three times slower on a busy machine).
+  const foreign = (
+    await q.rows<{ currency: string }>(
+      `select distinct currency from ad_metrics_monthly where store_id = $1 and currency <> $2 and month >= date_trunc('month', $3::date)::date and month <= $4::date`,
+      [store.id, store.currency, range.from, range.to],
+    )
+  ).map((row) => row.currency);
+  const foreignDays = foreign.length === 0 ? '' : `
+     union all
+     select platform, campaign_id, max(campaign_name), currency, to_char(day, 'YYYY-MM-DD'), sum(spend_minor)::text, sum(conversions)::text, sum(conversion_value_minor)::text
+       from ad_metrics_daily where store_id = $1 and currency = any($${7 + 2 * split.edges.length}::bpchar[]) and day between $2::date and $3::date
+      group by 1, 2, 4, 5`;
+  const rows = await q.rows<{ channel: string; campaign_id: string; campaign_name: string; currency: string; day: string | null; spend: string; conversions: string; value: string }>(
+    `select platform as channel, campaign_id, max(campaign_name) as campaign_name, currency, null as day,
             sum(spend_minor)::text as spend, sum(conversions)::text as conversions, sum(conversion_value_minor)::text as value
-       from ad_metrics_daily where store_id = $1 and day between $2::date and $3::date group by 1, 2, 4, 5
+       from (${ownCurrency}) x group by 1, 2, 4${foreignDays}
      union all
      select platform, campaign_id, max(campaign_name), currency, case when currency = $4 then null else to_char(day, 'YYYY-MM-DD') end,
             sum(spend_minor)::text, sum(attributed_orders)::text, sum(attributed_revenue_minor)::text
        from email_metrics_daily where store_id = $1 and day between $2::date and $3::date group by 1, 2, 4, 5`,
-    [store.id, range.from, range.to, store.currency],
+    [store.id, range.from, range.to, store.currency, ...monthBounds, ...split.edges.flatMap((edge) => [edge.from, edge.to]), ...(foreign.length === 0 ? [] : [foreign])],
   );
   const fx = rows.some((row) => row.currency !== store.currency) ? await loadFxRates(em, [store.currency, ...rows.map((row) => row.currency)], range.from, range.to) : null;
   const result = new Map<string, SpendRow & { names: string[] }>();
@@ -289,7 +312,7 @@ async function period(
   const [groups, spend, campaigns] = await Promise.all([
     creditGroups(em, store, range, windowDays, model, options),
     channelSpend(em, store, range),
-    options.campaigns ? campaignSpend(em, store, range) : new Map<string, SpendRow & { names: string[] }>(),
+    options.campaigns ? campaignSpend(em, store, range, options) : new Map<string, SpendRow & { names: string[] }>(),
   ]);
   // Each credited campaign's spend: the first spend row (in the order read) of its channel with its name or id.
   const spendByName = new Map<string, SpendRow & { names: string[] }>();

@@ -21,7 +21,7 @@ export const AdMetricDaily = defineEntity({
     conversionValueMinor: p.bigint('number').default(0),
   },
   primaryKeys: ['store', 'platform', 'accountId', 'campaignId', 'day'],
-  indexes: [{ properties: ['store', 'platform', 'day'] }],
+  indexes: [{ properties: ['store', 'platform', 'day'] }, { properties: ['store', 'currency', 'day'] }],
 });
 
 export type AdMetricDailyEntity = InferEntity<typeof AdMetricDaily>;
