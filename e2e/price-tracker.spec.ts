@@ -76,12 +76,23 @@ test('add a competitor page, see its price, the price drops, check now: the new 
   const csv = await readFile(await download.path(), 'utf8');
   expect(csv).toContain(`Moka pot,49.90,${shop.url('/p/journey')},39.90,GBP,39.90,-20,in_stock,ok`);
 
+  // The dashboard notifies of the open alert and leads to the tracker.
+  await page.goto('/dashboard');
+  const notice = page.getByTestId('dashboard-price-alerts');
+  await expect(notice).toContainText('1 competitor price alert to look at');
+  await notice.getByRole('link', { name: 'Open the price tracker' }).click();
+  await expect(page).toHaveURL(/\/price-tracker$/);
+  await expect(page.getByTestId('price-alert')).toHaveCount(1);
+  await page.getByRole('button', { name: 'Show price history' }).click();
+
   const directory = process.env.SCREENSHOTS_DIR;
   if (directory) {
     for (const theme of ['light', 'dark'] as const) {
       await applyTheme(page, theme);
       for (const width of [1280, 390]) {
         await page.setViewportSize({ width, height: 900 });
+        // From the top, so the sticky header is where a visitor sees it.
+        await page.evaluate(() => window.scrollTo(0, 0));
         await expect(page.getByTestId('price-history-chart')).toHaveAttribute('data-chart-status', 'ready');
         await page.screenshot({ path: path.join(directory, `price-tracker-${theme}-${width}.png`), fullPage: true });
       }

@@ -116,7 +116,7 @@ export const historyInput = z.object({ key: z.string().min(1).max(300) });
 export const priceHistory = z.object({
   currency: z.string(),
   own: z.object({ name: z.string(), priceMinor: z.number().nullable() }),
-  series: z.array(z.object({ id: z.string(), domain: z.string(), points: z.array(z.object({ at: z.string(), priceMinor: z.number() })) })),
+  series: z.array(z.object({ id: z.string(), domain: z.string(), url: z.string(), points: z.array(z.object({ at: z.string(), priceMinor: z.number() })) })),
 });
 export type PriceHistory = z.infer<typeof priceHistory>;
 

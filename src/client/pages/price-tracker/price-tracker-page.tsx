@@ -59,6 +59,9 @@ function StatusCell({ row }: { row: CompetitorRow }) {
   );
 }
 
+/** Below 768 px each competitor is a small grid, its figures labelled from data-label (the table head is hidden). */
+const MOBILE_LABEL = 'max-md:before:block max-md:before:text-xs max-md:before:font-normal max-md:before:text-base-content/60 max-md:before:content-[attr(data-label)]';
+
 function CompetitorLine({ row, currency, viewOnly, onEdit, onDelete }: { row: CompetitorRow; currency: string; viewOnly: boolean; onEdit: (row: CompetitorRow) => void; onDelete: (row: CompetitorRow) => void }) {
   const { t } = useTranslation('price-tracker');
   const money = useMoney();
@@ -69,8 +72,8 @@ function CompetitorLine({ row, currency, viewOnly, onEdit, onDelete }: { row: Co
     onError: (error) => toast({ title: t('actions.checkFailed'), description: serverMessage(error) ?? undefined, variant: 'destructive' }),
   });
   return (
-    <tr data-testid="competitor-row" data-competitor-id={row.id} data-status={row.status}>
-      <td className="max-w-64">
+    <tr data-testid="competitor-row" data-competitor-id={row.id} data-status={row.status} className="max-md:border-base-300 max-md:grid max-md:grid-cols-3 max-md:gap-x-2 max-md:border-b max-md:py-2">
+      <td className="max-w-64 max-md:col-span-3 max-md:max-w-none">
         <a href={row.url} target="_blank" rel="noreferrer noopener" className="link link-hover font-medium break-all">
           {row.domain}
         </a>
@@ -78,18 +81,20 @@ function CompetitorLine({ row, currency, viewOnly, onEdit, onDelete }: { row: Co
           {new URL(row.url).pathname}
         </div>
       </td>
-      <td className="text-right tabular-nums" data-testid="competitor-price">
+      <td className={`text-right tabular-nums max-md:text-left ${MOBILE_LABEL}`} data-label={t('table.price')} data-testid="competitor-price">
         {money(row.priceMinor, row.currency ?? currency)}
         {row.currency && row.currency !== currency && row.priceInStoreCurrencyMinor !== null && <div className="text-base-content/60 text-xs">≈ {money(row.priceInStoreCurrencyMinor, currency)}</div>}
       </td>
-      <td className="text-right" data-testid="competitor-difference">
+      <td className={`text-right max-md:text-left ${MOBILE_LABEL}`} data-label={t('table.difference')} data-testid="competitor-difference">
         <DifferenceBadge percent={row.differencePercent} />
       </td>
-      <td className="text-sm whitespace-nowrap">{dateTime(row.lastCheckedAt)}</td>
-      <td>
+      <td className={`text-sm md:whitespace-nowrap ${MOBILE_LABEL}`} data-label={t('table.lastCheck')}>
+        {dateTime(row.lastCheckedAt)}
+      </td>
+      <td className="max-md:col-span-2">
         <StatusCell row={row} />
       </td>
-      <td>
+      <td className="max-md:self-center">
         <div className="flex justify-end gap-1">
           <button type="button" className="btn btn-ghost btn-sm btn-square" aria-label={t('actions.checkNow')} title={t('actions.checkNow')} disabled={viewOnly || check.isPending} aria-busy={check.isPending} onClick={() => check.mutate({ id: row.id })} data-testid="check-now">
             <RefreshCwIcon className={`size-4 ${check.isPending ? 'animate-spin' : ''}`} aria-hidden="true" />
@@ -110,22 +115,31 @@ function PriceHistoryChart({ productKey }: { productKey: string }) {
   const { t, i18n } = useTranslation('price-tracker');
   const history = trpc.priceTracker.history.useQuery({ key: productKey });
   const locale = i18n.resolvedLanguage ?? 'en';
+  const drawsOwn = history.data?.own.priceMinor != null && history.data.series.some((line) => line.points.length > 0);
   const options = useMemo(
     () => ({
       xaxis: { type: 'datetime' as const, labels: { datetimeUTC: false } },
       yaxis: { labels: { formatter: (value: number) => (history.data ? formatCurrency(value, history.data.currency, locale) : String(value)) } },
-      stroke: { curve: 'stepline' as const, width: 2 },
+      // The own price dashed, so a competitor at the same price does not hide it.
+      stroke: { curve: 'stepline' as const, width: 2, dashArray: [...(drawsOwn ? [6] : []), ...Array.from({ length: history.data?.series.length ?? 0 }, () => 0)] },
       markers: { size: 3 },
+      chart: { animations: { enabled: false } },
     }),
-    [history.data, locale],
+    [history.data, locale, drawsOwn],
   );
   if (history.isError) return <DataError error={history.error} onRetry={() => void history.refetch()} />;
   if (!history.data) return <div className="skeleton h-64 w-full" aria-label={t('chart.loading')} />;
   const allTimes = history.data.series.flatMap((series) => series.points.map((point) => Date.parse(point.at)));
   const own = history.data.own.priceMinor;
   const series = [
-    ...(own === null || allTimes.length === 0 ? [] : [{ name: t('chart.own', { name: history.data.own.name }), data: [Math.min(...allTimes), Math.max(...allTimes)].map((x) => ({ x, y: own / 100 })) }]),
-    ...history.data.series.map((line) => ({ name: line.domain, data: line.points.map((point) => ({ x: Date.parse(point.at), y: point.priceMinor / 100 })) })),
+    ...(!drawsOwn || own === null ? [] : [{ name: t('chart.own', { name: history.data.own.name }), data: [Math.min(...allTimes), Math.max(...allTimes)].map((x) => ({ x, y: own / 100 })) }]),
+    ...history.data.series
+      .filter((line) => line.points.length > 0)
+      .map((line, _index, lines) => ({
+        // Two pages of one shop are told apart by their paths.
+        name: lines.filter((other) => other.domain === line.domain).length > 1 ? `${line.domain}${new URL(line.url).pathname}` : line.domain,
+        data: line.points.map((point) => ({ x: Date.parse(point.at), y: point.priceMinor / 100 })),
+      })),
   ];
   return <Chart type="line" series={series} options={options} height={260} ariaLabel={t('chart.label', { name: history.data.own.name })} testId="price-history-chart" />;
 }
@@ -144,8 +158,8 @@ function ProductCard({ product, currency, viewOnly, onEdit, onDelete }: { produc
           </div>
         </div>
         <div className="overflow-x-auto">
-          <table className="table table-sm">
-            <thead>
+          <table className="table table-sm max-md:block max-md:[&_tbody]:block">
+            <thead className="max-md:hidden">
               <tr>
                 <th>{t('table.competitor')}</th>
                 <th className="text-right">{t('table.price')}</th>

@@ -345,6 +345,7 @@ export async function priceHistoryOf(em: EntityManager, store: StoreRef, key: st
     series: rows.map((row) => ({
       id: row.id,
       domain: row.domain,
+      url: row.url,
       points: checks
         .filter((check) => check.trackedUrlId === row.id)
         .flatMap((check) => {
