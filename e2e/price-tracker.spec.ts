@@ -76,6 +76,25 @@ test('add a competitor page, see its price, the price drops, check now: the new 
   const csv = await readFile(await download.path(), 'utf8');
   expect(csv).toContain(`Moka pot,49.90,${shop.url('/p/journey')},39.90,GBP,39.90,-20,in_stock,ok`);
 
+  // Bulk add: a result per line.
+  await page.getByRole('button', { name: 'Bulk add' }).click();
+  const bulk = page.getByTestId('bulk-add-dialog');
+  await bulk.getByLabel('Addresses, one per line').fill([shop.url('/p/microdata'), 'not a url', shop.url('/p/journey')].join('\n'));
+  await bulk.getByLabel("Your product's name").fill('Moka pot');
+  await bulk.getByLabel('Your price (store currency)').fill('49.90');
+  await bulk.getByRole('button', { name: 'Add 3 pages' }).click();
+  const results = bulk.getByTestId('bulk-results').getByRole('listitem');
+  await expect(results).toHaveText([/^Added.*\/p\/microdata/, /^Invalid address\s*not a url/, /^Already tracked.*\/p\/journey/], { timeout: 30_000 });
+  await bulk.getByRole('button', { name: 'Close' }).click();
+  await expect(page.getByTestId('competitor-row')).toHaveCount(3);
+
+  // Delete asks first.
+  await failed.getByRole('button', { name: 'Stop tracking' }).click();
+  const confirm = page.getByRole('dialog', { name: 'Stop tracking this page?' });
+  await expect(confirm).toContainText(shop.url('/no-price'));
+  await confirm.getByRole('button', { name: 'Delete' }).click();
+  await expect(page.getByTestId('competitor-row')).toHaveCount(2);
+
   // The dashboard notifies of the open alert and leads to the tracker.
   await page.goto('/dashboard');
   const notice = page.getByTestId('dashboard-price-alerts');
@@ -83,17 +102,19 @@ test('add a competitor page, see its price, the price drops, check now: the new 
   await notice.getByRole('link', { name: 'Open the price tracker' }).click();
   await expect(page).toHaveURL(/\/price-tracker$/);
   await expect(page.getByTestId('price-alert')).toHaveCount(1);
-  await page.getByRole('button', { name: 'Show price history' }).click();
 
   const directory = process.env.SCREENSHOTS_DIR;
   if (directory) {
     for (const theme of ['light', 'dark'] as const) {
-      await applyTheme(page, theme);
       for (const width of [1280, 390]) {
+        // A fresh load at each width, so the chart is drawn for it (not resized from the last one).
         await page.setViewportSize({ width, height: 900 });
+        await page.reload();
+        await applyTheme(page, theme);
+        await page.getByRole('button', { name: 'Show price history' }).click();
+        await expect(page.getByTestId('price-history-chart')).toHaveAttribute('data-chart-status', 'ready');
         // From the top, so the sticky header is where a visitor sees it.
         await page.evaluate(() => window.scrollTo(0, 0));
-        await expect(page.getByTestId('price-history-chart')).toHaveAttribute('data-chart-status', 'ready');
         await page.screenshot({ path: path.join(directory, `price-tracker-${theme}-${width}.png`), fullPage: true });
       }
     }

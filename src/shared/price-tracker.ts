@@ -151,3 +151,21 @@ export function differencePercent(competitorMinor: number, ownMinor: number | nu
 export function undercuts(difference: number | null, thresholdPercent: number): boolean {
   return difference !== null && -difference > thresholdPercent;
 }
+
+/**
+ * A price as people write it: "1.299,00 €", "$1,299.00", "1 299,00", "1299", "19.9". The last `.` or
+ * `,` followed by one or two digits (and nothing else) is the decimal separator; every other `.`, `,`,
+ * space or apostrophe groups thousands. Returns minor units, or null when there is no number.
+ */
+export function parsePriceText(text: string): number | null {
+  const match = /\d[\d.,'\s\u00a0\u202f]*/.exec(text);
+  if (!match) return null;
+  const raw = match[0].replace(/[\s\u00a0\u202f']+$/u, '').replace(/[.,]+$/, '');
+  const decimal = /[.,](\d{1,2})$/.exec(raw);
+  const wholePart = decimal ? raw.slice(0, decimal.index) : raw;
+  const whole = wholePart.replace(/[.,'\s\u00a0\u202f]/gu, '');
+  if (!/^\d+$/.test(whole)) return null;
+  const cents = decimal ? decimal[1]!.padEnd(2, '0') : '00';
+  const value = Number(whole) * 100 + Number(cents);
+  return Number.isSafeInteger(value) ? value : null;
+}

@@ -1,7 +1,8 @@
 import { useId, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
-import { DEFAULT_ALERT_THRESHOLD_PERCENT, MAX_BULK_URLS, type OwnProductInput } from '../../../shared/price-tracker.ts';
+import { DEFAULT_ALERT_THRESHOLD_PERCENT, MAX_BULK_URLS, parsePriceText, type OwnProductInput } from '../../../shared/price-tracker.ts';
 import { TextAreaField, TextField } from '../../components/form-fields.tsx';
+import { FormAlert } from '../../components/form-state.tsx';
 import { Modal } from '../../components/modal.tsx';
 import { toast } from '../../components/toast.tsx';
 import { serverMessage } from '../../lib/session.ts';
@@ -16,11 +17,16 @@ interface OwnChoice {
   price: string;
 }
 
-/** "1.299,00" or "1299.99" typed by the user, in minor units; null when not a price. */
+/** A price typed by the user ("49.90", "1.299,00", "1 299,50"), in minor units; null when it is not one. */
 export function minorOfTyped(text: string): number | null {
-  const cleaned = text.trim().replace(/\s/g, '');
-  if (!/^\d+([.,]\d{1,2})?$/.test(cleaned)) return null;
-  return Math.round(Number(cleaned.replace(',', '.')) * 100);
+  const trimmed = text.trim();
+  return /^\d[\d.,'\s]*$/.test(trimmed) ? parsePriceText(trimmed) : null;
+}
+
+/** The alert threshold typed in ("5", "7,5"): a percentage from 0 to 100, else null. */
+function percentOfTyped(text: string): number | null {
+  const value = Number(text.trim().replace(',', '.'));
+  return text.trim() !== '' && Number.isFinite(value) && value >= 0 && value <= 100 ? value : null;
 }
 
 function OwnProductFields({ value, onChange, disabled }: { value: OwnChoice; onChange: (value: OwnChoice) => void; disabled: boolean }) {
@@ -85,8 +91,8 @@ export function AddCompetitorForm({ disabled }: { disabled: boolean }) {
     event.preventDefault();
     const ownProduct = ownInput(own);
     if (!ownProduct) return setError(t('form.ownMissing'));
-    const thresholdPercent = Number(threshold.replace(',', '.'));
-    if (!Number.isFinite(thresholdPercent) || thresholdPercent < 0 || thresholdPercent > 100) return setError(t('form.thresholdInvalid'));
+    const thresholdPercent = percentOfTyped(threshold);
+    if (thresholdPercent === null) return setError(t('form.thresholdInvalid'));
     add.mutate({ url: url.trim(), own: ownProduct, cssSelector: selector.trim() || null, alertThresholdPercent: thresholdPercent, emailAlerts });
   };
   return (
@@ -101,11 +107,7 @@ export function AddCompetitorForm({ disabled }: { disabled: boolean }) {
         <input type="checkbox" className="checkbox checkbox-sm" checked={emailAlerts} onChange={(event) => setEmailAlerts(event.target.checked)} disabled={disabled || add.isPending} />
         {t('form.emailAlerts')}
       </label>
-      {error && (
-        <p role="alert" className="alert alert-error alert-soft text-sm">
-          {error}
-        </p>
-      )}
+      <FormAlert message={error} />
       <button type="submit" className="btn btn-primary w-full sm:w-auto" disabled={disabled || add.isPending} aria-busy={add.isPending}>
         {add.isPending && <span className="loading loading-spinner loading-sm" aria-hidden="true" />}
         {add.isPending ? t('form.checking') : t('form.add')}
@@ -148,11 +150,7 @@ export function BulkAddDialog({ open, onClose }: { open: boolean; onClose: () =>
       <form className="mt-3 space-y-3" onSubmit={submit} noValidate>
         <TextAreaField id={`${titleId}-urls`} label={t('bulk.urls')} hint={t('bulk.hint', { max: MAX_BULK_URLS })} value={text} onValueChange={setText} rows={6} disabled={bulk.isPending} />
         <OwnProductFields value={own} onChange={setOwn} disabled={bulk.isPending} />
-        {error && (
-          <p role="alert" className="alert alert-error alert-soft text-sm">
-            {error}
-          </p>
-        )}
+        <FormAlert message={error} />
         {bulk.data && (
           <ul className="space-y-1 text-sm" data-testid="bulk-results">
             {bulk.data.results.map((result, index) => (
@@ -207,8 +205,8 @@ export function EditCompetitorDialog({ target, onClose }: { target: EditTarget |
   const submit = (event: FormEvent) => {
     event.preventDefault();
     if (!target) return;
-    const thresholdPercent = Number(threshold.replace(',', '.'));
-    if (!Number.isFinite(thresholdPercent) || thresholdPercent < 0 || thresholdPercent > 100) return setError(t('form.thresholdInvalid'));
+    const thresholdPercent = percentOfTyped(threshold);
+    if (thresholdPercent === null) return setError(t('form.thresholdInvalid'));
     update.mutate({ id: target.id, cssSelector: selector.trim() || null, alertThresholdPercent: thresholdPercent, alertOutOfStock: outOfStock, emailAlerts });
   };
   return (
@@ -228,11 +226,7 @@ export function EditCompetitorDialog({ target, onClose }: { target: EditTarget |
           <input type="checkbox" className="checkbox checkbox-sm" checked={emailAlerts} onChange={(event) => setEmailAlerts(event.target.checked)} disabled={update.isPending} />
           {t('form.emailAlerts')}
         </label>
-        {error && (
-          <p role="alert" className="alert alert-error alert-soft text-sm">
-            {error}
-          </p>
-        )}
+        <FormAlert message={error} />
         <div className="modal-action">
           <button type="button" className="btn btn-ghost" onClick={onClose} disabled={update.isPending}>
             {t('edit.cancel')}

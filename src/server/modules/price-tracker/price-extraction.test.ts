@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { differencePercent, undercuts } from '../../../shared/price-tracker.ts';
-import { availabilityOf, extractPrice, parsePriceText } from './price-extraction.ts';
+import { differencePercent, parsePriceText, undercuts } from '../../../shared/price-tracker.ts';
+import { availabilityOf, extractPrice } from './price-extraction.ts';
 import { competitorShopPage, type CompetitorMarkup } from '../../../../test/fakes/competitor-shop.ts';
 
 // Every markup style a shop states its price in, as fixtures; the competitor shop fake serves the same

@@ -1,9 +1,10 @@
 import { load, type CheerioAPI } from 'cheerio';
-import type { PriceAvailability, PriceExtractionMethod } from '../../../shared/price-tracker.ts';
+import { parsePriceText, type PriceAvailability, type PriceExtractionMethod } from '../../../shared/price-tracker.ts';
 
 // Reading a competitor's price, currency and availability from a product page's HTML, in the order a
 // page states them most reliably: schema.org JSON-LD, microdata, OpenGraph product tags, other common
-// meta tags, and last the CSS selector the user set for pages that have none of these. Pure: HTML in,
+// meta tags, and last the CSS selector the user set for pages that have none of these (written prices are
+// read by parsePriceText, shared with the add form). Pure: HTML in,
 // result out (fixtures in price-extraction.test.ts).
 
 export interface ExtractedPrice {
@@ -16,24 +17,6 @@ export interface ExtractedPrice {
 }
 
 const CURRENCY_SYMBOLS: Record<string, string> = { '€': 'EUR', $: 'USD', '£': 'GBP', 'US$': 'USD', 'C$': 'CAD', 'CA$': 'CAD', 'A$': 'AUD', 'AU$': 'AUD' };
-
-/**
- * A price as people write it: "1.299,00 €", "$1,299.00", "1 299,00", "1299", "19.9". The last `.` or
- * `,` followed by one or two digits (and nothing else) is the decimal separator; every other `.`, `,`,
- * space or apostrophe groups thousands. Returns minor units, or null when there is no number.
- */
-export function parsePriceText(text: string): number | null {
-  const match = /\d[\d.,'\s\u00a0\u202f]*/.exec(text);
-  if (!match) return null;
-  const raw = match[0].replace(/[\s\u00a0\u202f']+$/u, '').replace(/[.,]+$/, '');
-  const decimal = /[.,](\d{1,2})$/.exec(raw);
-  const wholePart = decimal ? raw.slice(0, decimal.index) : raw;
-  const whole = wholePart.replace(/[.,'\s\u00a0\u202f]/gu, '');
-  if (!/^\d+$/.test(whole)) return null;
-  const cents = decimal ? decimal[1]!.padEnd(2, '0') : '00';
-  const value = Number(whole) * 100 + Number(cents);
-  return Number.isSafeInteger(value) ? value : null;
-}
 
 /** The ISO code a price text names ("€", "EUR", "US$"), or null. */
 export function currencyOfText(text: string): string | null {

@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { csvDocument } from '../../../shared/csv.ts';
 import {
+  DEFAULT_ALERT_THRESHOLD_PERCENT,
   differencePercent,
   PRICE_CHECK_INTERVAL_HOURS,
   undercuts,
@@ -184,6 +185,15 @@ function checkSelector(selector: string | null | undefined): string | null {
 
 type AddSettings = Omit<Required<AddTrackedUrlInput>, 'url' | 'own'>;
 
+function settingsOf(input: Omit<AddTrackedUrlInput, 'url' | 'own'>): AddSettings {
+  return {
+    cssSelector: checkSelector(input.cssSelector),
+    alertThresholdPercent: input.alertThresholdPercent ?? DEFAULT_ALERT_THRESHOLD_PERCENT,
+    alertOutOfStock: input.alertOutOfStock ?? true,
+    emailAlerts: input.emailAlerts ?? false,
+  };
+}
+
 async function insertTracked(em: EntityManager, storeId: number, url: string, own: { productId: number | null; name: string; priceMinor: number | null }, settings: AddSettings): Promise<string | null> {
   const [row] = await sqlRunner(em).rows<{ id: string }>(
     `insert into price_tracked_urls (store_id, url, domain, product_id, own_name, own_price_minor, css_selector, alert_threshold_percent, alert_out_of_stock, email_alerts)
@@ -195,7 +205,7 @@ async function insertTracked(em: EntityManager, storeId: number, url: string, ow
 
 /** Adds a competitor page and reads its price at once (the user sees the result in the table). */
 export async function addTracked(em: EntityManager, store: StoreRef, input: AddTrackedUrlInput, options: CheckOptions): Promise<CompetitorRow> {
-  const settings = { cssSelector: checkSelector(input.cssSelector), alertThresholdPercent: input.alertThresholdPercent ?? 5, alertOutOfStock: input.alertOutOfStock ?? true, emailAlerts: input.emailAlerts ?? false };
+  const settings = settingsOf(input);
   const own = await resolveOwn(em, store.id, input.own);
   const url = new URL(input.url).href;
   const id = await insertTracked(em, store.id, url, own, settings);
@@ -210,7 +220,7 @@ export async function bulkAddTracked(
   validate: (url: string) => string | null,
   options: CheckOptions,
 ) {
-  const settings = { cssSelector: checkSelector(input.cssSelector), alertThresholdPercent: input.alertThresholdPercent ?? 5, alertOutOfStock: input.alertOutOfStock ?? true, emailAlerts: input.emailAlerts ?? false };
+  const settings = settingsOf(input);
   const own = await resolveOwn(em, store.id, input.own);
   const results: { url: string; outcome: 'added' | 'duplicate' | 'invalid' | 'error'; message: string | null; id: string | null }[] = [];
   for (const line of input.urls.map((url) => url.trim()).filter((url) => url !== '')) {

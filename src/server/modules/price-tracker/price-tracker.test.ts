@@ -88,6 +88,34 @@ describe('adding a competitor page', () => {
   });
 });
 
+describe('linking one of the store’s own products', () => {
+  it('compares with the product’s current price in its currency, offers only this store’s products, and follows a price change', async () => {
+    const sql = sqlRunner(testApp.orm.em.fork());
+    const insertProduct = async (storeId: number, title: string, priceMinor: number, currency: string) => {
+      const [row] = await sql.rows<{ id: number }>(
+        `insert into products (store_id, platform, external_id, title, price_minor, currency, updated_at) values ($1, 'shopify', $2, $3, $4, $5, now()) returning id::int as id`,
+        [storeId, `ext-${title}`, title, priceMinor, currency],
+      );
+      return row!.id;
+    };
+    const mine = await insertProduct(owner.store.id, 'Milk frother', 11_000, 'EUR');
+    const theirs = await insertProduct(stranger.store.id, 'Secret blender', 5_000, 'GBP');
+    expect(ok(await trpcQuery(owner.client, 'priceTracker.products')).items).toEqual([{ id: mine, title: 'Milk frother', priceMinor: 11_000, currency: 'EUR' }]);
+    const refused = await trpcMutation(owner.client, 'priceTracker.add', { url: shop.url('/p/json_ld_graph'), own: { productId: theirs } });
+    expect(refused.status).toBe(404);
+    expect(refused.body.error.message).toBe('Product not found in this store');
+
+    const row = ok(await trpcMutation(owner.client, 'priceTracker.add', { url: shop.url('/p/json_ld_graph'), own: { productId: mine } }));
+    // Own 110.00 EUR = 93.50 GBP; competitor 1,299.00 EUR = 1,104.15 GBP.
+    let list = ok(await trpcQuery(owner.client, 'priceTracker.list'));
+    expect(list.products.find((item: any) => item.key === `product:${mine}`)).toMatchObject({ name: 'Milk frother', productId: mine, ownPriceMinor: 9_350 });
+    expect(row.differencePercent).toBe(1080.9);
+    await sql.run(`update products set price_minor = 130000 where store_id = $1 and id = $2`, [owner.store.id, mine]);
+    list = ok(await trpcQuery(owner.client, 'priceTracker.list'));
+    expect(list.products.find((item: any) => item.key === `product:${mine}`).competitors[0].differencePercent).toBe(-0.1);
+  });
+});
+
 describe('checks and alerts', () => {
   it('detects a price change and raises one undercut alert, with an e-mail when asked for', async () => {
     shop.offers.set('/p/changing', { markup: 'microdata', offer: { priceMinor: 119_900, currency: 'GBP', inStock: true } });
