@@ -3,8 +3,8 @@ import { checkDuePages } from './price-tracker.service.ts';
 
 // The scheduled price checks (pg-boss, jobs/queues.ts): every 5 minutes a scan for the pages whose
 // next check is due (each page every 6 hours after its last check), read one after another through the
-// shared per-domain pacer (10 s per domain) with robots.txt obeyed. One job at a time: pg-boss's
-// singleton on the cron queue, so the in-process pacer sees every request.
+// process's per-domain pacer (10 s per domain) with robots.txt obeyed. A scan claims its pages first
+// (checkDuePages), so scans in several processes never read the same page twice.
 
 export const PRICE_TRACKER_QUEUE = 'price-tracker.check-due';
 

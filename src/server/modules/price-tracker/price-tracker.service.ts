@@ -326,9 +326,15 @@ async function raiseAlerts(em: EntityManager, store: StoreRef, before: TrackedRo
 
 /** The scheduled checks: every page whose next check is due, oldest first, by the pacer and robots.txt. */
 export async function checkDuePages(fork: () => EntityManager, options: { limit?: number; pacer?: DomainPacer; log?: (message: string) => void } = {}): Promise<number> {
+  // Claimed before reading: another process's scan skips these rows, and a check that dies with its
+  // process is due again in 30 minutes (a finished check sets the next one 6 hours ahead).
   const due = await sqlRunner(fork()).rows<{ storeId: number; id: string; currency: string }>(
-    `select t.store_id as "storeId", t.id::text as id, s.currency from price_tracked_urls t join stores s on s.id = t.store_id
-      where t.next_check_at <= now() order by t.next_check_at limit $1`,
+    `with due as (
+       select store_id, id from price_tracked_urls where next_check_at <= now() order by next_check_at limit $1 for update skip locked)
+     update price_tracked_urls t set next_check_at = now() + interval '30 minutes'
+       from due, stores s
+      where t.store_id = due.store_id and t.id = due.id and s.id = t.store_id
+     returning t.store_id as "storeId", t.id::text as id, s.currency`,
     [options.limit ?? 100],
   );
   for (const page of due) {

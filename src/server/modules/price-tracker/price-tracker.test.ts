@@ -195,6 +195,21 @@ describe('the schedule', () => {
   });
 });
 
+describe('scans side by side', () => {
+  it('read each due page once: a scan claims its pages', async () => {
+    const { client, store } = await ownerWithStore(testApp.app, testApp.orm, 'Claimed Shop');
+    for (const path of ['/p/open_graph', '/p/json_ld_aggregate']) ok(await add(client, shop.url(path)));
+    const sql = sqlRunner(testApp.orm.em.fork());
+    await sql.run(`update price_tracked_urls set next_check_at = now() + interval '1 hour'`, []);
+    await sql.run(`update price_tracked_urls set next_check_at = now() - interval '1 minute' where store_id = $1`, [store.id]);
+    const before = shop.requests.length;
+    const scan = () => checkDuePages(() => testApp.orm.em.fork(), { pacer: new DomainPacer(0) });
+    const counts = await Promise.all([scan(), scan()]);
+    expect(counts[0]! + counts[1]!).toBe(2);
+    expect(shop.requests.slice(before).filter((request) => request.path.startsWith('/p/')).map((request) => request.path).sort()).toEqual(['/p/json_ld_aggregate', '/p/open_graph']);
+  });
+});
+
 describe('access', () => {
   it('never shows or changes another store’s tracked pages', async () => {
     const row = ok(await trpcQuery(owner.client, 'priceTracker.list')).products[0].competitors[0];
