@@ -26,6 +26,7 @@ export class Migration20261129050000_price_tracker extends Migration {
       "status" varchar(16) not null default 'pending' check ("status" in ('pending', 'ok', 'error')),
       "error_reason" varchar(32) null,
       "error_detail" text null,
+      "error_status" smallint null,
       "price_minor" bigint null,
       "currency" char(3) null,
       "availability" varchar(16) null,

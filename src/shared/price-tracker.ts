@@ -10,7 +10,7 @@ export const PRICE_EXTRACTION_METHODS = ['json_ld', 'microdata', 'open_graph', '
 export type PriceExtractionMethod = (typeof PRICE_EXTRACTION_METHODS)[number];
 
 /** Why a check found no price; the screen shows each in words (priceTracker:errors.*). */
-export const PRICE_CHECK_ERRORS = ['robots', 'no_price', 'unsafe_address', 'http_status', 'timeout', 'too_large', 'content_type', 'network', 'fx_missing'] as const;
+export const PRICE_CHECK_ERRORS = ['robots', 'no_price', 'unsafe_address', 'http_status', 'timeout', 'too_large', 'content_type', 'network'] as const;
 export type PriceCheckError = (typeof PRICE_CHECK_ERRORS)[number];
 
 export const TRACKED_URL_STATUSES = ['pending', 'ok', 'error'] as const;
@@ -82,6 +82,8 @@ export const competitorRow = z.object({
   status: z.enum(TRACKED_URL_STATUSES),
   errorReason: z.enum(PRICE_CHECK_ERRORS).nullable(),
   errorDetail: z.string().nullable(),
+  /** The HTTP status of an 'http_status' error. */
+  errorStatus: z.number().nullable(),
   priceMinor: z.number().nullable(),
   currency: z.string().nullable(),
   availability: z.enum(PRICE_AVAILABILITIES).nullable(),

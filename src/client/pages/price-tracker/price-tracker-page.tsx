@@ -51,7 +51,7 @@ function StatusCell({ row }: { row: CompetitorRow }) {
   }
   return (
     <div className="flex max-w-72 flex-col gap-1">
-      <span className="badge badge-error badge-sm">{t(`errors.${row.errorReason ?? 'network'}.title`)}</span>
+      <span className="badge badge-error badge-sm">{t(`errors.${row.errorReason ?? 'network'}.title`, { status: row.errorStatus ?? '' })}</span>
       <span className="text-base-content/70 text-xs break-words" data-testid="competitor-error">
         {t(`errors.${row.errorReason ?? 'network'}.hint`)}
       </span>

@@ -71,6 +71,7 @@ interface TrackedRow {
   status: 'pending' | 'ok' | 'error';
   errorReason: PriceCheckError | null;
   errorDetail: string | null;
+  errorStatus: number | null;
   priceMinor: number | null;
   currency: string | null;
   availability: PriceAvailability | null;
@@ -87,7 +88,7 @@ const TRACKED_SELECT = `
          (case when t.product_id is null then s.currency else p.currency end) as "ownCurrency",
          t.css_selector as "cssSelector", t.alert_threshold_percent::float8 as "alertThresholdPercent",
          t.alert_out_of_stock as "alertOutOfStock", t.email_alerts as "emailAlerts", t.status,
-         t.error_reason as "errorReason", t.error_detail as "errorDetail", t.price_minor::float8 as "priceMinor",
+         t.error_reason as "errorReason", t.error_detail as "errorDetail", t.error_status as "errorStatus", t.price_minor::float8 as "priceMinor",
          t.currency, t.availability, t.method,
          to_char(t.last_checked_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "lastCheckedAt",
          to_char(t.next_check_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "nextCheckAt"
@@ -134,7 +135,7 @@ function competitorOf(row: TrackedRow, fx: FxRates, storeCurrency: string): Comp
   const competitor = inStoreCurrency(fx, row.priceMinor, row.currency ?? row.ownCurrency, storeCurrency);
   return {
     id: row.id, url: row.url, domain: row.domain, cssSelector: row.cssSelector, alertThresholdPercent: row.alertThresholdPercent,
-    alertOutOfStock: row.alertOutOfStock, emailAlerts: row.emailAlerts, status: row.status, errorReason: row.errorReason, errorDetail: row.errorDetail,
+    alertOutOfStock: row.alertOutOfStock, emailAlerts: row.emailAlerts, status: row.status, errorReason: row.errorReason, errorDetail: row.errorDetail, errorStatus: row.errorStatus,
     priceMinor: row.priceMinor, currency: row.currency, availability: row.availability, method: row.method,
     priceInStoreCurrencyMinor: competitor, differencePercent: competitor === null ? null : differencePercent(competitor, own),
     lastCheckedAt: row.lastCheckedAt, nextCheckAt: row.nextCheckAt,
@@ -257,9 +258,9 @@ export async function deleteTracked(em: EntityManager, storeId: number, id: stri
   return { id };
 }
 
-function errorReasonOf(error: unknown): { reason: PriceCheckError; detail: string } {
-  if (error instanceof PageFetchError) return { reason: error.reason, detail: error.message };
-  return { reason: 'network', detail: error instanceof Error ? error.message : String(error) };
+function errorReasonOf(error: unknown): { reason: PriceCheckError; detail: string; status: number | null } {
+  if (error instanceof PageFetchError) return { reason: error.reason, detail: error.message, status: error.status ?? null };
+  return { reason: 'network', detail: error instanceof Error ? error.message : String(error), status: null };
 }
 
 /**
@@ -269,14 +270,14 @@ function errorReasonOf(error: unknown): { reason: PriceCheckError; detail: strin
 export async function checkTracked(em: EntityManager, store: StoreRef, id: string, options: CheckOptions): Promise<CompetitorRow> {
   const before = await trackedRow(em, store.id, id);
   const pacer = options.pacer ?? sharedPacer;
-  let outcome: { ok: true; priceMinor: number; currency: string | null; availability: PriceAvailability; method: PriceExtractionMethod } | { ok: false; reason: PriceCheckError; detail: string };
+  let outcome: { ok: true; priceMinor: number; currency: string | null; availability: PriceAvailability; method: PriceExtractionMethod } | { ok: false; reason: PriceCheckError; detail: string; status: number | null };
   try {
     await pacer.wait(before.url);
     const page = await fetchPage(before.url, { respectRobots: options.respectRobots });
     const found = extractPrice(page.html, before.cssSelector);
     outcome = found
       ? { ok: true, ...found }
-      : { ok: false, reason: 'no_price', detail: before.cssSelector ? 'No price found on the page, not even with the CSS selector.' : 'No price found on the page; set a CSS selector that points at it.' };
+      : { ok: false, reason: 'no_price', status: null, detail: before.cssSelector ? 'No price found on the page, not even with the CSS selector.' : 'No price found on the page; set a CSS selector that points at it.' };
   } catch (error) {
     outcome = { ok: false, ...errorReasonOf(error) };
   }
@@ -285,14 +286,14 @@ export async function checkTracked(em: EntityManager, store: StoreRef, id: strin
     const sql = sqlRunner(tx);
     if (outcome.ok) {
       await sql.run(
-        `update price_tracked_urls set status = 'ok', error_reason = null, error_detail = null, price_minor = $3, currency = $4, availability = $5, method = $6,
+        `update price_tracked_urls set status = 'ok', error_reason = null, error_detail = null, error_status = null, price_minor = $3, currency = $4, availability = $5, method = $6,
                 last_checked_at = now(), next_check_at = ${nextCheck} where store_id = $1 and id = $2::bigint`,
         [store.id, id, outcome.priceMinor, outcome.currency, outcome.availability, outcome.method],
       );
       await sql.run(`insert into price_checks (store_id, tracked_url_id, price_minor, currency, availability, method) values ($1, $2::bigint, $3, $4, $5, $6)`, [store.id, id, outcome.priceMinor, outcome.currency, outcome.availability, outcome.method]);
     } else {
       // The last price found stays visible beside the error; the history records the failed check.
-      await sql.run(`update price_tracked_urls set status = 'error', error_reason = $3, error_detail = $4, last_checked_at = now(), next_check_at = ${nextCheck} where store_id = $1 and id = $2::bigint`, [store.id, id, outcome.reason, outcome.detail]);
+      await sql.run(`update price_tracked_urls set status = 'error', error_reason = $3, error_detail = $4, error_status = $5, last_checked_at = now(), next_check_at = ${nextCheck} where store_id = $1 and id = $2::bigint`, [store.id, id, outcome.reason, outcome.detail, outcome.status]);
       await sql.run(`insert into price_checks (store_id, tracked_url_id, error_reason) values ($1, $2::bigint, $3)`, [store.id, id, outcome.reason]);
     }
   });

@@ -166,6 +166,7 @@ describe('checks and alerts', () => {
       const row = ok(await add(owner.client, url));
       expect(row, url).toMatchObject({ status: 'error', errorReason: reason, priceMinor: null });
       expect(row.errorDetail).toMatch(detail);
+      expect(row.errorStatus, url).toBe(reason === 'http_status' ? 503 : null);
     }
   });
 });
