@@ -224,7 +224,7 @@ test('a new subscriber without a store: the first-store dialog, no data call and
   expect(failures).toEqual([]);
 
   // A placeholder of this empty store may ask to connect it.
-  await page.goto('/price-tracker');
+  await page.goto('/product-image-generator');
   const placeholder = page.getByTestId('placeholder-screen').getByTestId('empty-state');
   await expect(placeholder.getByRole('link', { name: 'Connect your platforms' })).toBeVisible();
   await expect(placeholder).toContainText('Connect your store to pick products from your catalogue');
@@ -236,7 +236,6 @@ test("placeholders of a store with a year of orders never say 'Connect your plat
   await page.setViewportSize(DESKTOP);
   for (const [route, title] of [
     ['/landing-page-reviewer', 'Page Reviewer'],
-    ['/price-tracker', 'Price Tracker'],
     ['/product-image-generator', 'Product Image Generator'],
     ['/affiliate-dashboard', 'Affiliate Dashboard'],
     ['/meta-comments-manager', 'Meta Comments'],
@@ -396,7 +395,7 @@ test('the tabs and menus pass an axe scan; screenshots of the changed shell (lig
         await shot(route.slice(1));
       }
 
-      await page.goto('/price-tracker');
+      await page.goto('/product-image-generator');
       await expect(page.getByTestId('placeholder-screen').getByTestId('empty-state')).toBeVisible();
       await shot('placeholder-ready');
     }

@@ -53,6 +53,7 @@ const IntegrationsPage = lazy(() => import('./pages/integrations/integrations-pa
 const CustomerLoyaltyPage = lazy(() => import('./pages/customer-loyalty/customer-loyalty-page.tsx').then((m) => ({ default: m.CustomerLoyaltyPage })));
 const PerformanceDistributionPage = lazy(() => import('./pages/performance-distribution/performance-distribution-page.tsx').then((m) => ({ default: m.PerformanceDistributionPage })));
 const TouchpointsPage = lazy(() => import('./pages/touchpoints/touchpoints-page.tsx').then((m) => ({ default: m.TouchpointsPage })));
+const PriceTrackerPage = lazy(() => import('./pages/price-tracker/price-tracker-page.tsx').then((m) => ({ default: m.PriceTrackerPage })));
 const TrackingSetupPage = lazy(() => import('./pages/tracking-setup/tracking-setup-page.tsx').then((m) => ({ default: m.TrackingSetupPage })));
 
 function SessionError({ error, retry }: { error: unknown; retry: () => void }) {
@@ -144,7 +145,6 @@ const DATA_SCREEN_ROUTES: readonly { path: string; screen: DataScreen; requireme
   { path: '/meta-comments-manager', screen: 'metaComments', requirement: 'subscription' },
   { path: '/landing-page-reviewer', screen: 'pageReviewer', requirement: 'tools' },
   { path: '/landing-page-reviewer/:id', screen: 'pageReviewerDetail', requirement: 'tools' },
-  { path: '/price-tracker', screen: 'priceTracker', requirement: 'tools' },
   { path: '/shopping-optimizer', screen: 'shoppingOptimizer', requirement: 'subscription' },
   { path: '/product-image-generator', screen: 'productImageGenerator', requirement: 'subscription' },
   { path: '/affiliate-dashboard', screen: 'affiliateDashboard', requirement: 'subscription' },
@@ -327,6 +327,12 @@ export function App() {
       <Route path="/customer-loyalty">
         <ShellPage requirement="subscription">
           <CustomerLoyaltyPage />
+        </ShellPage>
+      </Route>
+
+      <Route path="/price-tracker">
+        <ShellPage requirement="tools">
+          <PriceTrackerPage />
         </ShellPage>
       </Route>
 

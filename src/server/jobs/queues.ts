@@ -8,6 +8,7 @@ import { ANOMALIES_JOB } from '../modules/anomalies/anomalies-jobs.ts';
 import { TRACKING_JOBS } from '../modules/tracking/tracking-jobs.ts';
 import { LOYALTY_JOB } from '../modules/loyalty/loyalty-job.ts';
 import { ECB_RATES_JOB } from '../modules/exchange-rates/ecb-job.ts';
+import { PRICE_TRACKER_JOB } from '../modules/price-tracker/price-tracker-jobs.ts';
 
 // Every background job of the app: its pg-boss queue, an optional schedule (cron, UTC) that puts a
 // job on the queue, and the work one job does. Platform syncs add their entries here.
@@ -85,6 +86,8 @@ export const JOBS: readonly JobDefinition[] = [
   ANOMALIES_JOB,
   // The ECB's exchange rates on working days, when FX_SOURCE=ecb (modules/exchange-rates).
   ECB_RATES_JOB,
+  // Competitor price checks: a scan for due pages every 5 minutes (modules/price-tracker).
+  PRICE_TRACKER_JOB,
 ];
 
 export const CHECKS: readonly RecurringCheck[] = [...INTEGRATION_CHECKS];

@@ -13,6 +13,7 @@ import { financeRouter } from '../modules/finance/finance.router.ts';
 import { featureRequestsRouter } from '../modules/feature-requests/feature-requests.router.ts';
 import { guestsRouter } from '../modules/guests/guests.router.ts';
 import { loyaltyRouter } from '../modules/loyalty/loyalty.router.ts';
+import { priceTrackerRouter } from '../modules/price-tracker/price-tracker.router.ts';
 import { integrationsRouter } from '../modules/integrations/integrations.router.ts';
 import { audiencesRouter } from '../modules/audiences/audiences.router.ts';
 import { ordersRouter } from '../modules/orders/orders.router.ts';
@@ -52,6 +53,7 @@ const featureRouters = {
   attribution: attributionRouter,
   loyalty: loyaltyRouter,
   anomalies: anomaliesRouter,
+  priceTracker: priceTrackerRouter,
 };
 
 /** The feature routers alone: what `shell.bootstrap` calls on the client's behalf. */

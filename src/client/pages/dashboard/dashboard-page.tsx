@@ -19,6 +19,7 @@ import { useGuestStatus, useStores } from '../../lib/use-access.ts';
 import { analyticsHref, dayPartInZone, ltvMaturity } from './dashboard-figures.ts';
 import { AnomalyPanel } from './anomaly-panel.tsx';
 import { LoyaltyDashboardCard } from '../customer-loyalty/loyalty-dashboard-card.tsx';
+import { PriceAlertsNotice } from '../price-tracker/price-alerts-notice.tsx';
 import { TODAY_REFRESH_MS, TodayCard } from './today-card.tsx';
 
 // The charts' library starts downloading with this page's data, not after it (the tiles never wait for it).
@@ -384,6 +385,7 @@ export function DashboardPage({ username }: { username: string }) {
   const timeZone = activeStore?.timezone ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
   return (
     <DataPage title={t(`greeting.${dayPartInZone(new Date(), timeZone)}`, { username: guestUsername ?? username })} description={t('subtitle')}>
+      <PriceAlertsNotice />
       <StoreDataGate>
         <div className="space-y-6">
           <TodayCard />

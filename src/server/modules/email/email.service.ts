@@ -63,6 +63,13 @@ export const DEFAULT_EMAIL_TEMPLATES = {
     textBody: '{{intro}}\n\n{{anomalies}}\n\n{{outro}}\n{{dashboardUrl}}\n\n{{footer}}\n\nThe StorePulse team',
     variables: ['subject', 'storeName', 'intro', 'anomalies', 'outro', 'dashboardUrl', 'footer'],
   },
+  /** A competitor undercut the store's price or went out of stock (price-tracker/price-alert-email.ts). */
+  price_alert: {
+    subject: 'Competitor price alert for {{storeName}}',
+    textBody: 'Hello,\n\nThe price tracker of {{storeName}} noticed:\n\n{{alerts}}\n\nSee the tracked products:\n{{trackerUrl}}\n\n' +
+      'You receive this e-mail because e-mail alerts are on for these competitor pages.\n\nThe StorePulse team',
+    variables: ['storeName', 'alerts', 'trackerUrl'],
+  },
 } as const satisfies Record<string, DefaultTemplate>;
 
 export type EmailTemplateKey = keyof typeof DEFAULT_EMAIL_TEMPLATES;
