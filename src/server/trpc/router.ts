@@ -15,6 +15,7 @@ import { guestsRouter } from '../modules/guests/guests.router.ts';
 import { loyaltyRouter } from '../modules/loyalty/loyalty.router.ts';
 import { integrationsRouter } from '../modules/integrations/integrations.router.ts';
 import { audiencesRouter } from '../modules/audiences/audiences.router.ts';
+import { pageReviewerRouter } from '../modules/page-reviewer/page-reviewer.router.ts';
 import { ordersRouter } from '../modules/orders/orders.router.ts';
 import { revenueRouter } from '../modules/revenue/revenue.router.ts';
 import { marketingRouter } from '../modules/marketing/marketing.router.ts';
@@ -52,6 +53,7 @@ const featureRouters = {
   attribution: attributionRouter,
   loyalty: loyaltyRouter,
   anomalies: anomaliesRouter,
+  pageReviewer: pageReviewerRouter,
 };
 
 /** The feature routers alone: what `shell.bootstrap` calls on the client's behalf. */
