@@ -9,7 +9,7 @@ import { SectionCard } from '../../components/section-card.tsx';
 import { toast } from '../../components/toast.tsx';
 import { serverMessage } from '../../lib/session.ts';
 import { trpc } from '../../lib/trpc.ts';
-import { formatReviewDate, isPending, ReviewProgress, scoreTone } from './review-parts.tsx';
+import { formatReviewDate, isPending, ReviewProgress, ScoreDelta, scoreTone } from './review-parts.tsx';
 
 // /landing-page-reviewer/{id}: one review. While its job runs, the progress; when done, the score
 // gauges (compared with the previous review of the same address), the measurements, the screenshots,
@@ -120,7 +120,6 @@ function ReviewBody({ review }: { review: ReviewDetail }) {
 }
 
 function Gauge({ label, score, previous, large = false }: { label: string; score: number; previous: number | null; large?: boolean }) {
-  const { t } = useTranslation('page-reviewer');
   const delta = previous === null ? null : score - previous;
   const style = { '--value': score, '--size': large ? '6.5rem' : '5rem', '--thickness': large ? '0.6rem' : '0.45rem' } as CSSProperties;
   return (
@@ -129,11 +128,7 @@ function Gauge({ label, score, previous, large = false }: { label: string; score
         {score}
       </div>
       <span className="text-sm font-medium">{label}</span>
-      {delta !== null && (
-        <span className={`text-xs tabular-nums ${delta > 0 ? 'text-success' : delta < 0 ? 'text-error' : 'text-base-content/60'}`} title={t('detail.change', { delta: delta > 0 ? `+${delta}` : String(delta) })}>
-          {delta > 0 ? `+${delta}` : delta === 0 ? '±0' : String(delta)}
-        </span>
-      )}
+      {delta !== null && <ScoreDelta delta={delta} />}
     </div>
   );
 }

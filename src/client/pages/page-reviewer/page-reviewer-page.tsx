@@ -10,7 +10,7 @@ import { SectionCard } from '../../components/section-card.tsx';
 import { toast } from '../../components/toast.tsx';
 import { serverMessage } from '../../lib/session.ts';
 import { trpc } from '../../lib/trpc.ts';
-import { formatReviewDate, isPending, ReviewProgress, scoreTone } from './review-parts.tsx';
+import { formatReviewDate, isPending, ReviewProgress, ScoreDelta, scoreTone } from './review-parts.tsx';
 
 /** /landing-page-reviewer: start a review of a URL, and the store's reviews with their scores over time. */
 export function PageReviewerPage() {
@@ -120,7 +120,7 @@ function ReviewHistory({ viewOnly }: { viewOnly: boolean }) {
             <tr>
               <th className="hidden sm:table-cell">{t('history.date')}</th>
               <th>{t('history.page')}</th>
-              <th>{t('history.status')}</th>
+              <th className="hidden sm:table-cell">{t('history.status')}</th>
               <th className="text-right">{t('categories.overall')}</th>
               {REVIEW_CATEGORIES.map((category) => (
                 <th key={category} className="hidden text-right lg:table-cell">
@@ -141,11 +141,19 @@ function ReviewHistory({ viewOnly }: { viewOnly: boolean }) {
                     {review.url.replace(/^https?:\/\//, '')}
                   </Link>
                   <span className="text-base-content/70 text-xs whitespace-nowrap sm:hidden">{formatReviewDate(review.createdAt, i18n.language)}</span>
+                  {review.status !== 'done' && (
+                    <div className="mt-1 sm:hidden">
+                      <ReviewProgress review={review} />
+                    </div>
+                  )}
                 </td>
-                <td>
+                <td className="hidden sm:table-cell">
                   <ReviewProgress review={review} />
                 </td>
-                <td className={`text-right font-semibold tabular-nums ${review.scores ? scoreTone(review.scores.overall) : ''}`}>{review.scores?.overall ?? '–'}</td>
+                <td className="text-right whitespace-nowrap tabular-nums">
+                  <span className={`font-semibold ${review.scores ? scoreTone(review.scores.overall) : ''}`}>{review.scores?.overall ?? '–'}</span>
+                  <ScoreChange review={review} items={list.data.items} />
+                </td>
                 {REVIEW_CATEGORIES.map((category) => (
                   <td key={category} className={`hidden text-right tabular-nums lg:table-cell ${review.scores ? scoreTone(review.scores[category]) : ''}`}>
                     {review.scores?.[category] ?? '–'}
@@ -190,4 +198,11 @@ function ReviewHistory({ viewOnly }: { viewOnly: boolean }) {
       />
     </SectionCard>
   );
+}
+
+/** The overall score's change since the previous finished review of the same address (the history is newest first). */
+function ScoreChange({ review, items }: { review: ReviewSummary; items: ReviewSummary[] }) {
+  if (!review.scores) return null;
+  const previous = items.slice(items.indexOf(review) + 1).find((item) => item.url === review.url && item.scores);
+  return previous?.scores ? <ScoreDelta delta={review.scores.overall - previous.scores.overall} className="ml-1" /> : null;
 }

@@ -31,3 +31,15 @@ export function ReviewProgress({ review, wide = false }: { review: ReviewSummary
   const tone = review.status === 'done' ? 'badge-success' : 'badge-error';
   return <span className={`badge badge-soft ${tone}`}>{t(`status.${review.status}`)}</span>;
 }
+
+/** A score's change since the previous review of the same address: +5 in green, -3 in red, ±0. */
+export function ScoreDelta({ delta, className = '' }: { delta: number; className?: string }) {
+  const { t } = useTranslation('page-reviewer');
+  const text = delta > 0 ? `+${delta}` : delta === 0 ? '±0' : String(delta);
+  const tone = delta > 0 ? 'text-success' : delta < 0 ? 'text-error' : 'text-base-content/60';
+  return (
+    <span className={`text-xs tabular-nums ${tone} ${className}`} title={t('detail.change', { delta: text })}>
+      {text}
+    </span>
+  );
+}
