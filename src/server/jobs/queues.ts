@@ -7,7 +7,7 @@ import { AUDIENCE_PUSH_JOB } from '../modules/audiences/audience-jobs.ts';
 import { ANOMALIES_JOB } from '../modules/anomalies/anomalies-jobs.ts';
 import { TRACKING_JOBS } from '../modules/tracking/tracking-jobs.ts';
 import { LOYALTY_JOB } from '../modules/loyalty/loyalty-job.ts';
-import { PAGE_REVIEW_JOB } from '../modules/page-reviewer/review-job.ts';
+import { PAGE_REVIEW_CHECKS, PAGE_REVIEW_JOB } from '../modules/page-reviewer/review-job.ts';
 
 // Every background job of the app: its pg-boss queue, an optional schedule (cron, UTC) that puts a
 // job on the queue, and the work one job does. Platform syncs add their entries here.
@@ -87,4 +87,4 @@ export const JOBS: readonly JobDefinition[] = [
   PAGE_REVIEW_JOB,
 ];
 
-export const CHECKS: readonly RecurringCheck[] = [...INTEGRATION_CHECKS];
+export const CHECKS: readonly RecurringCheck[] = [...INTEGRATION_CHECKS, ...PAGE_REVIEW_CHECKS];

@@ -7,7 +7,8 @@ import type { Finding, ReviewDetail } from '../../../shared/page-reviewer.ts';
 import type { OutboundPolicy } from '../../outbound/outbound-http.ts';
 import { openAiCompatibleProvider } from '../llm/llm-provider.ts';
 import { REVIEW_NOT_FOUND_MESSAGE } from './page-reviewer.service.ts';
-import { runReview } from './review-job.ts';
+import { PageReview } from './page-review.entity.ts';
+import { failStaleReviews, runReview, STALE_REVIEW_MESSAGE, STALE_REVIEW_MS } from './review-job.ts';
 
 // The reviewer end to end on a real PostgreSQL and Debian's Chromium: a review of a loopback shop page
 // (test/fakes/landing-page-site.ts) through the procedures and the job, the findings a user would read,
@@ -137,4 +138,15 @@ it('refuses bad addresses with a clear message, and users whose plan has no tool
   const refused = await trpcMutation(basic.client, 'pageReviewer.start', { url: `${site.origin}/weak` });
   expect(refused.status).toBe(403);
   expect((await trpcQuery(basic.client, 'pageReviewer.list')).status).toBe(403);
+});
+
+it('marks a review whose job was lost as failed after ten minutes, and leaves recent ones waiting', async () => {
+  const started = await trpcMutation(owner.client, 'pageReviewer.start', { url: `${site.origin}/weak` });
+  const id = started.body.result.data.id as number;
+  const em = testApp.orm.em.fork();
+  const created = (await em.findOneOrFail(PageReview, { id })).createdAt;
+  await failStaleReviews(em, new Date(created.getTime() + STALE_REVIEW_MS - 1000));
+  expect((await trpcQuery(owner.client, 'pageReviewer.get', { id })).body.result.data.status).toBe('queued');
+  await failStaleReviews(em, new Date(created.getTime() + STALE_REVIEW_MS + 1000));
+  expect((await trpcQuery(owner.client, 'pageReviewer.get', { id })).body.result.data).toMatchObject({ status: 'failed', error: STALE_REVIEW_MESSAGE });
 });

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Finding, ReviewStep } from '../../../shared/page-reviewer.ts';
-import type { JobDefinition } from '../../jobs/queues.ts';
+import type { JobDefinition, RecurringCheck } from '../../jobs/queues.ts';
 import { outboundFetch, type OutboundPolicy } from '../../outbound/outbound-http.ts';
 import { llmProviderFor, llmSettingsFromEnv, type LlmProvider } from '../llm/llm-provider.ts';
 import { fetchPage, PageFetchError } from '../page-fetcher/page-fetcher.ts';
@@ -16,6 +16,9 @@ import { metricSeverity, PERFORMANCE_CURVES, reviewScores } from './scoring.ts';
 // browser would: robots.txt (meant for crawlers) is not applied here; the scheduled price checks do.
 
 export const PAGE_REVIEW_QUEUE = 'page-reviewer.review';
+/** A review still queued or running after this long was lost (its process stopped): it is marked failed. */
+export const STALE_REVIEW_MS = 10 * 60 * 1000;
+export const STALE_REVIEW_MESSAGE = 'The review was interrupted before it finished. Re-run it.';
 
 /** Above these, the page weight and request count are findings (HTTP Archive's median mobile page is ~2.3 MB, ~70 requests). */
 export const PAGE_WEIGHT_LIMITS = { low: 2_000_000, medium: 4_000_000 } as const;
@@ -128,3 +131,14 @@ export const PAGE_REVIEW_JOB: JobDefinition = {
     await runReview(context.em.fork(), reviewId, { llm: jobLlm });
   },
 };
+
+/** Marks reviews whose job was lost (a process stopped mid-review) as failed, so their screens stop waiting. */
+export async function failStaleReviews(em: EntityManager, now = new Date()): Promise<number> {
+  return em.nativeUpdate(
+    PageReview,
+    { status: { $in: ['queued', 'running'] }, createdAt: { $lt: new Date(now.getTime() - STALE_REVIEW_MS) } },
+    { status: 'failed', step: 'failed', error: STALE_REVIEW_MESSAGE, finishedAt: now },
+  );
+}
+
+export const PAGE_REVIEW_CHECKS: readonly RecurringCheck[] = [{ name: 'page-reviewer.stale-reviews', everySeconds: 60, run: (context) => failStaleReviews(context.em) }];
