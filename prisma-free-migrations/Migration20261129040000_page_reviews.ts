@@ -9,7 +9,7 @@ export class Migration20261129040000_page_reviews extends Migration {
   override name = 'Migration20261129040000_page_reviews';
 
   override up(): void | Promise<void> {
-    this.addSql(`create table "page_reviews" ("store_id" int not null, "id" serial primary key, "url" text not null, "final_url" text null, "status" text not null default 'queued', "progress" smallint not null default 0, "step" text not null default 'queued', "error" text null, "scores" jsonb null, "findings" jsonb null, "metrics" jsonb null, "ai_suggestions" jsonb null, "above_fold_jpeg" bytea null, "full_page_jpeg" bytea null, "requested_by_id" int null, "created_at" timestamptz not null, "started_at" timestamptz null, "finished_at" timestamptz null);`);
+    this.addSql(`create table "page_reviews" ("store_id" int not null, "id" serial primary key, "url" text not null, "final_url" text null, "product_id" bigint null, "product_title" text null, "status" text not null default 'queued', "progress" smallint not null default 0, "step" text not null default 'queued', "error" text null, "scores" jsonb null, "findings" jsonb null, "metrics" jsonb null, "ai_suggestions" jsonb null, "above_fold_jpeg" bytea null, "full_page_jpeg" bytea null, "requested_by_id" int null, "created_at" timestamptz not null, "started_at" timestamptz null, "finished_at" timestamptz null);`);
     this.addSql(`create index "page_reviews_store_id_created_at_index" on "page_reviews" ("store_id", "created_at");`);
     this.addSql(`create index "page_reviews_store_id_url_created_at_index" on "page_reviews" ("store_id", "url", "created_at");`);
     this.addSql(`alter table "page_reviews" add constraint "page_reviews_store_id_foreign" foreign key ("store_id") references "stores" ("id") on delete cascade;`);

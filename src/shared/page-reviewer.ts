@@ -76,12 +76,18 @@ const reviewUrl = z
     }
   }, 'Enter a full web address starting with http:// or https://.');
 
-export const startReviewInput = z.object({ url: reviewUrl });
+export const startReviewInput = z.object({
+  url: reviewUrl,
+  /** One of the active store's products the page sells (optional). */
+  productId: z.number().int().positive().optional(),
+});
+export const reviewProductsSchema = z.object({ items: z.array(z.object({ id: z.number().int(), title: z.string() })) });
 export const reviewIdInput = z.object({ id: z.coerce.number().int().positive() });
 
 export const reviewSummarySchema = z.object({
   id: z.number().int(),
   url: z.string(),
+  productTitle: z.string().nullable(),
   status: z.enum(REVIEW_STATUSES),
   progress: z.number().int(),
   step: z.enum(REVIEW_STEPS),

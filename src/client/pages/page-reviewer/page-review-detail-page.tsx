@@ -59,6 +59,7 @@ export function PageReviewDetailPage({ id }: { id: string }) {
               <a href={data.url} target="_blank" rel="noopener noreferrer" className="link break-all">
                 {data.url}
               </a>
+              {data.productTitle && <span className="text-sm">{t('detail.product', { title: data.productTitle })}</span>}
               <span className="text-sm">{t('detail.reviewedAt', { date: formatReviewDate(data.createdAt, i18n.language) })}</span>
             </span>
           ) : undefined

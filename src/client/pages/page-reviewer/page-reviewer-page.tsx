@@ -29,8 +29,11 @@ function StartReviewForm() {
   const { t } = useTranslation('page-reviewer');
   const [, navigate] = useLocation();
   const [url, setUrl] = useState('');
+  const [productId, setProductId] = useState('');
   const [error, setError] = useState<string | null>(null);
   const inputId = useId();
+  const productFieldId = useId();
+  const products = trpc.pageReviewer.products.useQuery();
   const errorId = useId();
   const utils = trpc.useUtils();
   const start = trpc.pageReviewer.start.useMutation({
@@ -42,7 +45,7 @@ function StartReviewForm() {
   });
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    const parsed = startReviewInput.safeParse({ url });
+    const parsed = startReviewInput.safeParse({ url, ...(productId ? { productId: Number(productId) } : {}) });
     if (!parsed.success) {
       setError(t('form.invalidUrl'));
       return;
@@ -74,6 +77,21 @@ function StartReviewForm() {
             {start.isPending ? t('form.starting') : t('form.submit')}
           </button>
         </div>
+        {(products.data?.items.length ?? 0) > 0 && (
+          <div className="flex flex-col gap-1">
+            <label htmlFor={productFieldId} className="text-sm">
+              {t('form.product')}
+            </label>
+            <select id={productFieldId} className="select w-full sm:max-w-md" value={productId} onChange={(event) => setProductId(event.target.value)}>
+              <option value="">{t('form.noProduct')}</option>
+              {products.data!.items.map((product) => (
+                <option key={product.id} value={product.id}>
+                  {product.title}
+                </option>
+              ))}
+            </select>
+          </div>
+        )}
         {error ? (
           <p id={errorId} className="text-error text-sm" role="alert">
             {error}
@@ -140,6 +158,7 @@ function ReviewHistory({ viewOnly }: { viewOnly: boolean }) {
                   <Link href={`/landing-page-reviewer/${review.id}`} className="link link-hover block truncate">
                     {review.url.replace(/^https?:\/\//, '')}
                   </Link>
+                  {review.productTitle && <span className="text-base-content/70 block truncate text-xs">{t('detail.product', { title: review.productTitle })}</span>}
                   <span className="text-base-content/70 text-xs whitespace-nowrap sm:hidden">{formatReviewDate(review.createdAt, i18n.language)}</span>
                   {review.status !== 'done' && (
                     <div className="mt-1 sm:hidden">

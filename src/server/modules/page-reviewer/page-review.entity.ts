@@ -16,6 +16,9 @@ export const PageReview = defineEntity({
     id: p.integer().primary().autoincrement(),
     url: p.text(),
     finalUrl: p.text().nullable(),
+    /** The store's product the page sells (picked when the review was started), and its title then. */
+    productId: p.bigint('number').nullable(),
+    productTitle: p.text().nullable(),
     status: p.enum(REVIEW_STATUSES).default('queued'),
     progress: p.smallint().default(0),
     step: p.enum(REVIEW_STEPS).default('queued'),

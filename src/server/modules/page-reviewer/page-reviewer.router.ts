@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { reviewDetailSchema, reviewIdInput, reviewListSchema, startReviewInput } from '../../../shared/page-reviewer.ts';
+import { reviewDetailSchema, reviewIdInput, reviewListSchema, reviewProductsSchema, startReviewInput } from '../../../shared/page-reviewer.ts';
 import { router } from '../../trpc/init.ts';
 import { toolsStoreProcedure } from '../../trpc/procedures.ts';
-import { deleteReview, getReview, listReviews, rerunReview, startReview } from './page-reviewer.service.ts';
+import { deleteReview, getReview, listReviews, rerunReview, reviewProducts, startReview } from './page-reviewer.service.ts';
 
 // The landing page reviewer of the active store (tools: admins in their own view, plans above basic).
 // Guests (view-only) may read reviews; starting, re-running and deleting are mutations they are refused.
@@ -12,12 +12,17 @@ export const pageReviewerRouter = router({
   start: toolsStoreProcedure
     .input(startReviewInput)
     .output(reviewStarted)
-    .mutation(({ ctx, input }) => startReview(ctx.em, ctx.store.id, ctx.user.id, input.url)),
+    .mutation(({ ctx, input }) => startReview(ctx.em, ctx.store.id, ctx.user.id, input)),
 
   rerun: toolsStoreProcedure
     .input(reviewIdInput)
     .output(reviewStarted)
     .mutation(({ ctx, input }) => rerunReview(ctx.em, ctx.store.id, ctx.user.id, input.id)),
+
+  /** The store's products a review can be for (the form's optional picker). */
+  products: toolsStoreProcedure
+    .output(reviewProductsSchema)
+    .query(({ ctx }) => reviewProducts(ctx.em, ctx.store.id)),
 
   list: toolsStoreProcedure
     .output(reviewListSchema)

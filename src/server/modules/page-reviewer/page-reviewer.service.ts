@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ReviewDetail, ReviewSummary, ScreenshotKind } from '../../../shared/page-reviewer.ts';
 import { AppError } from '../../errors.ts';
+import { Product } from '../commerce/product.entity.ts';
 import { sendIntegrationJob } from '../integrations/integrations-runtime.ts';
 import { PageReview, type PageReviewEntity } from './page-review.entity.ts';
 import { PAGE_REVIEW_QUEUE } from './review-job.ts';
@@ -9,6 +10,9 @@ import { PAGE_REVIEW_QUEUE } from './review-job.ts';
 // simply not found.
 
 export const REVIEW_NOT_FOUND_MESSAGE = 'This review does not exist, or it belongs to another store.';
+export const PRODUCT_NOT_FOUND_MESSAGE = 'This product does not exist in the active store.';
+/** The product picker lists this many of the store's active products, by title. */
+export const PRODUCT_CHOICES_LIMIT = 500;
 /** The history shows this many reviews, newest first. */
 export const HISTORY_LIMIT = 200;
 
@@ -16,6 +20,7 @@ function summaryOf(review: PageReviewEntity): ReviewSummary {
   return {
     id: review.id,
     url: review.url,
+    productTitle: review.productTitle ?? null,
     status: review.status,
     progress: review.progress,
     step: review.step,
@@ -32,18 +37,33 @@ async function ownReview(em: EntityManager, storeId: number, id: number): Promis
   return review;
 }
 
-/** Records a review of `url` and queues its job. */
-export async function startReview(em: EntityManager, storeId: number, userId: number, url: string): Promise<{ id: number }> {
-  const review = em.create(PageReview, { store: storeId, url, requestedBy: userId });
+async function queueReview(em: EntityManager, storeId: number, userId: number, target: { url: string; productId: number | null; productTitle: string | null }): Promise<{ id: number }> {
+  const review = em.create(PageReview, { store: storeId, ...target, requestedBy: userId });
   await em.flush();
   await sendIntegrationJob(PAGE_REVIEW_QUEUE, { reviewId: review.id }, { singletonKey: `page-review:${review.id}` });
   return { id: review.id };
 }
 
-/** A new review of the same address (the old one stays in the history). */
+/** Records a review of `url` (for one of the store's products, optionally) and queues its job. */
+export async function startReview(em: EntityManager, storeId: number, userId: number, input: { url: string; productId?: number | undefined }): Promise<{ id: number }> {
+  let product: { id: number; title: string } | null = null;
+  if (input.productId) {
+    product = await em.findOne(Product, { store: storeId, id: input.productId }, { fields: ['id', 'title'] });
+    if (!product) throw new AppError('NOT_FOUND', PRODUCT_NOT_FOUND_MESSAGE);
+  }
+  return queueReview(em, storeId, userId, { url: input.url, productId: product?.id ?? null, productTitle: product?.title ?? null });
+}
+
+/** A new review of the same address and product (the old one stays in the history). */
 export async function rerunReview(em: EntityManager, storeId: number, userId: number, id: number): Promise<{ id: number }> {
   const review = await ownReview(em, storeId, id);
-  return startReview(em, storeId, userId, review.url);
+  return queueReview(em, storeId, userId, { url: review.url, productId: review.productId ?? null, productTitle: review.productTitle ?? null });
+}
+
+/** The store's active products, for the picker of the form. */
+export async function reviewProducts(em: EntityManager, storeId: number): Promise<{ items: { id: number; title: string }[] }> {
+  const products = await em.find(Product, { store: storeId, active: true }, { fields: ['id', 'title'], orderBy: { title: 'asc' }, limit: PRODUCT_CHOICES_LIMIT });
+  return { items: products.map((product) => ({ id: product.id, title: product.title })) };
 }
 
 export async function listReviews(em: EntityManager, storeId: number): Promise<{ items: ReviewSummary[] }> {

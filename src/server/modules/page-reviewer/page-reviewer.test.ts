@@ -6,7 +6,8 @@ import { trpcMutation, trpcQuery, useTestApp } from '../../../../test/harness.ts
 import type { Finding, ReviewDetail } from '../../../shared/page-reviewer.ts';
 import type { OutboundPolicy } from '../../outbound/outbound-http.ts';
 import { openAiCompatibleProvider } from '../llm/llm-provider.ts';
-import { REVIEW_NOT_FOUND_MESSAGE } from './page-reviewer.service.ts';
+import { Product } from '../commerce/product.entity.ts';
+import { PRODUCT_NOT_FOUND_MESSAGE, REVIEW_NOT_FOUND_MESSAGE } from './page-reviewer.service.ts';
 import { PageReview } from './page-review.entity.ts';
 import { failStaleReviews, runReview, STALE_REVIEW_MESSAGE, STALE_REVIEW_MS } from './review-job.ts';
 
@@ -149,4 +150,22 @@ it('marks a review whose job was lost as failed after ten minutes, and leaves re
   expect((await trpcQuery(owner.client, 'pageReviewer.get', { id })).body.result.data.status).toBe('queued');
   await failStaleReviews(em, new Date(created.getTime() + STALE_REVIEW_MS + 1000));
   expect((await trpcQuery(owner.client, 'pageReviewer.get', { id })).body.result.data).toMatchObject({ status: 'failed', error: STALE_REVIEW_MESSAGE });
+});
+
+it("reviews a page for one of the store's products, kept on a re-run; another store's product is not found", async () => {
+  const em = testApp.orm.em.fork();
+  const shoe = em.create(Product, { store: owner.store.id, platform: 'shopify', externalId: 'p-1', title: 'Trail Runner 2', priceMinor: 12900, currency: 'EUR' });
+  const theirs = em.create(Product, { store: stranger.store.id, platform: 'shopify', externalId: 'p-9', title: 'Other shoe', priceMinor: 5000, currency: 'EUR' });
+  await em.flush();
+  expect((await trpcQuery(owner.client, 'pageReviewer.products')).body.result.data.items).toEqual([{ id: shoe.id, title: 'Trail Runner 2' }]);
+  const started = await trpcMutation(owner.client, 'pageReviewer.start', { url: `${site.origin}/strong`, productId: shoe.id });
+  const id = started.body.result.data.id as number;
+  expect((await trpcQuery(owner.client, 'pageReviewer.get', { id })).body.result.data.productTitle).toBe('Trail Runner 2');
+  const rerun = (await trpcMutation(owner.client, 'pageReviewer.rerun', { id })).body.result.data.id as number;
+  expect((await trpcQuery(owner.client, 'pageReviewer.get', { id: rerun })).body.result.data.productTitle).toBe('Trail Runner 2');
+  const refused = await trpcMutation(owner.client, 'pageReviewer.start', { url: `${site.origin}/strong`, productId: theirs.id });
+  expect(refused.status).toBe(404);
+  expect(refused.body.error.message).toBe(PRODUCT_NOT_FOUND_MESSAGE);
+  await trpcMutation(owner.client, 'pageReviewer.remove', { id });
+  await trpcMutation(owner.client, 'pageReviewer.remove', { id: rerun });
 });
