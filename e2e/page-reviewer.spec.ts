@@ -63,6 +63,15 @@ test('a review started from the screen lands on its detail page with the finding
 
   if (process.env.SCREENSHOTS_DIR) await screenshots(page, 'page-review-detail', reviewDone);
 
+  // Printed (Print / PDF): the report alone, without the app's navigation and buttons.
+  await page.emulateMedia({ media: 'print' });
+  await expect(page.getByTestId('sidebar')).toBeHidden();
+  await expect(page.getByTestId('app-header')).toBeHidden();
+  await expect(page.getByRole('button', { name: 'Print / PDF' })).toBeHidden();
+  await expect(page.getByTestId('review-findings')).toBeVisible();
+  if (process.env.SCREENSHOTS_DIR) await page.screenshot({ path: `${process.env.SCREENSHOTS_DIR}/page-review-detail-print.png`, fullPage: true });
+  await page.emulateMedia({ media: 'screen' });
+
   // A re-run is a new review of the same address, compared with the first.
   await page.getByRole('button', { name: 'Re-run review' }).click();
   await expect(page).not.toHaveURL(firstUrl);

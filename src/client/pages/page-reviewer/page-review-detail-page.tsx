@@ -8,6 +8,7 @@ import { PageHeader } from '../../components/empty-state.tsx';
 import { SectionCard } from '../../components/section-card.tsx';
 import { toast } from '../../components/toast.tsx';
 import { serverMessage } from '../../lib/session.ts';
+import { applyTheme, useTheme } from '../../lib/theme.tsx';
 import { trpc } from '../../lib/trpc.ts';
 import { formatReviewDate, isPending, ReviewProgress, ScoreDelta, scoreTone } from './review-parts.tsx';
 
@@ -22,6 +23,13 @@ const PRINT_STYLE = `@media print {
   .card { break-inside: avoid; box-shadow: none !important; }
 }`;
 
+/** Paper is white and browsers leave out background colours: the report prints in the light theme, then the screen's comes back. */
+function printReport(screenTheme: 'light' | 'dark') {
+  applyTheme('light');
+  window.addEventListener('afterprint', () => applyTheme(screenTheme), { once: true });
+  window.print();
+}
+
 const SEVERITY_BADGE: Record<FindingSeverity, string> = { high: 'badge-error', medium: 'badge-warning', low: 'badge-info', pass: 'badge-success' };
 
 export function PageReviewDetailPage({ id }: { id: string }) {
@@ -29,6 +37,7 @@ export function PageReviewDetailPage({ id }: { id: string }) {
   const reviewId = Number(id);
   const viewOnly = useViewOnly();
   const [, navigate] = useLocation();
+  const { resolved: screenTheme } = useTheme();
   const review = trpc.pageReviewer.get.useQuery(
     { id: reviewId },
     { enabled: Number.isInteger(reviewId) && reviewId > 0, refetchInterval: (query) => (query.state.data && isPending(query.state.data) ? 1000 : false) },
@@ -68,7 +77,7 @@ export function PageReviewDetailPage({ id }: { id: string }) {
         {data && (
           <div className="print-hidden flex flex-wrap gap-2">
             {data.status === 'done' && (
-              <button type="button" className="btn btn-outline btn-sm" onClick={() => window.print()}>
+              <button type="button" className="btn btn-outline btn-sm" onClick={() => printReport(screenTheme)}>
                 <PrinterIcon className="size-4" aria-hidden="true" />
                 {t('detail.print')}
               </button>
