@@ -6,6 +6,7 @@ import { trpcMutation, trpcQuery, useTestApp } from '../../../../test/harness.ts
 import type { Finding, ReviewDetail } from '../../../shared/page-reviewer.ts';
 import type { OutboundPolicy } from '../../outbound/outbound-http.ts';
 import { openAiCompatibleProvider } from '../llm/llm-provider.ts';
+import { startTestServer } from '../page-fetcher/test-servers.ts';
 import { Product } from '../commerce/product.entity.ts';
 import { PRODUCT_NOT_FOUND_MESSAGE, REVIEW_NOT_FOUND_MESSAGE } from './page-reviewer.service.ts';
 import { PageReview } from './page-review.entity.ts';
@@ -169,3 +170,22 @@ it("reviews a page for one of the store's products, kept on a re-run; another st
   await trpcMutation(owner.client, 'pageReviewer.remove', { id });
   await trpcMutation(owner.client, 'pageReviewer.remove', { id: rerun });
 });
+
+it('never lets a reviewed page reach other loopback ports or the metadata address: not in the browser, not in the link check', async () => {
+  const canary = await startTestServer((_request, response) => response.end('canary'));
+  const trap = await startTestServer((_request, response) => {
+    response.setHeader('content-type', 'text/html');
+    response.end(`<!doctype html><title>trap</title><img src="http://127.0.0.1:${canary.port}/pixel.png">
+<a href="http://127.0.0.1:${canary.port}/admin">admin</a> <a href="http://169.254.169.254/latest/meta-data/">meta</a>
+<script>fetch('http://127.0.0.1:${canary.port}/fetch').catch(() => {});</script>`);
+  });
+  try {
+    const trapped = await review(owner.client, `${trap.origin}/`, { policy: { allow: [{ host: '127.0.0.1', port: trap.port }] } });
+    expect(trapped.status).toBe('done');
+    expect(canary.requests).toEqual([]);
+    expect(finding(trapped, 'broken_links')).toMatchObject({ severity: 'medium', evidence: { value: `http://127.0.0.1:${canary.port}/admin · http://169.254.169.254/latest/meta-data/` } });
+  } finally {
+    await trap.close();
+    await canary.close();
+  }
+}, 60_000);
