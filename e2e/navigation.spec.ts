@@ -235,7 +235,6 @@ test("placeholders of a store with a year of orders never say 'Connect your plat
   await signInToDemo(page);
   await page.setViewportSize(DESKTOP);
   for (const [route, title] of [
-    ['/landing-page-reviewer', 'Page Reviewer'],
     ['/product-image-generator', 'Product Image Generator'],
     ['/affiliate-dashboard', 'Affiliate Dashboard'],
     ['/meta-comments-manager', 'Meta Comments'],

@@ -54,6 +54,8 @@ const CustomerLoyaltyPage = lazy(() => import('./pages/customer-loyalty/customer
 const PerformanceDistributionPage = lazy(() => import('./pages/performance-distribution/performance-distribution-page.tsx').then((m) => ({ default: m.PerformanceDistributionPage })));
 const TouchpointsPage = lazy(() => import('./pages/touchpoints/touchpoints-page.tsx').then((m) => ({ default: m.TouchpointsPage })));
 const PriceTrackerPage = lazy(() => import('./pages/price-tracker/price-tracker-page.tsx').then((m) => ({ default: m.PriceTrackerPage })));
+const PageReviewerPage = lazy(() => import('./pages/page-reviewer/page-reviewer-page.tsx').then((m) => ({ default: m.PageReviewerPage })));
+const PageReviewDetailPage = lazy(() => import('./pages/page-reviewer/page-review-detail-page.tsx').then((m) => ({ default: m.PageReviewDetailPage })));
 const TrackingSetupPage = lazy(() => import('./pages/tracking-setup/tracking-setup-page.tsx').then((m) => ({ default: m.TrackingSetupPage })));
 
 function SessionError({ error, retry }: { error: unknown; retry: () => void }) {
@@ -143,8 +145,6 @@ function PricingRoute() {
 /** The data screens that later issues fill, all behind a subscription (tools: a plan above basic). */
 const DATA_SCREEN_ROUTES: readonly { path: string; screen: DataScreen; requirement: RouteRequirement }[] = [
   { path: '/meta-comments-manager', screen: 'metaComments', requirement: 'subscription' },
-  { path: '/landing-page-reviewer', screen: 'pageReviewer', requirement: 'tools' },
-  { path: '/landing-page-reviewer/:id', screen: 'pageReviewerDetail', requirement: 'tools' },
   { path: '/shopping-optimizer', screen: 'shoppingOptimizer', requirement: 'subscription' },
   { path: '/product-image-generator', screen: 'productImageGenerator', requirement: 'subscription' },
   { path: '/affiliate-dashboard', screen: 'affiliateDashboard', requirement: 'subscription' },
@@ -267,6 +267,18 @@ export function App() {
         <ShellPage requirement="subscription">
           <IntegrationsPage />
         </ShellPage>
+      </Route>
+      <Route path="/landing-page-reviewer">
+        <ShellPage requirement="tools">
+          <PageReviewerPage />
+        </ShellPage>
+      </Route>
+      <Route path="/landing-page-reviewer/:id">
+        {(params) => (
+          <ShellPage requirement="tools">
+            <PageReviewDetailPage id={params.id} />
+          </ShellPage>
+        )}
       </Route>
       <Route path="/tracking-setup">
         <ShellPage requirement="subscription">

@@ -8,6 +8,7 @@ import { INTERNAL_ERROR_MESSAGE } from './errors.ts';
 import { randomSecret, secretFromDataDir } from './secrets.ts';
 import { restPlugin } from './plugins/rest.ts';
 import { ordersExportPlugin } from './modules/orders/orders.export.ts';
+import { pageReviewerRoutes } from './modules/page-reviewer/page-reviewer.routes.ts';
 import { LOG_SERIALIZERS, securityPlugin } from './plugins/security.ts';
 import { paymentProviderFor } from './modules/subscriptions/payment-provider.ts';
 import { sessionPlugin } from './plugins/session.ts';
@@ -113,6 +114,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     await main.register(financeRoutes, { createContext });
     await main.register(reportsRoutes, { createContext });
     await main.register(ordersExportPlugin, { createContext });
+    await main.register(pageReviewerRoutes, { createContext });
     await main.register(integrationsRoutes, { createContext, config, orm });
     await main.register(trackingPixelPlugin);
     await main.register(spaPlugin, { clientDistDir: config.clientDistDir });

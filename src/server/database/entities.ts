@@ -1,4 +1,5 @@
 import { AudiencePush } from '../modules/audiences/audience-push.entity.ts';
+import { PageReview } from '../modules/page-reviewer/page-review.entity.ts';
 import { AuditLogEntry } from '../modules/admin/audit-log.entity.ts';
 import { AttemptLimitCounter } from '../modules/auth/attempt-limit.entity.ts';
 import { PasswordResetToken } from '../modules/auth/password-reset-token.entity.ts';
@@ -76,4 +77,5 @@ export const entities = [
   AudiencePush,
   CustomerLoyalty,
   LoyaltyModelRow,
+  PageReview,
 ];

@@ -9,6 +9,7 @@ import { TRACKING_JOBS } from '../modules/tracking/tracking-jobs.ts';
 import { LOYALTY_JOB } from '../modules/loyalty/loyalty-job.ts';
 import { ECB_RATES_JOB } from '../modules/exchange-rates/ecb-job.ts';
 import { PRICE_TRACKER_JOB } from '../modules/price-tracker/price-tracker-jobs.ts';
+import { PAGE_REVIEW_CHECKS, PAGE_REVIEW_JOB } from '../modules/page-reviewer/review-job.ts';
 
 // Every background job of the app: its pg-boss queue, an optional schedule (cron, UTC) that puts a
 // job on the queue, and the work one job does. Platform syncs add their entries here.
@@ -88,6 +89,8 @@ export const JOBS: readonly JobDefinition[] = [
   ECB_RATES_JOB,
   // Competitor price checks: a scan for due pages every 5 minutes (modules/price-tracker).
   PRICE_TRACKER_JOB,
+  // Landing page reviews, one job per review (modules/page-reviewer).
+  PAGE_REVIEW_JOB,
 ];
 
-export const CHECKS: readonly RecurringCheck[] = [...INTEGRATION_CHECKS];
+export const CHECKS: readonly RecurringCheck[] = [...INTEGRATION_CHECKS, ...PAGE_REVIEW_CHECKS];

@@ -16,6 +16,7 @@ import { loyaltyRouter } from '../modules/loyalty/loyalty.router.ts';
 import { priceTrackerRouter } from '../modules/price-tracker/price-tracker.router.ts';
 import { integrationsRouter } from '../modules/integrations/integrations.router.ts';
 import { audiencesRouter } from '../modules/audiences/audiences.router.ts';
+import { pageReviewerRouter } from '../modules/page-reviewer/page-reviewer.router.ts';
 import { ordersRouter } from '../modules/orders/orders.router.ts';
 import { revenueRouter } from '../modules/revenue/revenue.router.ts';
 import { marketingRouter } from '../modules/marketing/marketing.router.ts';
@@ -54,6 +55,7 @@ const featureRouters = {
   loyalty: loyaltyRouter,
   anomalies: anomaliesRouter,
   priceTracker: priceTrackerRouter,
+  pageReviewer: pageReviewerRouter,
 };
 
 /** The feature routers alone: what `shell.bootstrap` calls on the client's behalf. */

@@ -1,4 +1,4 @@
-import { chromium, type Browser, type BrowserContext, type Page, type Route } from 'playwright';
+import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page, type Route } from 'playwright';
 import { outboundFetch, type OutboundPolicy } from '../../outbound/outbound-http.ts';
 import { chromiumLaunchOptions } from './chromium.ts';
 import { MAX_PAGE_BYTES, pageFetchErrorOf, type PageFetchReason } from './page-fetcher.ts';
@@ -43,6 +43,8 @@ export interface GuardedPageOptions {
   timeoutMs?: number;
   /** Per response body (default 5 MB). */
   maxBytes?: number;
+  /** The emulated device (the page reviewer loads pages at a phone's viewport). */
+  device?: Pick<BrowserContextOptions, 'viewport' | 'isMobile' | 'hasTouch' | 'deviceScaleFactor'>;
 }
 
 /** Nothing listens there: a request that escaped `route` fails instead of reaching anything. */
@@ -82,7 +84,7 @@ async function forward(route: Route, refused: RefusedRequest[], options: Guarded
 export async function openGuardedPage(options: GuardedPageOptions = {}): Promise<GuardedPage> {
   const browser: Browser = await chromium.launch({ ...chromiumLaunchOptions, args: [...chromiumLaunchOptions.args, ...GUARDED_CHROMIUM_ARGS] });
   try {
-    const context = await browser.newContext({ serviceWorkers: 'block' });
+    const context = await browser.newContext({ ...options.device, serviceWorkers: 'block' });
     const refused: RefusedRequest[] = [];
     await context.route('**/*', (route) => forward(route, refused, options));
     await context.routeWebSocket(/.*/, async (ws) => {

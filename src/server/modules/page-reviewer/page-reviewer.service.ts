@@ -1,0 +1,105 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { ReviewDetail, ReviewSummary, ScreenshotKind } from '../../../shared/page-reviewer.ts';
+import { AppError } from '../../errors.ts';
+import { Product } from '../commerce/product.entity.ts';
+import { sendIntegrationJob } from '../integrations/integrations-runtime.ts';
+import { PageReview, type PageReviewEntity } from './page-review.entity.ts';
+import { PAGE_REVIEW_QUEUE } from './review-job.ts';
+
+// Reviews of the active store: every query is scoped by store id, so another store's review id is
+// simply not found.
+
+export const REVIEW_NOT_FOUND_MESSAGE = 'This review does not exist, or it belongs to another store.';
+export const PRODUCT_NOT_FOUND_MESSAGE = 'This product does not exist in the active store.';
+/** The product picker lists this many of the store's active products, by title. */
+export const PRODUCT_CHOICES_LIMIT = 500;
+/** The history shows this many reviews, newest first. */
+export const HISTORY_LIMIT = 200;
+
+function summaryOf(review: PageReviewEntity): ReviewSummary {
+  return {
+    id: review.id,
+    url: review.url,
+    productTitle: review.productTitle ?? null,
+    status: review.status,
+    progress: review.progress,
+    step: review.step,
+    error: review.error ?? null,
+    scores: review.scores ?? null,
+    createdAt: review.createdAt.toISOString(),
+    finishedAt: review.finishedAt?.toISOString() ?? null,
+  };
+}
+
+async function ownReview(em: EntityManager, storeId: number, id: number): Promise<PageReviewEntity> {
+  const review = await em.findOne(PageReview, { store: storeId, id });
+  if (!review) throw new AppError('NOT_FOUND', REVIEW_NOT_FOUND_MESSAGE);
+  return review;
+}
+
+async function queueReview(em: EntityManager, storeId: number, userId: number, target: { url: string; productId: number | null; productTitle: string | null }): Promise<{ id: number }> {
+  const review = em.create(PageReview, { store: storeId, ...target, requestedBy: userId });
+  await em.flush();
+  await sendIntegrationJob(PAGE_REVIEW_QUEUE, { reviewId: review.id }, { singletonKey: `page-review:${review.id}` });
+  return { id: review.id };
+}
+
+/** Records a review of `url` (for one of the store's products, optionally) and queues its job. */
+export async function startReview(em: EntityManager, storeId: number, userId: number, input: { url: string; productId?: number | undefined }): Promise<{ id: number }> {
+  let product: { id: number; title: string } | null = null;
+  if (input.productId) {
+    product = await em.findOne(Product, { store: storeId, id: input.productId }, { fields: ['id', 'title'] });
+    if (!product) throw new AppError('NOT_FOUND', PRODUCT_NOT_FOUND_MESSAGE);
+  }
+  return queueReview(em, storeId, userId, { url: input.url, productId: product?.id ?? null, productTitle: product?.title ?? null });
+}
+
+/** A new review of the same address and product (the old one stays in the history). */
+export async function rerunReview(em: EntityManager, storeId: number, userId: number, id: number): Promise<{ id: number }> {
+  const review = await ownReview(em, storeId, id);
+  return queueReview(em, storeId, userId, { url: review.url, productId: review.productId ?? null, productTitle: review.productTitle ?? null });
+}
+
+/** The store's active products, for the picker of the form. */
+export async function reviewProducts(em: EntityManager, storeId: number): Promise<{ items: { id: number; title: string }[] }> {
+  const products = await em.find(Product, { store: storeId, active: true }, { fields: ['id', 'title'], orderBy: { title: 'asc' }, limit: PRODUCT_CHOICES_LIMIT });
+  return { items: products.map((product) => ({ id: product.id, title: product.title })) };
+}
+
+export async function listReviews(em: EntityManager, storeId: number): Promise<{ items: ReviewSummary[] }> {
+  const reviews = await em.find(PageReview, { store: storeId }, { orderBy: { createdAt: 'desc', id: 'desc' }, limit: HISTORY_LIMIT });
+  return { items: reviews.map(summaryOf) };
+}
+
+export async function getReview(em: EntityManager, storeId: number, id: number, aiConfigured: boolean): Promise<ReviewDetail> {
+  const review = await ownReview(em, storeId, id);
+  const previous = await em.findOne(PageReview, { store: storeId, url: review.url, status: 'done', id: { $lt: review.id } }, { orderBy: { id: 'desc' } });
+  const [shots] = await em.getConnection().execute<{ above: boolean; full: boolean }[]>(
+    'select above_fold_jpeg is not null as above, full_page_jpeg is not null as full from page_reviews where store_id = ? and id = ?',
+    [storeId, id],
+  );
+  return {
+    ...summaryOf(review),
+    finalUrl: review.finalUrl ?? null,
+    findings: review.findings ?? [],
+    metrics: review.metrics ?? null,
+    screenshots: { aboveFold: Boolean(shots?.above), fullPage: Boolean(shots?.full) },
+    aiSuggestions: review.aiSuggestions ?? null,
+    aiConfigured,
+    previous: previous ? summaryOf(previous) : null,
+  };
+}
+
+export async function deleteReview(em: EntityManager, storeId: number, id: number): Promise<{ deleted: true }> {
+  const deleted = await em.nativeDelete(PageReview, { store: storeId, id });
+  if (deleted === 0) throw new AppError('NOT_FOUND', REVIEW_NOT_FOUND_MESSAGE);
+  return { deleted: true };
+}
+
+/** The JPEG of one screenshot of the store's review, or null when it has none. */
+export async function reviewScreenshot(em: EntityManager, storeId: number, id: number, kind: ScreenshotKind): Promise<Buffer | null> {
+  const column = kind === 'above-fold' ? 'above_fold_jpeg' : 'full_page_jpeg';
+  const [row] = await em.getConnection().execute<{ image: Buffer | null }[]>(`select ${column} as image from page_reviews where store_id = ? and id = ?`, [storeId, id]);
+  if (!row) throw new AppError('NOT_FOUND', REVIEW_NOT_FOUND_MESSAGE);
+  return row.image;
+}
