@@ -1,4 +1,5 @@
 import { AudiencePush } from '../modules/audiences/audience-push.entity.ts';
+import { ShoppingFeedOverride, ShoppingFeedSettings } from '../modules/shopping-optimizer/shopping-optimizer.entities.ts';
 import { AuditLogEntry } from '../modules/admin/audit-log.entity.ts';
 import { AttemptLimitCounter } from '../modules/auth/attempt-limit.entity.ts';
 import { PasswordResetToken } from '../modules/auth/password-reset-token.entity.ts';
@@ -76,4 +77,6 @@ export const entities = [
   AudiencePush,
   CustomerLoyalty,
   LoyaltyModelRow,
+  ShoppingFeedSettings,
+  ShoppingFeedOverride,
 ];
