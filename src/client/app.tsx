@@ -53,6 +53,7 @@ const IntegrationsPage = lazy(() => import('./pages/integrations/integrations-pa
 const CustomerLoyaltyPage = lazy(() => import('./pages/customer-loyalty/customer-loyalty-page.tsx').then((m) => ({ default: m.CustomerLoyaltyPage })));
 const PerformanceDistributionPage = lazy(() => import('./pages/performance-distribution/performance-distribution-page.tsx').then((m) => ({ default: m.PerformanceDistributionPage })));
 const TouchpointsPage = lazy(() => import('./pages/touchpoints/touchpoints-page.tsx').then((m) => ({ default: m.TouchpointsPage })));
+const ShoppingOptimizerRoute = lazy(() => import('./pages/shopping-optimizer/shopping-optimizer-page.tsx').then((m) => ({ default: m.ShoppingOptimizerRoute })));
 const TrackingSetupPage = lazy(() => import('./pages/tracking-setup/tracking-setup-page.tsx').then((m) => ({ default: m.TrackingSetupPage })));
 
 function SessionError({ error, retry }: { error: unknown; retry: () => void }) {
@@ -145,7 +146,6 @@ const DATA_SCREEN_ROUTES: readonly { path: string; screen: DataScreen; requireme
   { path: '/landing-page-reviewer', screen: 'pageReviewer', requirement: 'tools' },
   { path: '/landing-page-reviewer/:id', screen: 'pageReviewerDetail', requirement: 'tools' },
   { path: '/price-tracker', screen: 'priceTracker', requirement: 'tools' },
-  { path: '/shopping-optimizer', screen: 'shoppingOptimizer', requirement: 'subscription' },
   { path: '/product-image-generator', screen: 'productImageGenerator', requirement: 'subscription' },
   { path: '/affiliate-dashboard', screen: 'affiliateDashboard', requirement: 'subscription' },
 ];
@@ -330,6 +330,12 @@ export function App() {
         </ShellPage>
       </Route>
 
+      {/* Admin-only tool: 'Coming Soon' for everyone else (ShoppingOptimizerRoute) */}
+      <Route path="/shopping-optimizer">
+        <ShellPage requirement="subscription">
+          <ShoppingOptimizerRoute />
+        </ShellPage>
+      </Route>
       {DATA_SCREEN_ROUTES.map((route) => (
         <Route key={route.path} path={route.path}>
           <ShellPage requirement={route.requirement}>
