@@ -9,7 +9,7 @@ import { Product, type ProductEntity } from '../commerce/product.entity.ts';
 import type { LlmProvider } from '../llm/llm-provider.ts';
 import type { StoreEntity } from '../stores/store.entity.ts';
 import { feedTsv, feedXml } from './feed-export.ts';
-import { auditItem, cleanText, feedItemOf, hasPromotionalText, isAllCaps, ruleSuggestions, scoreOf, trimToLimit, type FeedDefaults, type Overrides } from './feed-rules.ts';
+import { auditItem, cleanText, feedItemOf, ruleSuggestions, scoreOf, trimToLimit, type FeedDefaults, type Overrides } from './feed-rules.ts';
 import { ShoppingFeedOverride, ShoppingFeedSettings, type ShoppingFeedSettingsEntity } from './shopping-optimizer.entities.ts';
 
 export const PRODUCT_NOT_FOUND_MESSAGE = 'Product not found';
@@ -195,7 +195,7 @@ export async function productSuggestions(em: EntityManager, store: StoreRef, pro
   return { product, suggestions, llmError: null };
 }
 
-/** The model's JSON, each value kept only if it passes the same rules the audit applies. */
+/** The model's JSON, each value put through the rules the audit applies to titles and descriptions. */
 export function parseLlmAnswer(answer: string): { title?: string; description?: string } {
   const json = /\{[\s\S]*\}/.exec(answer)?.[0];
   if (!json) return {};
@@ -206,11 +206,11 @@ export function parseLlmAnswer(answer: string): { title?: string; description?: 
     return {};
   }
   const result: { title?: string; description?: string } = {};
+  // The audit's own clean-up: promotions out, capitals tamed, then the length limit; nothing left -> no suggestion.
   const usable = (value: unknown, limit: number) => {
     if (typeof value !== 'string') return undefined;
-    const text = cleanText(value);
-    if (!text || text.length > limit || isAllCaps(text) || hasPromotionalText(text)) return undefined;
-    return trimToLimit(text, limit);
+    const text = trimToLimit(cleanText(value), limit);
+    return text || undefined;
   };
   const record = parsed as Record<string, unknown>;
   const title = usable(record.title, FEED_TITLE_MAX);

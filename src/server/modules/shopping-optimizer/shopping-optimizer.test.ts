@@ -177,7 +177,7 @@ describe('shoppingOptimizer: the optional LLM', () => {
     await fake.close();
   });
 
-  it('improves title and description when configured; an answer that breaks the rules keeps the rule suggestion', async () => {
+  it('improves title and description when configured; an answer that is only promotion keeps the rule suggestion; a failure keeps all rule suggestions', async () => {
     const client = new ApiClient(llmApp);
     expect((await client.post('/api/login', { username: admin.credentials.username, password: admin.credentials.password })).status).toBe(200);
     data(await trpcMutation(client, 'shoppingOptimizer.removeOverride', { productId: adminProducts[1], attribute: 'description' }));
