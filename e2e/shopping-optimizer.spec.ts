@@ -2,7 +2,7 @@ import { expect, type Page } from '@playwright/test';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { readFileSync } from 'node:fs';
 import { createStore, register, startTrial, test } from './account-helpers.ts';
-import { screenshots, signedInAdmin } from './admin-helpers.ts';
+import { screenshots, seriousViolations, signedInAdmin } from './admin-helpers.ts';
 import { loadDemoData } from './waits.ts';
 
 // /shopping-optimizer (issue 20): an admin audits the demo store's products, accepts a suggestion in
@@ -21,6 +21,7 @@ test('an admin audits the demo store, accepts a suggestion and downloads an XML 
   await expect(auditReady(page)).toBeVisible();
   await expect(page.getByTestId('placeholder-screen')).toHaveCount(0);
   await expect(page.getByTestId('ads-note')).toContainText('Google Ads spend per product is not available');
+  expect(await seriousViolations(page, 'main')).toEqual([]);
   // Demo products have no description: every active product is counted under it.
   const rows = page.getByTestId('product-row');
   const total = Number(await page.getByTestId('product-count').getAttribute('data-count'));
@@ -45,6 +46,7 @@ test('an admin audits the demo store, accepts a suggestion and downloads an XML 
   await first.getByRole('button').click();
   const drawer = page.getByTestId('product-drawer');
   await expect(drawer.getByTestId('issue-missing_description')).toBeVisible();
+  expect(await seriousViolations(page, '[data-testid="product-drawer"]')).toEqual([]);
   const suggestion = drawer.getByTestId('suggestion-description');
   const field = suggestion.getByRole('textbox');
   // Edited before accepting: the stored value is the edited one.

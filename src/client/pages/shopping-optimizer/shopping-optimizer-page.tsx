@@ -106,7 +106,12 @@ function FeedPanel() {
           save.mutate({ linkTemplate: String(form.get('linkTemplate') ?? ''), defaultBrand: String(form.get('defaultBrand') ?? '') });
         }}
       >
-        <h2 className="font-semibold">{t('defaults.title')}</h2>
+        <h2 className="flex flex-wrap items-center gap-2 font-semibold">
+          {t('defaults.title')}
+          <span className={`badge badge-sm ${data.llmConfigured ? 'badge-secondary' : 'badge-ghost'}`} data-testid="llm-status">
+            {data.llmConfigured ? t('defaults.aiOn') : t('defaults.aiOff')}
+          </span>
+        </h2>
         <label className="block">
           <span className="text-sm font-medium">{t('defaults.linkTemplate')}</span>
           <input name="linkTemplate" className="input input-sm mt-1 w-full" defaultValue={data.linkTemplate} placeholder="https://shop.example/products/{id}" maxLength={500} />
@@ -191,8 +196,8 @@ function AuditSection() {
   return (
     <div className="space-y-4" data-testid="feed-audit" data-state="ready">
       <div role="note" className="alert alert-info alert-soft text-sm" data-testid="ads-note">
-        <InfoIcon className="size-4 shrink-0" aria-hidden="true" />
-        <span>{t('audit.adsNote')}</span>
+        <InfoIcon className="text-info size-4 shrink-0" aria-hidden="true" />
+        <span className="text-base-content">{t('audit.adsNote')}</span>
       </div>
       <div className="grid grid-cols-2 gap-3 sm:grid-cols-3 lg:grid-cols-5" data-testid="issue-tiles">
         <div className="bg-base-100 border-base-content/10 rounded-box border p-3 shadow-xs">
