@@ -85,6 +85,27 @@ test('an admin audits the demo store, accepts a suggestion and downloads an XML 
     await screenshots(page, 'shopping-optimizer-drawer', async (shot) => {
       await expect(shot.getByTestId('product-drawer').getByTestId('drawer-score')).toBeVisible();
     });
+    await page.keyboard.press('Escape');
+  }
+
+  // Bulk: every rule suggestion accepted; no product lacks a description any more, and the TSV carries them.
+  await page.goto('/shopping-optimizer');
+  await expect(auditReady(page)).toBeVisible();
+  await page.getByTestId('bulk-accept').click();
+  await page.getByRole('dialog').getByRole('button', { name: 'Accept all' }).click();
+  await expect(page.getByTestId('tile-missing_description')).toHaveCount(0);
+  await expect(page.getByTestId('tile-missing_identifier')).toHaveCount(0);
+  await expect(page.getByTestId('bulk-accept')).toBeDisabled();
+  const tsv = await page.request.get((await page.getByTestId('download-tsv').getAttribute('href'))!);
+  const lines = (await tsv.text()).trimEnd().split('\n');
+  expect(lines).toHaveLength(total + 1);
+  const header = lines[0]!.split('\t');
+  expect(header).toEqual(['id', 'title', 'description', 'link', 'image_link', 'availability', 'price', 'brand', 'gtin', 'mpn', 'condition']);
+  for (const line of lines.slice(1)) {
+    const cells = line.split('\t');
+    expect(cells).toHaveLength(header.length);
+    expect(cells[header.indexOf('description')], line).not.toBe('');
+    expect(cells[header.indexOf('mpn')], line).toMatch(/^SP-\d{4}$/);
   }
 });
 
