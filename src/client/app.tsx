@@ -56,6 +56,7 @@ const TouchpointsPage = lazy(() => import('./pages/touchpoints/touchpoints-page.
 const PriceTrackerPage = lazy(() => import('./pages/price-tracker/price-tracker-page.tsx').then((m) => ({ default: m.PriceTrackerPage })));
 const PageReviewerPage = lazy(() => import('./pages/page-reviewer/page-reviewer-page.tsx').then((m) => ({ default: m.PageReviewerPage })));
 const PageReviewDetailPage = lazy(() => import('./pages/page-reviewer/page-review-detail-page.tsx').then((m) => ({ default: m.PageReviewDetailPage })));
+const ShoppingOptimizerRoute = lazy(() => import('./pages/shopping-optimizer/shopping-optimizer-page.tsx').then((m) => ({ default: m.ShoppingOptimizerRoute })));
 const TrackingSetupPage = lazy(() => import('./pages/tracking-setup/tracking-setup-page.tsx').then((m) => ({ default: m.TrackingSetupPage })));
 
 function SessionError({ error, retry }: { error: unknown; retry: () => void }) {
@@ -145,7 +146,6 @@ function PricingRoute() {
 /** The data screens that later issues fill, all behind a subscription (tools: a plan above basic). */
 const DATA_SCREEN_ROUTES: readonly { path: string; screen: DataScreen; requirement: RouteRequirement }[] = [
   { path: '/meta-comments-manager', screen: 'metaComments', requirement: 'subscription' },
-  { path: '/shopping-optimizer', screen: 'shoppingOptimizer', requirement: 'subscription' },
   { path: '/product-image-generator', screen: 'productImageGenerator', requirement: 'subscription' },
   { path: '/affiliate-dashboard', screen: 'affiliateDashboard', requirement: 'subscription' },
 ];
@@ -348,6 +348,12 @@ export function App() {
         </ShellPage>
       </Route>
 
+      {/* Admin-only tool: 'Coming Soon' for everyone else (ShoppingOptimizerRoute) */}
+      <Route path="/shopping-optimizer">
+        <ShellPage requirement="subscription">
+          <ShoppingOptimizerRoute />
+        </ShellPage>
+      </Route>
       {DATA_SCREEN_ROUTES.map((route) => (
         <Route key={route.path} path={route.path}>
           <ShellPage requirement={route.requirement}>

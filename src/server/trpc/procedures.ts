@@ -94,3 +94,9 @@ async function activeStoreContext(
   if (type === 'mutation' && storeRole === 'guest') throw new AppError('FORBIDDEN', VIEW_ONLY_STORE_MESSAGE);
   return { store, storeRole };
 }
+
+/** Admin-only tools (Meta Comments, Shopping Optimizer) on the active store: an admin's own view, never guest mode. */
+export const adminToolsStoreProcedure = subscribedProcedure.use(async ({ ctx, type, next }) => {
+  if (!ctx.sessionUser.isAdmin || ctx.guestMode) throw new AppError('FORBIDDEN', ADMIN_REQUIRED_MESSAGE);
+  return next({ ctx: { ...ctx, ...(await activeStoreContext(ctx, type)) } });
+});

@@ -23,6 +23,7 @@ import { marketingRouter } from '../modules/marketing/marketing.router.ts';
 import { settingsRouter } from '../modules/settings/settings.router.ts';
 import { storesRouter } from '../modules/stores/stores.router.ts';
 import { subscriptionsRouter } from '../modules/subscriptions/subscriptions.router.ts';
+import { shoppingOptimizerRouter } from '../modules/shopping-optimizer/shopping-optimizer.router.ts';
 import { shellRouter } from '../modules/shell/shell.router.ts';
 import { supportRouter } from '../modules/support/support.router.ts';
 import { trackingRouter } from '../modules/tracking/tracking.router.ts';
@@ -56,6 +57,7 @@ const featureRouters = {
   anomalies: anomaliesRouter,
   priceTracker: priceTrackerRouter,
   pageReviewer: pageReviewerRouter,
+  shoppingOptimizer: shoppingOptimizerRouter,
 };
 
 /** The feature routers alone: what `shell.bootstrap` calls on the client's behalf. */
