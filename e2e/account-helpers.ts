@@ -87,7 +87,11 @@ export function toast(page: Page) {
  * loaded machine the checks may take longer than the toast's 5 s.
  */
 export async function expectToast(page: Page, ...texts: string[]): Promise<void> {
+  // Held open by the pointer and by focus, each on its own (toast.tsx): focus keeps it open even when a
+  // layout change under a resting pointer ends the hover (a CI run once waited 90 s on a toast that
+  // had been hovered and was counting down again).
   await toast(page).hover();
+  await toast(page).focus();
   await expect(toast(page)).not.toHaveAttribute('data-closes-at');
   for (const text of texts) await expect(toast(page)).toContainText(text);
   await toast(page).getByRole('button', { name: 'Close notification' }).click();

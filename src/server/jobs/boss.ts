@@ -8,6 +8,9 @@ import { CHECKS, JOBS, type JobContext, type JobDefinition, type RecurringCheck 
 
 export { JOBS_SCHEMA };
 
+/** PostgreSQL error codes of a server that is stopping or dropped our connections (https://www.postgresql.org/docs/current/errcodes-appendix.html). */
+const DATABASE_GOING_AWAY = new Set(['57P01', '57P03']);
+
 export interface JobsLogger {
   info: (message: string) => void;
   error: (details: object, message: string) => void;
@@ -70,8 +73,9 @@ export async function startJobs(options: StartJobsOptions): Promise<JobRunner> {
   boss.on('error', (error) => {
     // 57P01 admin_shutdown: PostgreSQL closed our connections because it is stopping (the embedded server
     // stops with the app and may be quicker than pg-boss's own stop) or an administrator terminated them;
-    // pg-boss reconnects. Said once for the burst (one per pooled connection), not as an error each.
-    if ((error as { code?: unknown }).code === '57P01') {
+    // 57P03 cannot_connect_now: a new connection while it is shutting down. pg-boss reconnects. Said once
+    // for the burst (one per pooled connection), not as an error each.
+    if (DATABASE_GOING_AWAY.has(String((error as { code?: unknown }).code))) {
       if (Date.now() - lastTerminationSaid > 10_000) logger.info('Background jobs: PostgreSQL closed their connections (shutting down, or terminated by an administrator)');
       lastTerminationSaid = Date.now();
       return;

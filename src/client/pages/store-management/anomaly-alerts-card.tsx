@@ -1,4 +1,5 @@
 import { BellIcon } from 'lucide-react';
+import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { ANOMALY_LANGUAGES, type AnomalyLanguage } from '../../../shared/anomaly-figures.ts';
 import type { Store } from '../../../shared/stores.ts';
@@ -22,17 +23,22 @@ export function AnomalyAlertsCard({ store }: { store: Store }) {
     },
     onError: (error) => toast({ title: t('anomalies.alerts.failed'), description: serverMessage(error) ?? undefined, variant: 'destructive' }),
   });
+  // The switch shows what the user chose until the cache holds it: React state, set in the change
+  // handler, renders in the same event, whereas the query cache tells its observers a task later
+  // (TanStack Query's notifyManager), by which time React has put the controlled input back to the
+  // old value once (CI saw Playwright's check() find the switch unchanged). Put back if saving fails.
+  const [chosen, setChosen] = useState<boolean | null>(null);
+  const stored = settings.data?.emailAlerts;
+  useEffect(() => {
+    if (chosen !== null && stored === chosen) setChosen(null);
+  }, [chosen, stored]);
   if (store.role !== 'owner') return null;
   const base = (i18n.resolvedLanguage ?? 'en').split('-')[0] as AnomalyLanguage;
   const language: AnomalyLanguage = ANOMALY_LANGUAGES.includes(base) ? base : 'en';
-  // The switch shows the cached setting, updated in the change handler itself (not when the
-  // mutation's pending state reaches a later render: React would first put the controlled input back
-  // to the old value, and a click could read as not taken), and put back if saving fails.
-  const checked = settings.data?.emailAlerts ?? false;
+  const checked = chosen ?? stored ?? false;
   const change = (emailAlerts: boolean) => {
-    const previous = settings.data;
-    utils.anomalies.alertSettings.setData(undefined, { emailAlerts, language });
-    save.mutate({ emailAlerts, language }, { onError: () => utils.anomalies.alertSettings.setData(undefined, previous) });
+    setChosen(emailAlerts);
+    save.mutate({ emailAlerts, language }, { onError: () => setChosen(null) });
   };
   return (
     <section className="card bg-base-100 border-base-content/10 border shadow-sm" aria-labelledby="anomaly-alerts-title" data-testid="anomaly-alerts-card">
