@@ -5,7 +5,7 @@ import type { FeedAuditOutput, PageCheckResult } from '../../../shared/shopping-
 import type { OutboundPolicy } from '../../outbound/outbound-http.ts';
 import { Product } from '../commerce/product.entity.ts';
 import { DomainPacer } from '../page-fetcher/politeness.ts';
-import { PAGE_CHECK_NO_LINKS_MESSAGE, PAGE_CHECK_RUNNING_MESSAGE, runPageCheck } from './page-check.ts';
+import { failStalePageChecks, PAGE_CHECK_NO_LINKS_MESSAGE, PAGE_CHECK_RUNNING_MESSAGE, runPageCheck, STALE_PAGE_CHECK_MESSAGE, STALE_PAGE_CHECK_MS } from './page-check.ts';
 
 // "Check product pages" against a loopback shop (test/fakes/competitor-shop.ts): one page that matches the
 // feed, one with another price, one out of stock while the feed says in stock, one 404, one the shop's
@@ -130,5 +130,22 @@ describe('shoppingOptimizer.checkPages', () => {
     expect(refused.body.error.message).toBe(PAGE_CHECK_NO_LINKS_MESSAGE);
     const foreign = await trpcQuery(other.client, 'shoppingOptimizer.suggestions', { productId: ids.cheaper });
     expect(foreign.status).toBe(404);
+  });
+});
+
+describe('a run whose process stopped', () => {
+  it('is marked failed once silent for long, and a new run can start', async () => {
+    const started = data(await trpcMutation(admin.client, 'shoppingOptimizer.checkPages'));
+    expect(started.status).toBe('queued');
+    // Not yet stale: left alone, and a second start is still refused.
+    expect(await failStalePageChecks(testApp.orm.em.fork())).toBe(0);
+    expect((await trpcMutation(admin.client, 'shoppingOptimizer.checkPages')).status).toBe(409);
+    const later = new Date(Date.now() + STALE_PAGE_CHECK_MS + 60_000);
+    expect(await failStalePageChecks(testApp.orm.em.fork(), later)).toBe(1);
+    const audit = data<FeedAuditOutput>(await trpcQuery(admin.client, 'shoppingOptimizer.audit'));
+    expect(audit.pageCheck).toMatchObject({ status: 'failed', error: STALE_PAGE_CHECK_MESSAGE });
+    // The last results stay visible until a new run replaces them.
+    expect(audit.totals).toMatchObject({ page_price_mismatch: 1 });
+    expect(data(await trpcMutation(admin.client, 'shoppingOptimizer.checkPages')).status).toBe('queued');
   });
 });

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FeedIssue, FeedIssueType, PageCheckResult, PageCheckState } from '../../../shared/shopping-optimizer.ts';
 import { AppError } from '../../errors.ts';
-import type { JobDefinition } from '../../jobs/queues.ts';
+import type { JobDefinition, RecurringCheck } from '../../jobs/queues.ts';
 import type { OutboundPolicy } from '../../outbound/outbound-http.ts';
 import { Product } from '../commerce/product.entity.ts';
 import { sendIntegrationJob } from '../integrations/integrations-runtime.ts';
@@ -21,6 +21,9 @@ import { ShoppingFeedOverride, ShoppingPageCheck, type ShoppingPageCheckEntity }
 
 export const PAGE_CHECK_QUEUE = 'shopping-optimizer.page-check';
 export const PAGE_CHECK_RUNNING_MESSAGE = 'A page check is already running for this store';
+/** A run without a sign of life for this long was lost (its process stopped): a page takes at most ~1 min (robots.txt, pacer, page). */
+export const STALE_PAGE_CHECK_MS = 10 * 60 * 1000;
+export const STALE_PAGE_CHECK_MESSAGE = 'The check was interrupted before it finished. Run it again.';
 export const PAGE_CHECK_NO_LINKS_MESSAGE = 'No product has a link to check: add a product link template first';
 
 /** One pacer for every page check of this process (DomainPacer: in-process, the job runs in the worker). */
@@ -104,11 +107,11 @@ export async function startPageCheck(em: EntityManager, storeId: number): Promis
   if (total === 0) throw new AppError('BAD_REQUEST', PAGE_CHECK_NO_LINKS_MESSAGE);
   // One statement, so two clicks at once cannot both start a run.
   const started = await em.getConnection().execute<{ store_id: number }[]>(
-    `insert into shopping_page_checks (store_id, status, checked, total, results, created_at) values (?, 'queued', 0, ?, '[]', now())
-     on conflict (store_id) do update set status = 'queued', checked = 0, total = excluded.total, error = null, created_at = now(), started_at = null, finished_at = null
-     where shopping_page_checks.status not in ('queued', 'running') or shopping_page_checks.created_at < now() - interval '30 minutes'
+    `insert into shopping_page_checks (store_id, status, checked, total, results, created_at, updated_at) values (?, 'queued', 0, ?, '[]', now(), now())
+     on conflict (store_id) do update set status = 'queued', checked = 0, total = excluded.total, error = null, created_at = now(), updated_at = now(), started_at = null, finished_at = null
+     where shopping_page_checks.status not in ('queued', 'running') or shopping_page_checks.updated_at < now() - make_interval(secs => ?)
      returning store_id`,
-    [storeId, total],
+    [storeId, total, STALE_PAGE_CHECK_MS / 1000],
   );
   if (started.length === 0) throw new AppError('CONFLICT', PAGE_CHECK_RUNNING_MESSAGE);
   await sendIntegrationJob(PAGE_CHECK_QUEUE, { storeId }, { singletonKey: `page-check:${storeId}` });
@@ -120,7 +123,7 @@ export async function runPageCheck(em: EntityManager, storeId: number, options: 
   const pacer = options.pacer ?? sharedPacer;
   try {
     const items = await linkedItems(em, storeId);
-    await em.nativeUpdate(ShoppingPageCheck, { store: storeId }, { status: 'running', startedAt: new Date(), total: items.length, checked: 0 });
+    await em.nativeUpdate(ShoppingPageCheck, { store: storeId }, { status: 'running', startedAt: new Date(), updatedAt: new Date(), total: items.length, checked: 0 });
     const results: PageCheckResult[] = [];
     for (const { productId, item } of items) {
       try {
@@ -132,7 +135,7 @@ export async function runPageCheck(em: EntityManager, storeId: number, options: 
         if (!(error instanceof PageFetchError)) throw error;
         results.push(pageError(productId, item, error.reason, error.status ?? null));
       }
-      await em.nativeUpdate(ShoppingPageCheck, { store: storeId }, { checked: results.length, results });
+      await em.nativeUpdate(ShoppingPageCheck, { store: storeId }, { checked: results.length, results, updatedAt: new Date() });
     }
     await em.nativeUpdate(ShoppingPageCheck, { store: storeId }, { status: 'done', finishedAt: new Date() });
   } catch (error) {
@@ -144,9 +147,22 @@ export async function runPageCheck(em: EntityManager, storeId: number, options: 
 export const PAGE_CHECK_JOB: JobDefinition = {
   queue: PAGE_CHECK_QUEUE,
   retryLimit: 0,
-  expireInSeconds: 30 * 60,
+  // 10 s per page of one domain: a shop of 2,000 products takes ~6 h. The heartbeat, not this, notices a dead worker.
+  expireInSeconds: 8 * 60 * 60,
+  heartbeatSeconds: 120,
   handle: async (context, data) => {
     const storeId = (data as { storeId?: unknown } | null)?.storeId;
     if (typeof storeId === 'number') await runPageCheck(context.em.fork(), storeId);
   },
 };
+
+/** Marks runs whose process stopped as failed, so the screen stops waiting and a new run can start. */
+export async function failStalePageChecks(em: EntityManager, now = new Date()): Promise<number> {
+  return em.nativeUpdate(
+    ShoppingPageCheck,
+    { status: { $in: ['queued', 'running'] }, updatedAt: { $lt: new Date(now.getTime() - STALE_PAGE_CHECK_MS) } },
+    { status: 'failed', error: STALE_PAGE_CHECK_MESSAGE, finishedAt: now },
+  );
+}
+
+export const PAGE_CHECK_CHECKS: readonly RecurringCheck[] = [{ name: 'shopping-optimizer.stale-page-checks', everySeconds: 60, run: (context) => failStalePageChecks(context.em) }];

@@ -48,6 +48,8 @@ export const ShoppingPageCheck = defineEntity({
     results: p.json<PageCheckResult[]>().default('[]'),
     error: p.text().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
+    /** The run's last sign of life (queued, or a page read): a run silent for long was lost with its process. */
+    updatedAt: p.datetime().onCreate(() => new Date()),
     startedAt: p.datetime().nullable(),
     finishedAt: p.datetime().nullable(),
   },
