@@ -2,7 +2,9 @@ import { expect, type Page } from '@playwright/test';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { readFileSync } from 'node:fs';
 import { createStore, register, startTrial, test } from './account-helpers.ts';
-import { screenshots, seriousViolations, signedInAdmin } from './admin-helpers.ts';
+import { screenshots, seriousViolations, signedInAdmin, sql } from './admin-helpers.ts';
+import { startCompetitorShop } from '../test/fakes/competitor-shop.ts';
+import { E2E_PORT } from './integration-fakes-env.ts';
 import { loadDemoData } from './waits.ts';
 
 // /shopping-optimizer (issue 20): an admin audits the demo store's products, accepts a suggestion in
@@ -108,6 +110,80 @@ test('an admin audits the demo store, accepts a suggestion and downloads an XML 
     expect(cells[header.indexOf('mpn')], line).toMatch(/^SP-\d{4}$/);
   }
 });
+
+test('an admin checks the product pages of a store whose links point at a loopback shop and sees the mismatches', async ({ page }) => {
+  // The pacer reads one page per domain every 10 s: four pages of one shop take about 30 s.
+  test.setTimeout(180_000);
+  // A port of this run's own (E2E_PORT + 1); the server allows 127.0.0.1 through OUTBOUND_ALLOW_HOSTS.
+  const shop = await startCompetitorShop(E2E_PORT + 1);
+  try {
+    shop.offers.set('/p/match', { markup: 'json_ld', offer: { priceMinor: 4_990, currency: 'GBP', inStock: true } });
+    shop.offers.set('/p/cheaper', { markup: 'json_ld', offer: { priceMinor: 3_990, currency: 'GBP', inStock: true } });
+    shop.offers.set('/p/sold-out', { markup: 'json_ld', offer: { priceMinor: 4_990, currency: 'GBP', inStock: false } });
+    await signedInAdmin(page);
+    const store = await createStore(page.request, 'Page Check Store');
+    await page.goto('/shopping-optimizer');
+    await loadDemoData(page);
+    // Only four products for sale, each linked (a feed override) to its page in the loopback shop.
+    await sql('update products set active = false where store_id = $1', [store.id]);
+    for (const [externalId, path] of [['match', '/p/match'], ['cheaper', '/p/cheaper'], ['sold-out', '/p/sold-out'], ['gone', '/p/gone']] as const) {
+      await sql(
+        `with product as (insert into products (store_id, platform, external_id, title, price_minor, currency, active, updated_at) values ($1, 'demo', $2, $3, 4990, 'GBP', true, now()) returning id)
+         insert into shopping_feed_overrides (store_id, product_id, attribute, value, source, updated_at) select $1, id, 'link', $4, 'user', now() from product`,
+        [store.id, `page-${externalId}`, `Moka Pot ${externalId}`, shop.url(path)],
+      );
+    }
+    await page.goto('/shopping-optimizer');
+    await expect(auditReady(page)).toBeVisible();
+    const panel = page.getByTestId('page-check');
+    await expect(panel).toHaveAttribute('data-state', 'never');
+    await expect(panel.getByTestId('page-check-status')).toHaveText('Not checked yet.');
+
+    await panel.getByRole('button', { name: 'Check product pages' }).click();
+    await expect(panel).toHaveAttribute('data-state', /queued|running/);
+    await expect(panel.getByTestId('check-pages')).toBeDisabled();
+    await expect(panel).toHaveAttribute('data-state', 'done', { timeout: 120_000 });
+    await expect(panel.getByTestId('page-check-status')).toContainText('Last checked');
+    await expect(panel.getByTestId('page-check-status')).toContainText('4 pages.');
+    await expect(page.getByTestId('tile-page_price_mismatch')).toContainText('Price differs from the page1');
+    await expect(page.getByTestId('tile-page_availability_mismatch')).toContainText('Availability differs from the page1');
+    await expect(page.getByTestId('tile-page_error')).toContainText('Product page could not be read1');
+    expect(await seriousViolations(page, 'main')).toEqual([]);
+
+    // The drawer of the product whose page is cheaper: both prices, and the page's address.
+    await page.getByTestId('product-search').fill('page-cheaper');
+    await page.getByTestId('product-row').first().getByRole('button').click();
+    const drawer = page.getByTestId('product-drawer');
+    const mismatch = drawer.getByTestId('issue-page_price_mismatch');
+    await expect(mismatch).toContainText('Price differs from the page');
+    await expect(mismatch.getByTestId('page-evidence')).toContainText('Page: £39.90 · Feed: £49.90');
+    await expect(mismatch.getByRole('link', { name: shop.url('/p/cheaper') })).toBeVisible();
+    await page.keyboard.press('Escape');
+    await page.getByTestId('product-search').fill('page-gone');
+    await page.getByTestId('product-row').first().getByRole('button').click();
+    await expect(drawer.getByTestId('issue-page_error').getByTestId('page-evidence')).toContainText('The page answered with HTTP error 404');
+    await page.keyboard.press('Escape');
+    await page.getByTestId('product-search').fill('');
+
+    if (process.env.SCREENSHOTS_DIR) {
+      await screenshots(page, 'shopping-optimizer-pages', async (shot) => {
+        await expect(shot.getByTestId('page-check')).toHaveAttribute('data-state', 'done');
+      });
+      await page.goto(`/shopping-optimizer?product=${await productIdOf(page, 'page-sold-out')}`);
+      await screenshots(page, 'shopping-optimizer-pages-drawer', async (shot) => {
+        await expect(shot.getByTestId('product-drawer').getByTestId('issue-page_availability_mismatch')).toBeVisible();
+      });
+    }
+  } finally {
+    await shop.close();
+  }
+});
+
+async function productIdOf(page: Page, offerId: string): Promise<number> {
+  const answer = await page.request.get('/trpc/shoppingOptimizer.audit');
+  const products = (await answer.json()).result.data.products as { productId: number; offerId: string }[];
+  return products.find((product) => product.offerId === offerId)!.productId;
+}
 
 test("a subscriber who is not an admin sees 'Coming Soon', and the optimizer's procedures refuse them", async ({ page }) => {
   await register(page.request, 'feedpro');

@@ -24,6 +24,9 @@ export const FEED_ISSUE_TYPES = [
   'missing_identifier',
   'invalid_gtin',
   'id_too_long',
+  'page_price_mismatch',
+  'page_availability_mismatch',
+  'page_error',
 ] as const;
 export type FeedIssueType = (typeof FEED_ISSUE_TYPES)[number];
 
@@ -33,10 +36,47 @@ export const FEED_TITLE_MAX = 150;
 export const FEED_DESCRIPTION_MAX = 5000;
 export const FEED_ID_MAX = 50;
 
+/** Why a product page could not be compared: the page fetcher's reasons, and a page without a readable price. */
+export const PAGE_CHECK_ERRORS = ['robots', 'unsafe_address', 'http_status', 'content_type', 'too_large', 'timeout', 'network', 'no_price'] as const;
+export type PageCheckError = (typeof PAGE_CHECK_ERRORS)[number];
+export const PAGE_CHECK_OUTCOMES = ['match', 'price_differs', 'availability_differs', 'page_error'] as const;
+export type PageCheckOutcome = (typeof PAGE_CHECK_OUTCOMES)[number];
+export const PAGE_CHECK_STATUSES = ['queued', 'running', 'done', 'failed'] as const;
+
+/** What the last page check read on one product's page, beside what the feed sends. */
+export const pageCheckResult = z.object({
+  productId: z.number().int(),
+  url: z.string(),
+  outcome: z.enum(PAGE_CHECK_OUTCOMES),
+  pagePriceMinor: z.number().int().nullable(),
+  pageCurrency: z.string().nullable(),
+  pageAvailability: z.enum(['in_stock', 'out_of_stock', 'unknown']).nullable(),
+  feedPriceMinor: z.number().int(),
+  feedCurrency: z.string(),
+  feedAvailability: z.enum(['in_stock', 'out_of_stock']),
+  error: z.enum(PAGE_CHECK_ERRORS).nullable(),
+  /** The HTTP status of an http_status error. */
+  httpStatus: z.number().int().nullable(),
+});
+export type PageCheckResult = z.infer<typeof pageCheckResult>;
+
+export const pageCheckState = z.object({
+  status: z.enum(PAGE_CHECK_STATUSES),
+  /** Products read so far, of `total` (those with a link). */
+  checked: z.number().int(),
+  total: z.number().int(),
+  startedAt: z.string().nullable(),
+  finishedAt: z.string().nullable(),
+  error: z.string().nullable(),
+});
+export type PageCheckState = z.infer<typeof pageCheckState>;
+
 export const feedIssue = z.object({
   type: z.enum(FEED_ISSUE_TYPES),
   severity: z.enum(['error', 'warning']),
   attribute: z.string(),
+  /** Page check issues: what the page said. */
+  page: pageCheckResult.optional(),
 });
 export type FeedIssue = z.infer<typeof feedIssue>;
 
@@ -66,6 +106,8 @@ export const feedAuditOutput = z.object({
   averageScore: z.number().int().nullable(),
   /** Per-product Google Ads figures; null: the Google Ads data the app stores has no per-product rows. */
   adsPerformance: z.null(),
+  /** The last "Check product pages" run of the store, null when never run. */
+  pageCheck: pageCheckState.nullable(),
 });
 export type FeedAuditOutput = z.infer<typeof feedAuditOutput>;
 

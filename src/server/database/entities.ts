@@ -1,6 +1,6 @@
 import { AudiencePush } from '../modules/audiences/audience-push.entity.ts';
 import { PageReview } from '../modules/page-reviewer/page-review.entity.ts';
-import { ShoppingFeedOverride, ShoppingFeedSettings } from '../modules/shopping-optimizer/shopping-optimizer.entities.ts';
+import { ShoppingFeedOverride, ShoppingFeedSettings, ShoppingPageCheck } from '../modules/shopping-optimizer/shopping-optimizer.entities.ts';
 import { AuditLogEntry } from '../modules/admin/audit-log.entity.ts';
 import { AttemptLimitCounter } from '../modules/auth/attempt-limit.entity.ts';
 import { PasswordResetToken } from '../modules/auth/password-reset-token.entity.ts';
@@ -81,4 +81,5 @@ export const entities = [
   PageReview,
   ShoppingFeedSettings,
   ShoppingFeedOverride,
+  ShoppingPageCheck,
 ];

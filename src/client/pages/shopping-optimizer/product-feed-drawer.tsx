@@ -8,6 +8,7 @@ import { toast } from '../../components/toast.tsx';
 import { serverMessage } from '../../lib/session.ts';
 import { trpc } from '../../lib/trpc.ts';
 import type { AppRouter } from '../../../server/trpc/router.ts';
+import { PageCheckEvidence } from './page-check-panel.tsx';
 
 export function scoreTone(score: number): string {
   return score >= 80 ? 'badge-success' : score >= 50 ? 'badge-warning' : 'badge-error';
@@ -78,6 +79,7 @@ function DrawerBody({ data }: { data: SuggestionsAnswer }) {
                 <span className={`badge badge-xs me-2 ${issue.severity === 'error' ? 'badge-error' : 'badge-warning'}`}>{t(`severity.${issue.severity}`)}</span>
                 <span className="font-medium">{t(`issues.${issue.type}.label`)}</span>
                 <span className="text-base-content/70 block">{t(`issues.${issue.type}.fix`)}</span>
+                <PageCheckEvidence issue={issue} />
               </li>
             ))}
           </ul>

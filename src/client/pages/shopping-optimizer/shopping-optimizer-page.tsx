@@ -13,6 +13,7 @@ import { serverMessage } from '../../lib/session.ts';
 import { trpc } from '../../lib/trpc.ts';
 import { useAccess } from '../../lib/use-access.ts';
 import { DataScreenPage } from '../data-screens/data-screen-page.tsx';
+import { isPageCheckActive, PageCheckPanel } from './page-check-panel.tsx';
 import { ProductFeedDrawer, scoreTone } from './product-feed-drawer.tsx';
 
 type SortKey = 'score' | 'issues' | 'title';
@@ -142,7 +143,8 @@ function FeedPanel() {
 
 function AuditSection() {
   const { t, i18n } = useTranslation('shopping-optimizer');
-  const audit = trpc.shoppingOptimizer.audit.useQuery();
+  // While a page check runs, its progress and results arrive with the audit.
+  const audit = trpc.shoppingOptimizer.audit.useQuery(undefined, { refetchInterval: (query) => (isPageCheckActive(query.state.data?.pageCheck) ? 2000 : false) });
   const utils = trpc.useUtils();
   const [params, setParams] = useSearchParams();
   const issue = (FEED_ISSUE_TYPES as readonly string[]).includes(params.get('issue') ?? '') ? (params.get('issue') as FeedIssueType) : null;
@@ -199,6 +201,7 @@ function AuditSection() {
         <InfoIcon className="text-info size-4 shrink-0" aria-hidden="true" />
         <span className="text-base-content">{t('audit.adsNote')}</span>
       </div>
+      <PageCheckPanel check={data.pageCheck} />
       <div className="grid grid-cols-2 gap-3 sm:grid-cols-3 lg:grid-cols-5" data-testid="issue-tiles">
         <div className="bg-base-100 border-base-content/10 rounded-box border p-3 shadow-xs">
           <p className="text-base-content/80 text-sm font-semibold">{t('audit.averageScore')}</p>

@@ -109,14 +109,22 @@ const SEVERITY: Record<FeedIssueType, FeedIssue['severity']> = {
   missing_identifier: 'warning',
   invalid_gtin: 'error',
   id_too_long: 'error',
+  // Google disapproves both mismatches; a page that could not be read is only a risk.
+  page_price_mismatch: 'error',
+  page_availability_mismatch: 'error',
+  page_error: 'warning',
 };
 
 const ATTRIBUTE: Record<FeedIssueType, string> = {
   missing_title: 'title', title_too_long: 'title', title_all_caps: 'title', title_promotional: 'title', title_structure: 'title',
   missing_description: 'description', description_too_long: 'description', description_all_caps: 'description', description_promotional: 'description',
   missing_link: 'link', missing_image: 'image_link', invalid_price: 'price', missing_brand: 'brand', missing_identifier: 'gtin',
-  invalid_gtin: 'gtin', id_too_long: 'id',
+  invalid_gtin: 'gtin', id_too_long: 'id', page_price_mismatch: 'price', page_availability_mismatch: 'availability', page_error: 'link',
 };
+
+export function feedIssueOf(type: FeedIssueType): FeedIssue {
+  return { type, severity: SEVERITY[type], attribute: ATTRIBUTE[type] };
+}
 
 /** The problems of one feed item, in the order of FEED_ISSUE_TYPES' families (title first). */
 export function auditItem(item: FeedItem): FeedIssue[] {
@@ -146,7 +154,7 @@ export function auditItem(item: FeedItem): FeedIssue[] {
   if (gtin && !isValidGtin(gtin)) found.push('invalid_gtin');
   if (!gtin && !item.mpn.trim()) found.push('missing_identifier');
   if (item.id.length > FEED_ID_MAX) found.push('id_too_long');
-  return found.map((type) => ({ type, severity: SEVERITY[type], attribute: ATTRIBUTE[type] }));
+  return found.map(feedIssueOf);
 }
 
 /** 100, less 20 per error and 8 per warning, never below 0. */

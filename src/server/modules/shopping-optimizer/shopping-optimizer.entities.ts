@@ -1,5 +1,5 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
-import { FEED_ATTRIBUTES } from '../../../shared/shopping-optimizer.ts';
+import { FEED_ATTRIBUTES, PAGE_CHECK_STATUSES, type PageCheckResult } from '../../../shared/shopping-optimizer.ts';
 import { Store } from '../stores/store.entity.ts';
 
 /** A store's shopping feed: the secret of its public address and the defaults its suggestions use. */
@@ -35,3 +35,23 @@ export const ShoppingFeedOverride = defineEntity({
 
 export type ShoppingFeedSettingsEntity = InferEntity<typeof ShoppingFeedSettings>;
 export type ShoppingFeedOverrideEntity = InferEntity<typeof ShoppingFeedOverride>;
+
+/** A store's last "Check product pages" run: its progress, and per product what the page said. */
+export const ShoppingPageCheck = defineEntity({
+  name: 'ShoppingPageCheck',
+  tableName: 'shopping_page_checks',
+  properties: {
+    store: () => p.manyToOne(Store).primary().deleteRule('cascade'),
+    status: p.enum(PAGE_CHECK_STATUSES).default('queued'),
+    checked: p.integer().default(0),
+    total: p.integer().default(0),
+    results: p.json<PageCheckResult[]>().default('[]'),
+    error: p.text().nullable(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    /** The run's last sign of life (queued, or a page read): a run silent for long was lost with its process. */
+    updatedAt: p.datetime().onCreate(() => new Date()),
+    startedAt: p.datetime().nullable(),
+    finishedAt: p.datetime().nullable(),
+  },
+});
+export type ShoppingPageCheckEntity = InferEntity<typeof ShoppingPageCheck>;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import {
-  FEED_ATTRIBUTES, acceptSuggestionsInput, auditedProduct, feedAuditOutput, feedSettingsInput, feedSettingsOutput, feedSuggestion, setOverrideInput,
+  FEED_ATTRIBUTES, acceptSuggestionsInput, auditedProduct, feedAuditOutput, feedSettingsInput, feedSettingsOutput, feedSuggestion, pageCheckState, setOverrideInput,
 } from '../../../shared/shopping-optimizer.ts';
 import { router } from '../../trpc/init.ts';
 import { adminToolsStoreProcedure, publicProcedure } from '../../trpc/procedures.ts';
@@ -8,6 +8,7 @@ import {
   acceptSuggestions, feedByToken, feedSettingsOf, feedToken, productSuggestions, regenerateFeedSecret, removeOverride, setOverride, storeAudit, updateFeedDefaults,
 } from './shopping-optimizer.service.ts';
 import type { ShoppingFeedSettingsEntity } from './shopping-optimizer.entities.ts';
+import { startPageCheck } from './page-check.ts';
 
 // The shopping feed optimizer (README, "Shopping optimizer"): admins only, on their active store.
 
@@ -59,6 +60,12 @@ export const shoppingOptimizerRouter = router({
     .input(acceptSuggestionsInput)
     .output(z.object({ accepted: z.number().int() }))
     .mutation(({ ctx, input }) => acceptSuggestions(ctx.em, ctx.store, input)),
+
+  /** "Check product pages": a job reads every linked product's page and compares its price and stock with the feed. */
+  checkPages: adminToolsStoreProcedure
+    .input(z.object({}).strict().optional())
+    .output(pageCheckState)
+    .mutation(({ ctx }) => startPageCheck(ctx.em, ctx.store.id)),
 
   /** The public feed Merchant Center fetches (GET /feeds/google/<token>.xml|.tsv): the token is the only key. */
   feed: publicProcedure

@@ -10,7 +10,9 @@ import type { LlmProvider } from '../llm/llm-provider.ts';
 import type { StoreEntity } from '../stores/store.entity.ts';
 import { feedTsv, feedXml } from './feed-export.ts';
 import { auditItem, cleanText, feedItemOf, ruleSuggestions, scoreOf, trimToLimit, type FeedDefaults, type Overrides } from './feed-rules.ts';
-import { ShoppingFeedOverride, ShoppingFeedSettings, type ShoppingFeedSettingsEntity } from './shopping-optimizer.entities.ts';
+import { pageCheckIssues, pageCheckStateOf } from './page-check.ts';
+import { ShoppingFeedOverride, ShoppingFeedSettings, ShoppingPageCheck, type ShoppingFeedSettingsEntity } from './shopping-optimizer.entities.ts';
+import type { PageCheckResult } from '../../../shared/shopping-optimizer.ts';
 
 export const PRODUCT_NOT_FOUND_MESSAGE = 'Product not found';
 export const FEED_NOT_FOUND_MESSAGE = 'Feed not found';
@@ -67,9 +69,15 @@ async function overridesByProduct(em: EntityManager, storeId: number): Promise<M
   return map;
 }
 
-function auditProduct(product: ProductEntity, overrides: Overrides, defaults: FeedDefaults): AuditedProduct {
+/** The last page check's result of each product whose page was read. */
+async function pageResultsByProduct(em: EntityManager, storeId: number): Promise<Map<number, PageCheckResult>> {
+  const check = await em.findOne(ShoppingPageCheck, { store: storeId }, { refresh: true });
+  return new Map((check?.results ?? []).map((result) => [result.productId, result]));
+}
+
+function auditProduct(product: ProductEntity, overrides: Overrides, defaults: FeedDefaults, page?: PageCheckResult): AuditedProduct {
   const item = feedItemOf(product, overrides);
-  const issues = auditItem(item);
+  const issues = [...auditItem(item), ...(page ? pageCheckIssues(page) : [])];
   return {
     productId: product.id,
     offerId: product.externalId,
@@ -85,8 +93,13 @@ function auditProduct(product: ProductEntity, overrides: Overrides, defaults: Fe
 /** Every product of the store against Google's specification, with totals by issue type. */
 export async function storeAudit(em: EntityManager, store: StoreRef): Promise<FeedAuditOutput> {
   const settings = await feedSettingsOf(em, store);
-  const [products, overrides] = await Promise.all([feedProducts(em, store.id), overridesByProduct(em, store.id)]);
-  const audited = products.map((product) => auditProduct(product, overrides.get(product.id) ?? {}, settings));
+  const [products, overrides, check] = await Promise.all([
+    feedProducts(em, store.id),
+    overridesByProduct(em, store.id),
+    em.findOne(ShoppingPageCheck, { store: store.id }, { refresh: true }),
+  ]);
+  const pages = new Map((check?.results ?? []).map((result) => [result.productId, result]));
+  const audited = products.map((product) => auditProduct(product, overrides.get(product.id) ?? {}, settings, pages.get(product.id)));
   const totals: Partial<Record<FeedIssueType, number>> = {};
   for (const type of FEED_ISSUE_TYPES) {
     const count = audited.filter((product) => product.issues.some((issue) => issue.type === type)).length;
@@ -94,7 +107,7 @@ export async function storeAudit(em: EntityManager, store: StoreRef): Promise<Fe
   }
   const averageScore = audited.length ? Math.round(audited.reduce((sum, product) => sum + product.score, 0) / audited.length) : null;
   // ad_metrics_daily holds campaign days only: the Google Ads sync stores no per-product (shopping_performance_view) rows.
-  return { products: audited, totals, averageScore, adsPerformance: null };
+  return { products: audited, totals, averageScore, adsPerformance: null, pageCheck: pageCheckStateOf(check) };
 }
 
 async function productOfStore(em: EntityManager, storeId: number, productId: number): Promise<ProductEntity> {
@@ -126,8 +139,8 @@ export async function removeOverride(em: EntityManager, store: StoreRef, input: 
 
 async function productAudit(em: EntityManager, store: StoreRef, product: ProductEntity): Promise<AuditedProduct> {
   const settings = await feedSettingsOf(em, store);
-  const rows = await em.find(ShoppingFeedOverride, { store: store.id, productId: product.id }, { refresh: true });
-  return auditProduct(product, Object.fromEntries(rows.map((row) => [row.attribute, row.value])), settings);
+  const [rows, pages] = await Promise.all([em.find(ShoppingFeedOverride, { store: store.id, productId: product.id }, { refresh: true }), pageResultsByProduct(em, store.id)]);
+  return auditProduct(product, Object.fromEntries(rows.map((row) => [row.attribute, row.value])), settings, pages.get(product.id));
 }
 
 /** Values the feed would refuse are refused here, with the reason. */
