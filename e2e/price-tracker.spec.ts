@@ -23,7 +23,7 @@ test.afterAll(async () => {
 
 test('add a competitor page, see its price, the price drops, check now: the new price and an alert; CSV export', async ({ page }) => {
   // Each check of the same domain waits for the pacer (one request per domain per 10 s).
-  test.setTimeout(120_000);
+  test.setTimeout(180_000);
   const { username } = await registerInPage(page, 'prices');
   grantPlan(username, 'professional');
   await createStore(page.request, 'Price Store');
@@ -76,24 +76,38 @@ test('add a competitor page, see its price, the price drops, check now: the new 
   const csv = await readFile(await download.path(), 'utf8');
   expect(csv).toContain(`Moka pot,49.90,${shop.url('/p/journey')},39.90,GBP,39.90,-20,in_stock,ok`);
 
-  // Bulk add: a result per line.
+  // Bulk add: a result per line at once; the new pages are checked by the background job, one per 10 s
+  // for this one shop, and each row shows "Checking…" until its price lands.
   await page.getByRole('button', { name: 'Bulk add' }).click();
   const bulk = page.getByTestId('bulk-add-dialog');
-  await bulk.getByLabel('Addresses, one per line').fill([shop.url('/p/microdata'), 'not a url', shop.url('/p/journey')].join('\n'));
+  await bulk.getByLabel('Addresses, one per line').fill([shop.url('/p/microdata'), shop.url('/p/open_graph'), 'not a url', shop.url('/p/journey')].join('\n'));
   await bulk.getByLabel("Your product's name").fill('Moka pot');
   await bulk.getByLabel('Your price (store currency)').fill('49.90');
-  await bulk.getByRole('button', { name: 'Add 3 pages' }).click();
+  await bulk.getByRole('button', { name: 'Add 4 pages' }).click();
   const results = bulk.getByTestId('bulk-results').getByRole('listitem');
-  await expect(results).toHaveText([/^Added.*\/p\/microdata/, /^Invalid address\s*not a url/, /^Already tracked.*\/p\/journey/], { timeout: 30_000 });
+  await expect(results).toHaveText([/^Added.*\/p\/microdata/, /^Added.*\/p\/open_graph/, /^Invalid address\s*not a url/, /^Already tracked.*\/p\/journey/]);
+  await expect(bulk.getByTestId('bulk-checking-note')).toContainText('checked in the background');
+  const directory = process.env.SCREENSHOTS_DIR;
+  if (directory) await page.screenshot({ path: path.join(directory, 'price-tracker-bulk-results.png') });
   await bulk.getByRole('button', { name: 'Close' }).click();
-  await expect(page.getByTestId('competitor-row')).toHaveCount(3);
+  await expect(page.getByTestId('competitor-row')).toHaveCount(4);
+  // The second page of the shop waits 10 s behind the first: it is seen checking.
+  const openGraphRow = page.getByTestId('competitor-row').filter({ hasText: '/p/open_graph' });
+  await expect(openGraphRow).toHaveAttribute('data-status', 'pending');
+  await expect(openGraphRow.getByTestId('competitor-checking')).toHaveText('Checking…');
+  if (directory) await page.getByTestId('tracked-product').screenshot({ path: path.join(directory, 'price-tracker-checking.png') });
+  for (const path of ['/p/microdata', '/p/open_graph']) {
+    const bulkRow = page.getByTestId('competitor-row').filter({ hasText: path });
+    await expect(bulkRow, path).toHaveAttribute('data-status', 'ok', { timeout: 45_000 });
+    await expect(bulkRow.getByTestId('competitor-price')).toContainText('€1,299.00');
+  }
 
   // Delete asks first.
   await failed.getByRole('button', { name: 'Stop tracking' }).click();
   const confirm = page.getByRole('dialog', { name: 'Stop tracking this page?' });
   await expect(confirm).toContainText(shop.url('/no-price'));
   await confirm.getByRole('button', { name: 'Delete' }).click();
-  await expect(page.getByTestId('competitor-row')).toHaveCount(2);
+  await expect(page.getByTestId('competitor-row')).toHaveCount(3);
 
   // The dashboard notifies of the open alert and leads to the tracker.
   await page.goto('/dashboard');
@@ -103,7 +117,6 @@ test('add a competitor page, see its price, the price drops, check now: the new 
   await expect(page).toHaveURL(/\/price-tracker$/);
   await expect(page.getByTestId('price-alert')).toHaveCount(1);
 
-  const directory = process.env.SCREENSHOTS_DIR;
   if (directory) {
     for (const theme of ['light', 'dark'] as const) {
       for (const width of [1280, 390]) {

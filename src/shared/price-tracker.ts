@@ -111,7 +111,7 @@ export const priceTrackerList = z.object({ currency: z.string(), products: z.arr
 export type PriceTrackerList = z.infer<typeof priceTrackerList>;
 
 export const bulkAddResult = z.object({
-  results: z.array(z.object({ url: z.string(), outcome: z.enum(['added', 'duplicate', 'invalid', 'error']), message: z.string().nullable(), id: z.string().nullable() })),
+  results: z.array(z.object({ url: z.string(), outcome: z.enum(['added', 'duplicate', 'invalid']), message: z.string().nullable(), id: z.string().nullable() })),
 });
 
 export const historyInput = z.object({ key: z.string().min(1).max(300) });

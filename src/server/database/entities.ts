@@ -1,5 +1,6 @@
 import { AudiencePush } from '../modules/audiences/audience-push.entity.ts';
 import { PageReview } from '../modules/page-reviewer/page-review.entity.ts';
+import { PriceAlertRecord, PriceCheck, PriceTrackedUrl } from '../modules/price-tracker/price-tracker.entities.ts';
 import { ShoppingFeedOverride, ShoppingFeedSettings, ShoppingPageCheck } from '../modules/shopping-optimizer/shopping-optimizer.entities.ts';
 import { AuditLogEntry } from '../modules/admin/audit-log.entity.ts';
 import { AttemptLimitCounter } from '../modules/auth/attempt-limit.entity.ts';
@@ -82,4 +83,7 @@ export const entities = [
   ShoppingFeedSettings,
   ShoppingFeedOverride,
   ShoppingPageCheck,
+  PriceTrackedUrl,
+  PriceCheck,
+  PriceAlertRecord,
 ];

@@ -162,6 +162,11 @@ export function BulkAddDialog({ open, onClose }: { open: boolean; onClose: () =>
             ))}
           </ul>
         )}
+        {bulk.data?.results.some((result) => result.outcome === 'added') && (
+          <p className="text-base-content/70 text-sm" data-testid="bulk-checking-note">
+            {t('bulk.checkingNote')}
+          </p>
+        )}
         <div className="modal-action">
           <button type="button" className="btn btn-ghost" onClick={close} disabled={bulk.isPending}>
             {t('bulk.close')}

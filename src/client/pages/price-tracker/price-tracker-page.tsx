@@ -1,7 +1,7 @@
 import { BellIcon, DownloadIcon, ListPlusIcon, PencilIcon, RefreshCwIcon, TagIcon, Trash2Icon } from 'lucide-react';
-import { useMemo, useState } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import type { CompetitorRow, PriceAlert, TrackedProductRow } from '../../../shared/price-tracker.ts';
+import type { CompetitorRow, PriceAlert, PriceTrackerList, TrackedProductRow } from '../../../shared/price-tracker.ts';
 import { Chart } from '../../components/chart.tsx';
 import { ConfirmDialog, useConfirmation } from '../../components/confirm-dialog.tsx';
 import { DataError, DataLoading, useViewOnly } from '../../components/data-page.tsx';
@@ -40,7 +40,14 @@ function DifferenceBadge({ percent }: { percent: number | null }) {
 
 function StatusCell({ row }: { row: CompetitorRow }) {
   const { t } = useTranslation('price-tracker');
-  if (row.status === 'pending') return <span className="badge badge-ghost badge-sm">{t('status.pending')}</span>;
+  if (row.status === 'pending') {
+    return (
+      <span className="badge badge-ghost badge-sm gap-1" data-testid="competitor-checking">
+        <span className="loading loading-spinner loading-xs" aria-hidden="true" />
+        {t('status.pending')}
+      </span>
+    );
+  }
   if (row.status === 'ok') {
     return (
       <div className="flex flex-col gap-1">
@@ -254,12 +261,23 @@ function ExportButton() {
   );
 }
 
+const PENDING_POLL_MS = 3_000;
+const hasPendingChecks = (list: PriceTrackerList | undefined) => !!list?.products.some((product) => product.competitors.some((row) => row.status === 'pending'));
+
 export function PriceTrackerPage() {
   const { t } = useTranslation('price-tracker');
   const viewOnly = useViewOnly();
-  const list = trpc.priceTracker.list.useQuery();
+  // Pages added in bulk are checked by the background job: the list is read again until every first check has landed.
+  const list = trpc.priceTracker.list.useQuery(undefined, { refetchInterval: (query) => (hasPendingChecks(query.state.data) ? PENDING_POLL_MS : false) });
   const alerts = trpc.priceTracker.alerts.useQuery();
   const utils = trpc.useUtils();
+  // The first checks may have raised alerts: read them again once the last one has landed.
+  const checking = hasPendingChecks(list.data);
+  const wasChecking = useRef(checking);
+  useEffect(() => {
+    if (wasChecking.current && !checking) void utils.priceTracker.alerts.invalidate();
+    wasChecking.current = checking;
+  }, [checking, utils]);
   const [bulkOpen, setBulkOpen] = useState(false);
   const [editing, setEditing] = useState<EditTarget | null>(null);
   const removal = useConfirmation<CompetitorRow>();

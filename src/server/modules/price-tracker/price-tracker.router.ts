@@ -49,7 +49,7 @@ export const priceTrackerRouter = router({
 
   add: toolsStoreProcedure.input(addTrackedUrlInput).output(competitorRow).mutation(({ ctx, input }) => addTracked(ctx.em, ctx.store, input, userCheck)),
 
-  bulkAdd: toolsStoreProcedure.input(bulkAddInput).output(bulkAddResult).mutation(({ ctx, input }) => bulkAddTracked(ctx.em, ctx.store, input, urlProblem, userCheck)),
+  bulkAdd: toolsStoreProcedure.input(bulkAddInput).output(bulkAddResult).mutation(({ ctx, input }) => bulkAddTracked(ctx.em, ctx.store, input, urlProblem)),
 
   update: toolsStoreProcedure.input(updateTrackedUrlInput).output(competitorRow).mutation(({ ctx, input }) => updateTracked(ctx.em, ctx.store, input)),
 

@@ -19,6 +19,7 @@ import {
 import { AppError } from '../../errors.ts';
 import { FxRateMissingError, loadFxRates, type FxRates } from '../commerce/fx.ts';
 import { sqlRunner } from '../commerce/raw-sql.ts';
+import { sendIntegrationJob } from '../integrations/integrations-runtime.ts';
 import { fetchPage, PageFetchError } from '../page-fetcher/page-fetcher.ts';
 import { DomainPacer } from '../page-fetcher/politeness.ts';
 import { extractPrice, isUsableSelector } from './price-extraction.ts';
@@ -214,16 +215,22 @@ export async function addTracked(em: EntityManager, store: StoreRef, input: AddT
   return checkTracked(em, store, id, options);
 }
 
+export const PRICE_TRACKER_QUEUE = 'price-tracker.check-due';
+
+/**
+ * Saves every valid address at once, due for its first check, and asks the check job to take them now
+ * (not only at its next 5-minute scan): 20 pages of one shop take minutes behind the domain pacer, so
+ * the request does not wait for them. The table shows each new page as "checking" until its check lands.
+ */
 export async function bulkAddTracked(
   em: EntityManager,
   store: StoreRef,
   input: Omit<AddTrackedUrlInput, 'url'> & { urls: string[] },
   validate: (url: string) => string | null,
-  options: CheckOptions,
 ) {
   const settings = settingsOf(input);
   const own = await resolveOwn(em, store.id, input.own);
-  const results: { url: string; outcome: 'added' | 'duplicate' | 'invalid' | 'error'; message: string | null; id: string | null }[] = [];
+  const results: { url: string; outcome: 'added' | 'duplicate' | 'invalid'; message: string | null; id: string | null }[] = [];
   for (const line of input.urls.map((url) => url.trim()).filter((url) => url !== '')) {
     const problem = validate(line);
     if (problem) {
@@ -231,13 +238,9 @@ export async function bulkAddTracked(
       continue;
     }
     const id = await insertTracked(em, store.id, new URL(line).href, own, settings);
-    if (id === null) {
-      results.push({ url: line, outcome: 'duplicate', message: DUPLICATE_URL_MESSAGE, id: null });
-      continue;
-    }
-    const checked = await checkTracked(em, store, id, options);
-    results.push({ url: line, outcome: checked.status === 'error' ? 'error' : 'added', message: checked.errorDetail, id });
+    results.push(id === null ? { url: line, outcome: 'duplicate', message: DUPLICATE_URL_MESSAGE, id: null } : { url: line, outcome: 'added', message: null, id });
   }
+  if (results.some((result) => result.outcome === 'added')) await sendIntegrationJob(PRICE_TRACKER_QUEUE, {});
   return { results };
 }
 
@@ -329,17 +332,19 @@ async function raiseAlerts(em: EntityManager, store: StoreRef, before: TrackedRo
 export async function checkDuePages(fork: () => EntityManager, options: { limit?: number; pacer?: DomainPacer; log?: (message: string) => void } = {}): Promise<number> {
   // Claimed before reading: another process's scan skips these rows, and a check that dies with its
   // process is due again in 30 minutes (a finished check sets the next one 6 hours ahead).
-  const due = await sqlRunner(fork()).rows<{ storeId: number; id: string; currency: string }>(
+  const due = await sqlRunner(fork()).rows<{ storeId: number; id: string; currency: string; firstCheck: boolean }>(
     `with due as (
        select store_id, id from price_tracked_urls where next_check_at <= now() order by next_check_at limit $1 for update skip locked)
      update price_tracked_urls t set next_check_at = now() + interval '30 minutes'
        from due, stores s
       where t.store_id = due.store_id and t.id = due.id and s.id = t.store_id
-     returning t.store_id as "storeId", t.id::text as id, s.currency`,
+     returning t.store_id as "storeId", t.id::text as id, s.currency, t.last_checked_at is null as "firstCheck"`,
     [options.limit ?? 100],
   );
   for (const page of due) {
-    await checkTracked(fork(), { id: page.storeId, currency: page.currency }, page.id, { respectRobots: true, pacer: options.pacer, log: options.log });
+    // A page's first check is the one its owner asked for when adding it (bulk add): it reads the page
+    // as their browser would, like a single add; robots.txt binds the checks after it.
+    await checkTracked(fork(), { id: page.storeId, currency: page.currency }, page.id, { respectRobots: !page.firstCheck, pacer: options.pacer, log: options.log });
   }
   return due.length;
 }
