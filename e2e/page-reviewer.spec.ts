@@ -24,6 +24,22 @@ async function reviewDone(page: Page): Promise<void> {
   await expect(page.getByTestId('review-detail')).toHaveAttribute('data-state', 'done', UNTIL_DONE);
 }
 
+/** Screenshots of a state that does not survive a reload (a running review): the theme and width change in place. */
+async function screenshotsInPlace(page: Page, name: string): Promise<void> {
+  for (const theme of ['light', 'dark'] as const) {
+    await page.evaluate((value) => {
+      document.documentElement.classList.remove(value === 'dark' ? 'light' : 'dark');
+      document.documentElement.classList.add(value);
+      document.documentElement.dataset.theme = value;
+    }, theme);
+    for (const width of [1280, 390]) {
+      await page.setViewportSize({ width, height: width === 390 ? 844 : 900 });
+      await page.screenshot({ path: `${process.env.SCREENSHOTS_DIR}/${name}-${width}-${theme}.png`, fullPage: true });
+    }
+  }
+  await page.setViewportSize({ width: 1280, height: 720 });
+}
+
 test('a review started from the screen lands on its detail page with the findings, and the history re-runs and deletes it', async ({ page }) => {
   await register(page.request, 'reviewer');
   await startTrial(page.request, 'business');
@@ -31,6 +47,9 @@ test('a review started from the screen lands on its detail page with the finding
   await page.goto('/landing-page-reviewer');
   await expect(page.getByRole('heading', { level: 1, name: 'Page Reviewer' })).toBeVisible();
   await expect(page.getByTestId('review-history-card')).toContainText('No landing pages reviewed yet');
+  // A store without advertising campaigns is offered no campaign to pick.
+  await expect(page.getByLabel('Campaign this page is for (optional)')).toHaveCount(0);
+  if (process.env.SCREENSHOTS_DIR) await screenshots(page, 'page-reviewer-empty', async (shown) => expect(shown.getByTestId('review-history-card')).toContainText('No landing pages reviewed yet'));
 
   const address = page.getByLabel('Page address');
   await address.fill('shop.example/product');
@@ -72,11 +91,29 @@ test('a review started from the screen lands on its detail page with the finding
   if (process.env.SCREENSHOTS_DIR) await page.screenshot({ path: `${process.env.SCREENSHOTS_DIR}/page-review-detail-print.png`, fullPage: true });
   await page.emulateMedia({ media: 'screen' });
 
+  // Print / PDF prints in the light theme and gives the screen its dark theme back afterwards.
+  await page.evaluate(() => window.localStorage.setItem('theme', 'dark'));
+  await page.reload();
+  await reviewDone(page);
+  const root = page.locator('html');
+  await expect(root).toHaveAttribute('data-theme', 'dark');
+  await page.evaluate(() => {
+    window.print = () => {
+      document.documentElement.dataset.themeWhilePrinting = document.documentElement.dataset.theme;
+    };
+  });
+  await page.getByRole('button', { name: 'Print / PDF' }).click();
+  await expect(root).toHaveAttribute('data-theme-while-printing', 'light');
+  await expect(root).toHaveAttribute('data-theme', 'light');
+  await page.evaluate(() => window.dispatchEvent(new Event('afterprint')));
+  await expect(root).toHaveAttribute('data-theme', 'dark');
+
   // A re-run is a new review of the same address, compared with the first.
   await page.getByRole('button', { name: 'Re-run review' }).click();
   await expect(page).not.toHaveURL(firstUrl);
   await reviewDone(page);
   await expect(page.getByTestId('review-scores')).toContainText('Compared with the review of');
+  if (process.env.SCREENSHOTS_DIR) await screenshots(page, 'page-review-compared', reviewDone);
 
   await page.getByRole('link', { name: 'All reviews' }).click();
   const rows = page.getByTestId('review-history').locator('tbody tr');
@@ -91,6 +128,26 @@ test('a review started from the screen lands on its detail page with the finding
   await expect(rows).toHaveCount(1);
   await page.goto(firstUrl);
   await expect(page.getByTestId('review-detail')).toContainText('This review does not exist, or it belongs to another store.');
+});
+
+test('a review shows its progress while it runs, and why it failed when the page never answers', async ({ page }) => {
+  await register(page.request, 'heldrev');
+  await startTrial(page.request, 'business');
+  await createStore(page.request, 'Held Shop');
+  await page.goto('/landing-page-reviewer');
+  await page.getByLabel('Page address').fill(`${site.origin}/held`);
+  await page.getByRole('button', { name: 'Review page' }).click();
+  const detail = page.getByTestId('review-detail');
+  await expect(detail).toHaveAttribute('data-state', 'running');
+  await expect(detail.getByTestId('review-progress')).toContainText('Fetching the page… 5%');
+  if (process.env.SCREENSHOTS_DIR) await screenshotsInPlace(page, 'page-review-running');
+
+  await expect(detail).toHaveAttribute('data-state', 'failed', UNTIL_DONE);
+  await expect(detail.getByRole('alert')).toContainText('The review failed');
+  await expect(page.getByRole('button', { name: 'Print / PDF' })).toHaveCount(0);
+  if (process.env.SCREENSHOTS_DIR) await screenshots(page, 'page-review-failed', async (shown) => expect(shown.getByTestId('review-detail')).toHaveAttribute('data-state', 'failed'));
+  await page.getByRole('link', { name: 'All reviews' }).click();
+  await expect(page.getByTestId('review-history').locator('tbody tr')).toContainText('Failed');
 });
 
 test('a basic plan is sent from the reviewer to /, and its procedures refuse it', async ({ page }) => {
