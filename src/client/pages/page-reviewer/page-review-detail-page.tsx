@@ -10,7 +10,7 @@ import { toast } from '../../components/toast.tsx';
 import { serverMessage } from '../../lib/session.ts';
 import { applyTheme, useTheme } from '../../lib/theme.tsx';
 import { trpc } from '../../lib/trpc.ts';
-import { formatReviewDate, isPending, ReviewProgress, ScoreDelta, scoreTone } from './review-parts.tsx';
+import { formatReviewDate, isPending, ReviewProgress, ReviewTarget, ScoreDelta, scoreTone } from './review-parts.tsx';
 
 // /landing-page-reviewer/{id}: one review. While its job runs, the progress; when done, the score
 // gauges (compared with the previous review of the same address), the measurements, the screenshots,
@@ -68,7 +68,7 @@ export function PageReviewDetailPage({ id }: { id: string }) {
               <a href={data.url} target="_blank" rel="noopener noreferrer" className="link break-all">
                 {data.url}
               </a>
-              {data.productTitle && <span className="text-sm">{t('detail.product', { title: data.productTitle })}</span>}
+              <ReviewTarget review={data} className="text-sm" />
               <span className="text-sm">{t('detail.reviewedAt', { date: formatReviewDate(data.createdAt, i18n.language) })}</span>
             </span>
           ) : undefined
