@@ -3,6 +3,7 @@ import { startLandingPageSite, type LandingPageSite } from '../test/fakes/landin
 import { createStore, register, startTrial, test } from './account-helpers.ts';
 import { distinctAddress, registered, screenshots, signedInAdmin } from './admin-helpers.ts';
 import { E2E_PORT } from './integration-fakes-env.ts';
+import { applyTheme, database } from './shell-helpers.ts';
 import { UNTIL_DONE } from './waits.ts';
 
 // The landing page reviewer: a review started from the screen on a loopback shop page (served on
@@ -27,11 +28,7 @@ async function reviewDone(page: Page): Promise<void> {
 /** Screenshots of a state that does not survive a reload (a running review): the theme and width change in place. */
 async function screenshotsInPlace(page: Page, name: string): Promise<void> {
   for (const theme of ['light', 'dark'] as const) {
-    await page.evaluate((value) => {
-      document.documentElement.classList.remove(value === 'dark' ? 'light' : 'dark');
-      document.documentElement.classList.add(value);
-      document.documentElement.dataset.theme = value;
-    }, theme);
+    await applyTheme(page, theme);
     for (const width of [1280, 390]) {
       await page.setViewportSize({ width, height: width === 390 ? 844 : 900 });
       await page.screenshot({ path: `${process.env.SCREENSHOTS_DIR}/${name}-${width}-${theme}.png`, fullPage: true });
@@ -130,24 +127,44 @@ test('a review started from the screen lands on its detail page with the finding
   await expect(page.getByTestId('review-detail')).toContainText('This review does not exist, or it belongs to another store.');
 });
 
-test('a review shows its progress while it runs, and why it failed when the page never answers', async ({ page }) => {
+/** An advertising campaign of the store, as a platform's daily figures bring it in. */
+async function insertCampaign(storeId: number, campaignId: string, name: string): Promise<void> {
+  const client = await database();
+  try {
+    await client.query(
+      `insert into ad_metrics_daily (store_id, platform, account_id, campaign_id, day, campaign_name, currency) values ($1, 'googleads', 'acc-1', $2, current_date, $3, 'EUR')`,
+      [storeId, campaignId, name],
+    );
+  } finally {
+    await client.end();
+  }
+}
+
+test('a review for one of the store\'s campaigns shows its progress while it runs, and why it failed when the page never answers', async ({ page }) => {
   await register(page.request, 'heldrev');
   await startTrial(page.request, 'business');
-  await createStore(page.request, 'Held Shop');
+  const store = await createStore(page.request, 'Held Shop');
+  await insertCampaign(store.id, 'cmp-7', 'Winter sale');
   await page.goto('/landing-page-reviewer');
   await page.getByLabel('Page address').fill(`${site.origin}/held`);
+  await page.getByLabel('Campaign this page is for (optional)').selectOption({ label: 'Winter sale (Google Ads)' });
   await page.getByRole('button', { name: 'Review page' }).click();
   const detail = page.getByTestId('review-detail');
   await expect(detail).toHaveAttribute('data-state', 'running');
+  await expect(detail).toContainText('Campaign: Winter sale (Google Ads)');
   await expect(detail.getByTestId('review-progress')).toContainText('Fetching the page… 5%');
+  await expect(detail).toContainText('Started ');
   if (process.env.SCREENSHOTS_DIR) await screenshotsInPlace(page, 'page-review-running');
 
   await expect(detail).toHaveAttribute('data-state', 'failed', UNTIL_DONE);
   await expect(detail.getByRole('alert')).toContainText('The review failed');
+  await expect(detail).toContainText('Reviewed ');
   await expect(page.getByRole('button', { name: 'Print / PDF' })).toHaveCount(0);
   if (process.env.SCREENSHOTS_DIR) await screenshots(page, 'page-review-failed', async (shown) => expect(shown.getByTestId('review-detail')).toHaveAttribute('data-state', 'failed'));
   await page.getByRole('link', { name: 'All reviews' }).click();
-  await expect(page.getByTestId('review-history').locator('tbody tr')).toContainText('Failed');
+  const row = page.getByTestId('review-history').locator('tbody tr');
+  await expect(row).toContainText('Failed');
+  await expect(row).toContainText('Campaign: Winter sale (Google Ads)');
 });
 
 test('a basic plan is sent from the reviewer to /, and its procedures refuse it', async ({ page }) => {

@@ -1,4 +1,4 @@
-import { ArrowLeftIcon, PrinterIcon, RefreshCwIcon, SparklesIcon } from 'lucide-react';
+import { ArrowLeftIcon, CircleAlertIcon, PrinterIcon, RefreshCwIcon, SparklesIcon } from 'lucide-react';
 import { useId, useState, type CSSProperties } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useLocation } from 'wouter';
@@ -69,7 +69,7 @@ export function PageReviewDetailPage({ id }: { id: string }) {
                 {data.url}
               </a>
               <ReviewTarget review={data} className="text-sm" />
-              <span className="text-sm">{t('detail.reviewedAt', { date: formatReviewDate(data.createdAt, i18n.language) })}</span>
+              <span className="text-sm">{t(isPending(data) ? 'detail.startedAt' : 'detail.reviewedAt', { date: formatReviewDate(data.createdAt, i18n.language) })}</span>
             </span>
           ) : undefined
         }
@@ -110,7 +110,8 @@ function ReviewBody({ review }: { review: ReviewDetail }) {
   }
   if (review.status === 'failed') {
     return (
-      <div role="alert" className="alert alert-error alert-soft">
+      <div role="alert" className="alert alert-error alert-soft items-start">
+        <CircleAlertIcon className="mt-0.5 size-5 shrink-0" aria-hidden="true" />
         <div>
           <h2 className="font-semibold">{t('detail.failedTitle')}</h2>
           <p>{review.error}</p>
