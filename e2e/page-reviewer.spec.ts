@@ -146,6 +146,7 @@ test('a review for one of the store\'s campaigns shows its progress while it run
   const store = await createStore(page.request, 'Held Shop');
   await insertCampaign(store.id, 'cmp-7', 'Winter sale');
   await page.goto('/landing-page-reviewer');
+  if (process.env.SCREENSHOTS_DIR) await screenshots(page, 'page-reviewer-campaign-form', async (shown) => expect(shown.getByLabel('Campaign this page is for (optional)')).toBeVisible());
   await page.getByLabel('Page address').fill(`${site.origin}/held`);
   await page.getByLabel('Campaign this page is for (optional)').selectOption({ label: 'Winter sale (Google Ads)' });
   await page.getByRole('button', { name: 'Review page' }).click();
