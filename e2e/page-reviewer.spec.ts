@@ -3,6 +3,7 @@ import { startLandingPageSite, type LandingPageSite } from '../test/fakes/landin
 import { createStore, register, startTrial, test } from './account-helpers.ts';
 import { distinctAddress, registered, screenshots, signedInAdmin } from './admin-helpers.ts';
 import { E2E_PORT } from './integration-fakes-env.ts';
+import { applyTheme, database } from './shell-helpers.ts';
 import { UNTIL_DONE } from './waits.ts';
 
 // The landing page reviewer: a review started from the screen on a loopback shop page (served on
@@ -24,6 +25,18 @@ async function reviewDone(page: Page): Promise<void> {
   await expect(page.getByTestId('review-detail')).toHaveAttribute('data-state', 'done', UNTIL_DONE);
 }
 
+/** Screenshots of a state that does not survive a reload (a running review): the theme and width change in place. */
+async function screenshotsInPlace(page: Page, name: string): Promise<void> {
+  for (const theme of ['light', 'dark'] as const) {
+    await applyTheme(page, theme);
+    for (const width of [1280, 390]) {
+      await page.setViewportSize({ width, height: width === 390 ? 844 : 900 });
+      await page.screenshot({ path: `${process.env.SCREENSHOTS_DIR}/${name}-${width}-${theme}.png`, fullPage: true });
+    }
+  }
+  await page.setViewportSize({ width: 1280, height: 720 });
+}
+
 test('a review started from the screen lands on its detail page with the findings, and the history re-runs and deletes it', async ({ page }) => {
   await register(page.request, 'reviewer');
   await startTrial(page.request, 'business');
@@ -31,6 +44,9 @@ test('a review started from the screen lands on its detail page with the finding
   await page.goto('/landing-page-reviewer');
   await expect(page.getByRole('heading', { level: 1, name: 'Page Reviewer' })).toBeVisible();
   await expect(page.getByTestId('review-history-card')).toContainText('No landing pages reviewed yet');
+  // A store without advertising campaigns is offered no campaign to pick.
+  await expect(page.getByLabel('Campaign this page is for (optional)')).toHaveCount(0);
+  if (process.env.SCREENSHOTS_DIR) await screenshots(page, 'page-reviewer-empty', async (shown) => expect(shown.getByTestId('review-history-card')).toContainText('No landing pages reviewed yet'));
 
   const address = page.getByLabel('Page address');
   await address.fill('shop.example/product');
@@ -72,11 +88,29 @@ test('a review started from the screen lands on its detail page with the finding
   if (process.env.SCREENSHOTS_DIR) await page.screenshot({ path: `${process.env.SCREENSHOTS_DIR}/page-review-detail-print.png`, fullPage: true });
   await page.emulateMedia({ media: 'screen' });
 
+  // Print / PDF prints in the light theme and gives the screen its dark theme back afterwards.
+  await page.evaluate(() => window.localStorage.setItem('theme', 'dark'));
+  await page.reload();
+  await reviewDone(page);
+  const root = page.locator('html');
+  await expect(root).toHaveAttribute('data-theme', 'dark');
+  await page.evaluate(() => {
+    window.print = () => {
+      document.documentElement.dataset.themeWhilePrinting = document.documentElement.dataset.theme;
+    };
+  });
+  await page.getByRole('button', { name: 'Print / PDF' }).click();
+  await expect(root).toHaveAttribute('data-theme-while-printing', 'light');
+  await expect(root).toHaveAttribute('data-theme', 'light');
+  await page.evaluate(() => window.dispatchEvent(new Event('afterprint')));
+  await expect(root).toHaveAttribute('data-theme', 'dark');
+
   // A re-run is a new review of the same address, compared with the first.
   await page.getByRole('button', { name: 'Re-run review' }).click();
   await expect(page).not.toHaveURL(firstUrl);
   await reviewDone(page);
   await expect(page.getByTestId('review-scores')).toContainText('Compared with the review of');
+  if (process.env.SCREENSHOTS_DIR) await screenshots(page, 'page-review-compared', reviewDone);
 
   await page.getByRole('link', { name: 'All reviews' }).click();
   const rows = page.getByTestId('review-history').locator('tbody tr');
@@ -91,6 +125,47 @@ test('a review started from the screen lands on its detail page with the finding
   await expect(rows).toHaveCount(1);
   await page.goto(firstUrl);
   await expect(page.getByTestId('review-detail')).toContainText('This review does not exist, or it belongs to another store.');
+});
+
+/** An advertising campaign of the store, as a platform's daily figures bring it in. */
+async function insertCampaign(storeId: number, campaignId: string, name: string): Promise<void> {
+  const client = await database();
+  try {
+    await client.query(
+      `insert into ad_metrics_daily (store_id, platform, account_id, campaign_id, day, campaign_name, currency) values ($1, 'googleads', 'acc-1', $2, current_date, $3, 'EUR')`,
+      [storeId, campaignId, name],
+    );
+  } finally {
+    await client.end();
+  }
+}
+
+test('a review for one of the store\'s campaigns shows its progress while it runs, and why it failed when the page never answers', async ({ page }) => {
+  await register(page.request, 'heldrev');
+  await startTrial(page.request, 'business');
+  const store = await createStore(page.request, 'Held Shop');
+  await insertCampaign(store.id, 'cmp-7', 'Winter sale');
+  await page.goto('/landing-page-reviewer');
+  if (process.env.SCREENSHOTS_DIR) await screenshots(page, 'page-reviewer-campaign-form', async (shown) => expect(shown.getByLabel('Campaign this page is for (optional)')).toBeVisible());
+  await page.getByLabel('Page address').fill(`${site.origin}/held`);
+  await page.getByLabel('Campaign this page is for (optional)').selectOption({ label: 'Winter sale (Google Ads)' });
+  await page.getByRole('button', { name: 'Review page' }).click();
+  const detail = page.getByTestId('review-detail');
+  await expect(detail).toHaveAttribute('data-state', 'running');
+  await expect(detail).toContainText('Campaign: Winter sale (Google Ads)');
+  await expect(detail.getByTestId('review-progress')).toContainText('Fetching the page… 5%');
+  await expect(detail).toContainText('Started ');
+  if (process.env.SCREENSHOTS_DIR) await screenshotsInPlace(page, 'page-review-running');
+
+  await expect(detail).toHaveAttribute('data-state', 'failed', UNTIL_DONE);
+  await expect(detail.getByRole('alert')).toContainText('The review failed');
+  await expect(detail).toContainText('Reviewed ');
+  await expect(page.getByRole('button', { name: 'Print / PDF' })).toHaveCount(0);
+  if (process.env.SCREENSHOTS_DIR) await screenshots(page, 'page-review-failed', async (shown) => expect(shown.getByTestId('review-detail')).toHaveAttribute('data-state', 'failed'));
+  await page.getByRole('link', { name: 'All reviews' }).click();
+  const row = page.getByTestId('review-history').locator('tbody tr');
+  await expect(row).toContainText('Failed');
+  await expect(row).toContainText('Campaign: Winter sale (Google Ads)');
 });
 
 test('a basic plan is sent from the reviewer to /, and its procedures refuse it', async ({ page }) => {

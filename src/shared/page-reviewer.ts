@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { AD_PLATFORMS } from './marketing.ts';
 
 // The landing page reviewer's contract between server and client (modules/page-reviewer, pages/page-reviewer).
 // Texts of findings and steps are codes here; the client translates them (locales/<language>/page-reviewer.json).
@@ -80,14 +81,22 @@ export const startReviewInput = z.object({
   url: reviewUrl,
   /** One of the active store's products the page sells (optional). */
   productId: z.number().int().positive().optional(),
+  /** One of the active store's advertising campaigns the page is for (optional). */
+  campaign: z.object({ platform: z.enum(AD_PLATFORMS), id: z.string().trim().min(1).max(64) }).optional(),
 });
 export const reviewProductsSchema = z.object({ items: z.array(z.object({ id: z.number().int(), title: z.string() })) });
+/** A campaign of the store, as the marketing module knows it (ad_metrics_daily), with its latest name. */
+export const reviewCampaignSchema = z.object({ platform: z.enum(AD_PLATFORMS), id: z.string(), name: z.string() });
+export type ReviewCampaign = z.infer<typeof reviewCampaignSchema>;
+export const reviewCampaignsSchema = z.object({ items: z.array(reviewCampaignSchema) });
 export const reviewIdInput = z.object({ id: z.coerce.number().int().positive() });
 
 export const reviewSummarySchema = z.object({
   id: z.number().int(),
   url: z.string(),
   productTitle: z.string().nullable(),
+  /** The campaign picked when the review was started, with its name then. */
+  campaign: reviewCampaignSchema.nullable(),
   status: z.enum(REVIEW_STATUSES),
   progress: z.number().int(),
   step: z.enum(REVIEW_STEPS),

@@ -8,6 +8,7 @@ import { crc32, deflateSync } from 'node:zlib';
 //   (HERO_DELAY_MS), so its Largest Contentful Paint is slow.
 // - /strong: the same product done right (title and description lengths, one H1, Product JSON-LD with
 //   price and availability, trust signals, alt texts, a call to action in the first viewport).
+// - /held: never answers (a review that stays running, then fails when the fetch times out).
 
 export const HERO_DELAY_MS = 4500;
 
@@ -74,6 +75,8 @@ export async function startLandingPageSite(port = 0): Promise<LandingPageSite> {
     if (path === '/weak') return html(WEAK_PAGE);
     if (path === '/strong') return html(STRONG_PAGE);
     if (path === '/buy') return html('<!doctype html><title>Cart</title><p>Cart</p>');
+    // Never answers: a review of it stays at its first step until the fetch gives up (then it fails).
+    if (path === '/held') return;
     if (path === '/hero.png') {
       // The server is slow to send the hero: the page's largest paint comes late.
       const timer = setTimeout(() => {

@@ -1,4 +1,4 @@
-import { ArrowLeftIcon, PrinterIcon, RefreshCwIcon, SparklesIcon } from 'lucide-react';
+import { ArrowLeftIcon, CircleAlertIcon, PrinterIcon, RefreshCwIcon, SparklesIcon } from 'lucide-react';
 import { useId, useState, type CSSProperties } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useLocation } from 'wouter';
@@ -10,7 +10,7 @@ import { toast } from '../../components/toast.tsx';
 import { serverMessage } from '../../lib/session.ts';
 import { applyTheme, useTheme } from '../../lib/theme.tsx';
 import { trpc } from '../../lib/trpc.ts';
-import { formatReviewDate, isPending, ReviewProgress, ScoreDelta, scoreTone } from './review-parts.tsx';
+import { formatReviewDate, isPending, ReviewProgress, ReviewTarget, ScoreDelta, scoreTone } from './review-parts.tsx';
 
 // /landing-page-reviewer/{id}: one review. While its job runs, the progress; when done, the score
 // gauges (compared with the previous review of the same address), the measurements, the screenshots,
@@ -68,8 +68,8 @@ export function PageReviewDetailPage({ id }: { id: string }) {
               <a href={data.url} target="_blank" rel="noopener noreferrer" className="link break-all">
                 {data.url}
               </a>
-              {data.productTitle && <span className="text-sm">{t('detail.product', { title: data.productTitle })}</span>}
-              <span className="text-sm">{t('detail.reviewedAt', { date: formatReviewDate(data.createdAt, i18n.language) })}</span>
+              <ReviewTarget review={data} className="text-sm" />
+              <span className="text-sm">{t(isPending(data) ? 'detail.startedAt' : 'detail.reviewedAt', { date: formatReviewDate(data.createdAt, i18n.language) })}</span>
             </span>
           ) : undefined
         }
@@ -110,7 +110,8 @@ function ReviewBody({ review }: { review: ReviewDetail }) {
   }
   if (review.status === 'failed') {
     return (
-      <div role="alert" className="alert alert-error alert-soft">
+      <div role="alert" className="alert alert-error alert-soft items-start">
+        <CircleAlertIcon className="mt-0.5 size-5 shrink-0" aria-hidden="true" />
         <div>
           <h2 className="font-semibold">{t('detail.failedTitle')}</h2>
           <p>{review.error}</p>

@@ -2,7 +2,7 @@ import { RefreshCwIcon, ScanSearchIcon, Trash2Icon } from 'lucide-react';
 import { useId, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useLocation } from 'wouter';
-import { REVIEW_CATEGORIES, startReviewInput, type ReviewSummary } from '../../../shared/page-reviewer.ts';
+import { REVIEW_CATEGORIES, startReviewInput, type ReviewCampaign, type ReviewSummary } from '../../../shared/page-reviewer.ts';
 import { ConfirmDialog, useConfirmation } from '../../components/confirm-dialog.tsx';
 import { DataError, DataLoading, useViewOnly } from '../../components/data-page.tsx';
 import { EmptyState, PageHeader } from '../../components/empty-state.tsx';
@@ -10,7 +10,7 @@ import { SectionCard } from '../../components/section-card.tsx';
 import { toast } from '../../components/toast.tsx';
 import { serverMessage } from '../../lib/session.ts';
 import { trpc } from '../../lib/trpc.ts';
-import { formatReviewDate, isPending, ReviewProgress, ScoreDelta, scoreTone } from './review-parts.tsx';
+import { formatReviewDate, isPending, ReviewProgress, ReviewTarget, ScoreDelta, scoreTone, useCampaignLabel } from './review-parts.tsx';
 
 /** /landing-page-reviewer: start a review of a URL, and the store's reviews with their scores over time. */
 export function PageReviewerPage() {
@@ -27,13 +27,17 @@ export function PageReviewerPage() {
 
 function StartReviewForm() {
   const { t } = useTranslation('page-reviewer');
+  const campaignLabel = useCampaignLabel();
   const [, navigate] = useLocation();
   const [url, setUrl] = useState('');
   const [productId, setProductId] = useState('');
+  const [campaignKey, setCampaignKey] = useState('');
   const [error, setError] = useState<string | null>(null);
   const inputId = useId();
   const productFieldId = useId();
+  const campaignFieldId = useId();
   const products = trpc.pageReviewer.products.useQuery();
+  const campaigns = trpc.pageReviewer.campaigns.useQuery();
   const errorId = useId();
   const utils = trpc.useUtils();
   const start = trpc.pageReviewer.start.useMutation({
@@ -45,7 +49,12 @@ function StartReviewForm() {
   });
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    const parsed = startReviewInput.safeParse({ url, ...(productId ? { productId: Number(productId) } : {}) });
+    const campaign = campaigns.data?.items.find((item) => campaignOptionKey(item) === campaignKey);
+    const parsed = startReviewInput.safeParse({
+      url,
+      ...(productId ? { productId: Number(productId) } : {}),
+      ...(campaign ? { campaign: { platform: campaign.platform, id: campaign.id } } : {}),
+    });
     if (!parsed.success) {
       setError(t('form.invalidUrl'));
       return;
@@ -77,19 +86,38 @@ function StartReviewForm() {
             {start.isPending ? t('form.starting') : t('form.submit')}
           </button>
         </div>
-        {(products.data?.items.length ?? 0) > 0 && (
-          <div className="flex flex-col gap-1">
-            <label htmlFor={productFieldId} className="text-sm">
-              {t('form.product')}
-            </label>
-            <select id={productFieldId} className="select w-full sm:max-w-md" value={productId} onChange={(event) => setProductId(event.target.value)}>
-              <option value="">{t('form.noProduct')}</option>
-              {products.data!.items.map((product) => (
-                <option key={product.id} value={product.id}>
-                  {product.title}
-                </option>
-              ))}
-            </select>
+        {((products.data?.items.length ?? 0) > 0 || (campaigns.data?.items.length ?? 0) > 0) && (
+          <div className="grid gap-3 sm:grid-cols-2">
+            {(products.data?.items.length ?? 0) > 0 && (
+              <div className="flex flex-col gap-1">
+                <label htmlFor={productFieldId} className="text-sm">
+                  {t('form.product')}
+                </label>
+                <select id={productFieldId} className="select w-full" value={productId} onChange={(event) => setProductId(event.target.value)}>
+                  <option value="">{t('form.noProduct')}</option>
+                  {products.data!.items.map((product) => (
+                    <option key={product.id} value={product.id}>
+                      {product.title}
+                    </option>
+                  ))}
+                </select>
+              </div>
+            )}
+            {(campaigns.data?.items.length ?? 0) > 0 && (
+              <div className="flex flex-col gap-1">
+                <label htmlFor={campaignFieldId} className="text-sm">
+                  {t('form.campaign')}
+                </label>
+                <select id={campaignFieldId} className="select w-full" value={campaignKey} onChange={(event) => setCampaignKey(event.target.value)}>
+                  <option value="">{t('form.noCampaign')}</option>
+                  {campaigns.data!.items.map((campaign) => (
+                    <option key={campaignOptionKey(campaign)} value={campaignOptionKey(campaign)}>
+                      {campaignLabel(campaign)}
+                    </option>
+                  ))}
+                </select>
+              </div>
+            )}
           </div>
         )}
         {error ? (
@@ -158,7 +186,7 @@ function ReviewHistory({ viewOnly }: { viewOnly: boolean }) {
                   <Link href={`/landing-page-reviewer/${review.id}`} className="link link-hover block truncate">
                     {review.url.replace(/^https?:\/\//, '')}
                   </Link>
-                  {review.productTitle && <span className="text-base-content/70 block truncate text-xs">{t('detail.product', { title: review.productTitle })}</span>}
+                  <ReviewTarget review={review} className="text-base-content/70 block truncate text-xs" />
                   <span className="text-base-content/70 text-xs whitespace-nowrap sm:hidden">{formatReviewDate(review.createdAt, i18n.language)}</span>
                   {review.status !== 'done' && (
                     <div className="mt-1 sm:hidden">
@@ -218,6 +246,8 @@ function ReviewHistory({ viewOnly }: { viewOnly: boolean }) {
     </SectionCard>
   );
 }
+
+const campaignOptionKey = (campaign: ReviewCampaign) => `${campaign.platform}:${campaign.id}`;
 
 /** The overall score's change since the previous finished review of the same address (the history is newest first). */
 function ScoreChange({ review, items }: { review: ReviewSummary; items: ReviewSummary[] }) {

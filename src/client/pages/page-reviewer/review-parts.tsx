@@ -1,5 +1,5 @@
 import { useTranslation } from 'react-i18next';
-import type { ReviewSummary } from '../../../shared/page-reviewer.ts';
+import type { ReviewCampaign, ReviewSummary } from '../../../shared/page-reviewer.ts';
 
 // Pieces both reviewer screens show: a review's status or progress, a score's colour, a date.
 
@@ -41,5 +41,23 @@ export function ScoreDelta({ delta, className = '' }: { delta: number; className
     <span className={`text-xs tabular-nums ${tone} ${className}`} title={t('detail.change', { delta: text })}>
       {text}
     </span>
+  );
+}
+
+/** A campaign as the pickers and reviews name it: "Winter sale (Google Ads)". */
+export function useCampaignLabel(): (campaign: ReviewCampaign) => string {
+  const { t } = useTranslation('marketing');
+  return (campaign) => `${campaign.name} (${t(`platforms.${campaign.platform}`)})`;
+}
+
+/** The product and campaign a review was started for, one line each (nothing when it names neither). */
+export function ReviewTarget({ review, className }: { review: Pick<ReviewSummary, 'productTitle' | 'campaign'>; className: string }) {
+  const { t } = useTranslation('page-reviewer');
+  const campaignLabel = useCampaignLabel();
+  return (
+    <>
+      {review.productTitle && <span className={className}>{t('detail.product', { title: review.productTitle })}</span>}
+      {review.campaign && <span className={className}>{t('detail.campaign', { name: campaignLabel(review.campaign) })}</span>}
+    </>
   );
 }

@@ -19,6 +19,10 @@ export const PageReview = defineEntity({
     /** The store's product the page sells (picked when the review was started), and its title then. */
     productId: p.bigint('number').nullable(),
     productTitle: p.text().nullable(),
+    /** The store's advertising campaign the page is for (picked when the review was started), and its name then. */
+    campaignPlatform: p.string().length(32).nullable(),
+    campaignId: p.string().length(64).nullable(),
+    campaignName: p.text().nullable(),
     status: p.enum(REVIEW_STATUSES).default('queued'),
     progress: p.smallint().default(0),
     step: p.enum(REVIEW_STEPS).default('queued'),

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { reviewDetailSchema, reviewIdInput, reviewListSchema, reviewProductsSchema, startReviewInput } from '../../../shared/page-reviewer.ts';
+import { reviewCampaignsSchema, reviewDetailSchema, reviewIdInput, reviewListSchema, reviewProductsSchema, startReviewInput } from '../../../shared/page-reviewer.ts';
 import { router } from '../../trpc/init.ts';
 import { toolsStoreProcedure } from '../../trpc/procedures.ts';
-import { deleteReview, getReview, listReviews, rerunReview, reviewProducts, startReview } from './page-reviewer.service.ts';
+import { deleteReview, getReview, listReviews, rerunReview, reviewCampaigns, reviewProducts, startReview } from './page-reviewer.service.ts';
 
 // The landing page reviewer of the active store (tools: admins in their own view, plans above basic).
 // Guests (view-only) may read reviews; starting, re-running and deleting are mutations they are refused.
@@ -23,6 +23,11 @@ export const pageReviewerRouter = router({
   products: toolsStoreProcedure
     .output(reviewProductsSchema)
     .query(({ ctx }) => reviewProducts(ctx.em, ctx.store.id)),
+
+  /** The store's advertising campaigns a review can be for (the form's other optional picker). */
+  campaigns: toolsStoreProcedure
+    .output(reviewCampaignsSchema)
+    .query(({ ctx }) => reviewCampaigns(ctx.em, ctx.store.id)),
 
   list: toolsStoreProcedure
     .output(reviewListSchema)

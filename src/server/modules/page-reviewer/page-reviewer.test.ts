@@ -7,8 +7,9 @@ import type { Finding, ReviewDetail } from '../../../shared/page-reviewer.ts';
 import type { OutboundPolicy } from '../../outbound/outbound-http.ts';
 import { openAiCompatibleProvider } from '../llm/llm-provider.ts';
 import { startTestServer } from '../page-fetcher/test-servers.ts';
+import { AdMetricDaily } from '../commerce/ad-metric.entity.ts';
 import { Product } from '../commerce/product.entity.ts';
-import { PRODUCT_NOT_FOUND_MESSAGE, REVIEW_NOT_FOUND_MESSAGE } from './page-reviewer.service.ts';
+import { CAMPAIGN_NOT_FOUND_MESSAGE, PRODUCT_NOT_FOUND_MESSAGE, REVIEW_NOT_FOUND_MESSAGE } from './page-reviewer.service.ts';
 import { PageReview } from './page-review.entity.ts';
 import { failStaleReviews, runReview, STALE_REVIEW_MESSAGE, STALE_REVIEW_MS } from './review-job.ts';
 
@@ -167,6 +168,32 @@ it("reviews a page for one of the store's products, kept on a re-run; another st
   const refused = await trpcMutation(owner.client, 'pageReviewer.start', { url: `${site.origin}/strong`, productId: theirs.id });
   expect(refused.status).toBe(404);
   expect(refused.body.error.message).toBe(PRODUCT_NOT_FOUND_MESSAGE);
+  await trpcMutation(owner.client, 'pageReviewer.remove', { id });
+  await trpcMutation(owner.client, 'pageReviewer.remove', { id: rerun });
+});
+
+it("reviews a page for one of the store's campaigns, named as on its latest day and kept on a re-run; another store's campaign is not found", async () => {
+  const em = testApp.orm.em.fork();
+  const day = (date: string, store: number, campaignId: string, campaignName: string) =>
+    em.create(AdMetricDaily, { store, platform: 'googleads', accountId: 'acc-1', campaignId, day: date, campaignName, currency: 'EUR' });
+  day('2026-11-01', owner.store.id, 'cmp-7', 'Winter sale (draft)');
+  day('2026-11-02', owner.store.id, 'cmp-7', 'Winter sale');
+  day('2026-11-02', stranger.store.id, 'cmp-9', 'Their campaign');
+  await em.flush();
+  expect((await trpcQuery(owner.client, 'pageReviewer.campaigns')).body.result.data.items).toEqual([{ platform: 'googleads', id: 'cmp-7', name: 'Winter sale' }]);
+  const started = await trpcMutation(owner.client, 'pageReviewer.start', { url: `${site.origin}/strong`, campaign: { platform: 'googleads', id: 'cmp-7' } });
+  const id = started.body.result.data.id as number;
+  const expected = { platform: 'googleads', id: 'cmp-7', name: 'Winter sale' };
+  expect((await trpcQuery(owner.client, 'pageReviewer.get', { id })).body.result.data.campaign).toEqual(expected);
+  const rerun = (await trpcMutation(owner.client, 'pageReviewer.rerun', { id })).body.result.data.id as number;
+  const history = (await trpcQuery(owner.client, 'pageReviewer.list')).body.result.data.items as { id: number; campaign: unknown }[];
+  expect(history.find((item) => item.id === rerun)?.campaign).toEqual(expected);
+  for (const campaign of [{ platform: 'googleads', id: 'cmp-9' }, { platform: 'metaads', id: 'cmp-7' }]) {
+    const refused = await trpcMutation(owner.client, 'pageReviewer.start', { url: `${site.origin}/strong`, campaign });
+    expect(refused.status).toBe(404);
+    expect(refused.body.error.message).toBe(CAMPAIGN_NOT_FOUND_MESSAGE);
+  }
+  expect((await trpcQuery(stranger.client, 'pageReviewer.campaigns')).body.result.data.items).toEqual([{ platform: 'googleads', id: 'cmp-9', name: 'Their campaign' }]);
   await trpcMutation(owner.client, 'pageReviewer.remove', { id });
   await trpcMutation(owner.client, 'pageReviewer.remove', { id: rerun });
 });
