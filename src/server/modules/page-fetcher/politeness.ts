@@ -1,7 +1,8 @@
-// At most one request per domain per N seconds (N = 10 by default), for the price tracker's pg-boss
-// job. In-process: the schedule runs in the one worker process (pg-boss hands each job to one worker,
-// and the tracker's job is registered with a single worker), so a Map of the next free slot per host is
-// enough; if the job ever runs in several processes, this must become a table (next_slot per host,
+// At most one request per domain per N seconds (N = 10 by default), for the crawling jobs (the price
+// tracker's checks, the shopping optimizer's product page check). One pacer for the whole process
+// (crawlPacer), so a domain is asked at most once per interval whichever tool asks. In-process: the jobs
+// run in the worker process (pg-boss hands each job to one worker), so a Map of the next free slot per
+// host is enough; if they ever run in several processes, this must become a table (next_slot per host,
 // taken with UPDATE ... RETURNING) so the processes share it.
 
 export const DEFAULT_DOMAIN_INTERVAL_MS = 10_000;
@@ -30,4 +31,14 @@ export class DomainPacer {
     const delay = this.reserve(url);
     if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay));
   }
+}
+
+let processPacer = new DomainPacer();
+/** The pacer every crawl of this process shares. */
+export function crawlPacer(): DomainPacer {
+  return processPacer;
+}
+/** Replaces it (tests that read many pages of one loopback "domain"). */
+export function setCrawlPacer(pacer: DomainPacer): void {
+  processPacer = pacer;
 }

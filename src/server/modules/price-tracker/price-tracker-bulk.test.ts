@@ -5,9 +5,8 @@ import { grantTestPlan, signedInAdmin, trpcMutation, trpcQuery, useTestApp } fro
 import { startJobs, type JobRunner } from '../../jobs/boss.ts';
 import { setIntegrationJobSender } from '../integrations/integrations-runtime.ts';
 import { clearRobotsCache } from '../page-fetcher/page-fetcher.ts';
-import { DomainPacer } from '../page-fetcher/politeness.ts';
+import { DomainPacer, setCrawlPacer } from '../page-fetcher/politeness.ts';
 import { PRICE_TRACKER_JOB } from './price-tracker-jobs.ts';
-import { setPriceCheckPacer } from './price-tracker.service.ts';
 
 // Bulk add with the real pg-boss: the request saves the pages and answers at once, the check job it
 // sends reads them one after another behind the domain pacer. And the tracker is read-only for a
@@ -33,7 +32,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   setIntegrationJobSender(null);
-  setPriceCheckPacer(new DomainPacer());
+  setCrawlPacer(new DomainPacer());
   await jobs?.stop();
   await shop?.close();
 });
@@ -44,7 +43,7 @@ describe('bulk add', () => {
     const paths = ['/p/json_ld', '/p/json_ld_graph', '/p/microdata', '/p/open_graph', '/p/twitter_meta'];
     // One loopback "domain": its checks are 1.5 s apart, and the first waits for a slot booked just before.
     const pacer = new DomainPacer(1_500);
-    setPriceCheckPacer(pacer);
+    setCrawlPacer(pacer);
     pacer.reserve(shop.url('/'));
     const before = shop.requests.length;
 
@@ -65,7 +64,7 @@ describe('bulk add', () => {
 
 describe('read-only viewers', () => {
   it('an invited viewer and an admin in guest mode read the tracker but change nothing', async () => {
-    setPriceCheckPacer(new DomainPacer(0));
+    setCrawlPacer(new DomainPacer(0));
     const owner = await ownerWithStore(testApp.app, testApp.orm, 'Watched Shop');
     const added = ok(await trpcMutation(owner.client, 'priceTracker.add', { url: shop.url('/p/microdata'), own: { name: 'Grinder', priceMinor: 100_000 } }));
     const viewer = await newGuestOf(testApp.app, testApp.orm, owner, owner.store.id);

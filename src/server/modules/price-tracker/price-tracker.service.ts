@@ -21,7 +21,7 @@ import { FxRateMissingError, loadFxRates, type FxRates } from '../commerce/fx.ts
 import { sqlRunner } from '../commerce/raw-sql.ts';
 import { sendIntegrationJob } from '../integrations/integrations-runtime.ts';
 import { fetchPage, PageFetchError } from '../page-fetcher/page-fetcher.ts';
-import { DomainPacer } from '../page-fetcher/politeness.ts';
+import { crawlPacer, type DomainPacer } from '../page-fetcher/politeness.ts';
 import { extractPrice, isUsableSelector } from './price-extraction.ts';
 import { sendPriceAlertEmail } from './price-alert-email.ts';
 
@@ -45,16 +45,6 @@ export interface CheckOptions {
   respectRobots: boolean;
   pacer?: DomainPacer;
   log?: (message: string) => void;
-}
-
-/** One pacer for every check this process sends, so a domain is asked at most once per 10 s. */
-let sharedPacer = new DomainPacer();
-export function priceCheckPacer(): DomainPacer {
-  return sharedPacer;
-}
-/** Replaces the process's pacer (tests that check many pages of one loopback "domain"). */
-export function setPriceCheckPacer(pacer: DomainPacer): void {
-  sharedPacer = pacer;
 }
 
 interface TrackedRow {
@@ -272,7 +262,7 @@ function errorReasonOf(error: unknown): { reason: PriceCheckError; detail: strin
  */
 export async function checkTracked(em: EntityManager, store: StoreRef, id: string, options: CheckOptions): Promise<CompetitorRow> {
   const before = await trackedRow(em, store.id, id);
-  const pacer = options.pacer ?? sharedPacer;
+  const pacer = options.pacer ?? crawlPacer();
   let outcome: { ok: true; priceMinor: number; currency: string | null; availability: PriceAvailability; method: PriceExtractionMethod } | { ok: false; reason: PriceCheckError; detail: string; status: number | null };
   try {
     await pacer.wait(before.url);

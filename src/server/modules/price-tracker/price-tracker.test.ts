@@ -6,8 +6,8 @@ import { upsertFxRates } from '../commerce/fx.ts';
 import { sqlRunner } from '../commerce/raw-sql.ts';
 import { OutboundEmail } from '../email/outbound-email.entity.ts';
 import { clearRobotsCache } from '../page-fetcher/page-fetcher.ts';
-import { DomainPacer } from '../page-fetcher/politeness.ts';
-import { checkDuePages, setPriceCheckPacer, TRACKED_URL_NOT_FOUND_MESSAGE } from './price-tracker.service.ts';
+import { DomainPacer, setCrawlPacer } from '../page-fetcher/politeness.ts';
+import { checkDuePages, TRACKED_URL_NOT_FOUND_MESSAGE } from './price-tracker.service.ts';
 
 // The tracker end to end on a real PostgreSQL against a loopback competitor shop whose prices change
 // between checks: extraction of every markup style, the FX difference, alerts (and their e-mail),
@@ -40,11 +40,11 @@ beforeAll(async () => {
 });
 beforeEach(() => {
   // The shop is one loopback "domain"; these tests check its pages back to back (the pace has its own test).
-  setPriceCheckPacer(new DomainPacer(0));
+  setCrawlPacer(new DomainPacer(0));
   clearRobotsCache();
 });
 afterAll(async () => {
-  setPriceCheckPacer(new DomainPacer());
+  setCrawlPacer(new DomainPacer());
   await shop?.close();
 });
 

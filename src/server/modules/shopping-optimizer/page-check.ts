@@ -6,7 +6,7 @@ import type { OutboundPolicy } from '../../outbound/outbound-http.ts';
 import { Product } from '../commerce/product.entity.ts';
 import { sendIntegrationJob } from '../integrations/integrations-runtime.ts';
 import { fetchPage, PageFetchError } from '../page-fetcher/page-fetcher.ts';
-import { DomainPacer } from '../page-fetcher/politeness.ts';
+import { crawlPacer, type DomainPacer } from '../page-fetcher/politeness.ts';
 import { extractPrice, type ExtractedPrice } from '../price-tracker/price-extraction.ts';
 import { feedIssueOf, feedItemOf, type FeedItem, type Overrides } from './feed-rules.ts';
 import { ShoppingFeedOverride, ShoppingPageCheck, type ShoppingPageCheckEntity } from './shopping-optimizer.entities.ts';
@@ -25,13 +25,6 @@ export const PAGE_CHECK_RUNNING_MESSAGE = 'A page check is already running for t
 export const STALE_PAGE_CHECK_MS = 10 * 60 * 1000;
 export const STALE_PAGE_CHECK_MESSAGE = 'The check was interrupted before it finished. Run it again.';
 export const PAGE_CHECK_NO_LINKS_MESSAGE = 'No product has a link to check: add a product link template first';
-
-/** One pacer for every page check of this process (DomainPacer: in-process, the job runs in the worker). */
-let sharedPacer = new DomainPacer();
-/** Replaces the process's pacer (tests that read many pages of one loopback "domain"). */
-export function setPageCheckPacer(pacer: DomainPacer): void {
-  sharedPacer = pacer;
-}
 
 export interface PageCheckOptions {
   pacer?: DomainPacer;
@@ -120,7 +113,7 @@ export async function startPageCheck(em: EntityManager, storeId: number): Promis
 
 /** Reads every linked product's page, one after another, writing progress as it goes; failures are recorded, never thrown. */
 export async function runPageCheck(em: EntityManager, storeId: number, options: PageCheckOptions = {}): Promise<void> {
-  const pacer = options.pacer ?? sharedPacer;
+  const pacer = options.pacer ?? crawlPacer();
   try {
     const items = await linkedItems(em, storeId);
     await em.nativeUpdate(ShoppingPageCheck, { store: storeId }, { status: 'running', startedAt: new Date(), updatedAt: new Date(), total: items.length, checked: 0 });
