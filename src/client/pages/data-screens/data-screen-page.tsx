@@ -1,5 +1,5 @@
 import { useTranslation } from 'react-i18next';
-import { GiftIcon, ImageIcon, LayersIcon, MessageCircleIcon, ShoppingCartIcon, type LucideIcon } from 'lucide-react';
+import { GiftIcon, ImageIcon, MessageCircleIcon, ShoppingCartIcon, type LucideIcon } from 'lucide-react';
 import { DataError, DataLoading } from '../../components/data-page.tsx';
 import { EmptyState, PageHeader } from '../../components/empty-state.tsx';
 import { useAuth } from '../../lib/auth.tsx';
@@ -18,7 +18,6 @@ interface ScreenDefinition {
 /** The screens that later work fills; until then each explains what it will show. */
 const DATA_SCREENS = {
   metaComments: { icon: MessageCircleIcon, needs: 'metaads', adminOnly: true },
-  trackingSetup: { icon: LayersIcon, needs: 'store' },
   shoppingOptimizer: { icon: ShoppingCartIcon, needs: 'storeAndGoogleads', adminOnly: true },
   productImageGenerator: { icon: ImageIcon, needs: 'store' },
   affiliateDashboard: { icon: GiftIcon, needs: 'store' },
