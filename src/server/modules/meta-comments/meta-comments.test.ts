@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MetaCommentsFake } from '../../../../test/fakes/meta-comments.ts';
+import { MetaCommentsFake, type FakeComment } from '../../../../test/fakes/meta-comments.ts';
 import { startMetaAdsFake, type MetaAdsFake } from '../../../../test/fakes/metaads.ts';
 import { ownerWithStore } from '../../../../test/guests.ts';
 import { createTestApp, signedInAdmin, testServices, trpcMutation, trpcQuery, useTestDatabase, type ApiClient } from '../../../../test/harness.ts';
@@ -83,7 +83,7 @@ describe('metaComments: sync, list and actions against the Graph API fake', () =
   });
 
   it('hide, like, reply and delete change the fake and our rows; a re-sync agrees', async () => {
-    const [spam, praise, question, ig] = ['Promo Bot', 'Jane Miller', 'Carlos Ruiz', 'lena.k'].map((name) => comments.comments.find((comment) => comment.authorName === name)!);
+    const [spam, praise, question, ig] = ['Promo Bot', 'Jane Miller', 'Carlos Ruiz', 'lena.k'].map((name) => comments.comments.find((comment) => comment.authorName === name)!) as [FakeComment, FakeComment, FakeComment, FakeComment];
     expect(data(await trpcMutation(admin.client, 'metaComments.act', { commentIds: [spam.id, ig.id], action: 'hide' }))).toEqual({ done: [spam.id, ig.id], failed: [] });
     expect([spam.hidden, ig.hidden]).toEqual([true, true]);
     data(await trpcMutation(admin.client, 'metaComments.act', { commentIds: [praise.id], action: 'like' }));
