@@ -134,6 +134,10 @@ export class MetaCommentsFake {
     this.pageTokensExpired = true;
   }
 
+  restorePageTokens(): void {
+    this.pageTokensExpired = false;
+  }
+
   comment(id: string): FakeComment | undefined {
     return this.comments.find((comment) => comment.id === id);
   }

@@ -25,7 +25,7 @@ export const metaCommentsRouter = router({
   syncNow: adminToolsStoreProcedure
     .input(z.object({}).strict().optional())
     .output(syncState)
-    .mutation(({ ctx }) => syncComments(ctx.em, ctx.store)),
+    .mutation(({ ctx }) => syncComments(ctx.em, ctx.store, { llm: ctx.services.llm })),
 
   act: adminToolsStoreProcedure
     .input(z.object({ commentIds, action: z.enum(COMMENT_ACTIONS) }))

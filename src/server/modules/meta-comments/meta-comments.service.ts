@@ -9,7 +9,9 @@ import { PlatformConnection } from '../connections/platform-connection.entity.ts
 import { ConnectionAccount } from '../integrations/integration.entities.ts';
 import { baseUrlFor, integrationsSettings } from '../integrations/integrations-runtime.ts';
 import { openCredentials } from '../integrations/sealed-credentials.ts';
+import type { LlmProvider } from '../llm/llm-provider.ts';
 import { classifyComment } from './comment-classifier.ts';
+import { llmLabels } from './llm-labels.ts';
 import { MetaComment, MetaCommentSettings, MetaReplyTemplate, MetaWebhookDelivery, type MetaCommentEntity, type MetaCommentSettingsEntity } from './meta-comments.entities.ts';
 import { MetaGraph, type GraphPost, type PageAccount } from './meta-graph.ts';
 
@@ -25,6 +27,8 @@ export const COMMENT_NOT_FOUND_MESSAGE = 'Comment not found';
 
 export interface GraphOptions {
   http?: Partial<PlatformHttpOptions>;
+  /** The optional LLM: a second opinion on new comments' labels. */
+  llm?: LlmProvider | null;
 }
 
 async function settingsOf(em: EntityManager, storeId: number): Promise<MetaCommentSettingsEntity> {
@@ -147,6 +151,10 @@ export async function syncComments(em: EntityManager, store: StoreRef, options: 
     }
     // A comment no longer listed on a post we read in full was deleted on Meta.
     for (const row of existing.values()) if (!seen.has(row.commentId) && listedPosts.has(row.postId)) row.deleted = true;
+    if (options.llm && fresh.length > 0) {
+      const better = await llmLabels(options.llm, fresh.map(({ row }) => ({ id: row.commentId, message: row.message })));
+      for (const { row } of fresh) Object.assign(row, better.get(row.commentId) ?? {});
+    }
     await applyRules(graph, pages, settings, fresh);
     settings.accountIds = pages.flatMap((page) => [page.id, ...(page.instagram_business_account ? [page.instagram_business_account.id] : [])]);
     settings.lastSyncAt = new Date();

@@ -8,6 +8,8 @@ import { createTestApp, signedInAdmin, testServices, trpcMutation, trpcQuery, us
 import { PlatformConnection } from '../connections/platform-connection.entity.ts';
 import { integrationsSettings } from '../integrations/integrations-runtime.ts';
 import { sealCredentials } from '../integrations/sealed-credentials.ts';
+import { FAKE_LLM_KEY, FakeLlm } from '../../../../test/fakes/llm.ts';
+import { openAiCompatibleProvider } from '../llm/llm-provider.ts';
 import { MetaComment } from './meta-comments.entities.ts';
 import { syncComments } from './meta-comments.service.ts';
 
@@ -110,14 +112,62 @@ describe('metaComments: sync, list and actions against the Graph API fake', () =
     expect(await em.fork().count(MetaComment, { store: admin.storeId, deleted: false })).toBe(comments.comments.filter((comment) => !comment.deleted && comment.parentId === null).length);
   });
 
-  it('an expired token says to reconnect Meta', async () => {
-    const em = database.orm.em.fork();
+  it('an expired token says to reconnect Meta, and the sync state keeps saying it until a sync works', async () => {
     comments.expirePageTokens();
-    const answer = await trpcMutation(admin.client, 'metaComments.act', { commentIds: [comments.comments[1]!.id], action: 'hide' });
-    expect(answer.status).toBe(400);
-    expect(answer.body.error.message).toContain('reconnect Meta');
-    (comments as any).pageTokensExpired = false;
-    expect(em).toBeDefined();
+    try {
+      const answer = await trpcMutation(admin.client, 'metaComments.act', { commentIds: [comments.comments[1]!.id], action: 'hide' });
+      expect([answer.status, answer.body.error.message]).toEqual([400, 'Meta refused the access token: reconnect Meta on the Integrations page (/integrations).']);
+      expect(comments.comments[1]!.hidden).toBe(false);
+      expect((await trpcMutation(admin.client, 'metaComments.syncNow', {})).status).toBe(400);
+      expect(data(await trpcQuery(admin.client, 'metaComments.status'))).toMatchObject({ reconnectNeeded: true, lastSyncError: expect.stringContaining('reconnect Meta') });
+    } finally {
+      comments.restorePageTokens();
+    }
+    expect(data(await trpcMutation(admin.client, 'metaComments.syncNow', {}))).toMatchObject({ reconnectNeeded: false, lastSyncError: null });
+  });
+
+  it('rules: new spam is hidden on Meta automatically, new complaints are flagged', async () => {
+    data(await trpcMutation(admin.client, 'metaComments.updateRules', { autoHideSpam: true, autoHideProfanity: false, notifyComplaints: true }));
+    const before = data(await trpcQuery(admin.client, 'metaComments.list', {})).complaintsToSee;
+    const spam = comments.addComment({ platform: 'facebook', objectId: comments.posts[1]!.id, authorName: 'Spammer', message: 'Cheap followers, DM me now' });
+    const complaint = comments.addComment({ platform: 'facebook', objectId: comments.posts[1]!.id, authorName: 'Angry Ann', message: 'My parcel arrived broken, I want a refund' });
+    data(await trpcMutation(admin.client, 'metaComments.syncNow', {}));
+    expect(comments.comment(spam.id)!.hidden).toBe(true);
+    expect(comments.comment(complaint.id)!.hidden).toBe(false);
+    const list = data(await trpcQuery(admin.client, 'metaComments.list', {}));
+    expect(list.comments.find((row: any) => row.commentId === spam.id)).toMatchObject({ hidden: true, category: 'spam' });
+    expect(list.complaintsToSee).toBe(before + 1);
+    data(await trpcMutation(admin.client, 'metaComments.updateRules', { autoHideSpam: false, autoHideProfanity: false, notifyComplaints: true }));
+  });
+});
+
+describe('metaComments: the optional LLM', () => {
+  const llm = new FakeLlm({
+    reply: (request) => {
+      const asked = JSON.parse((request.body as { messages: { content: string }[] }).messages.at(-1)!.content) as { id: string; text: string }[];
+      // The model reads "Nice post number 1" (praise by the rules) as a question; everything else it leaves out.
+      return `\`\`\`json\n${JSON.stringify(asked.filter((item) => item.text === 'Nice post number 1').map((item) => ({ id: item.id, sentiment: 'neutral', category: 'question' })))}\n\`\`\``;
+    },
+  });
+  beforeAll(async () => {
+    await llm.start();
+  });
+  afterAll(async () => {
+    await llm.close();
+  });
+
+  it('improves the labels of new comments when configured; a failure keeps the rule labels', async () => {
+    const provider = openAiCompatibleProvider({ baseUrl: llm.baseUrl, apiKey: FAKE_LLM_KEY, model: 'fake-model', timeoutMs: 5_000, maxTokens: 4_000 });
+    const em = database.orm.em.fork();
+    const label = async () => (await em.fork().findOneOrFail(MetaComment, { store: admin.storeId, message: 'Nice post number 1' })).category;
+    await em.nativeDelete(MetaComment, { store: admin.storeId });
+    await syncComments(em, { id: admin.storeId }, { llm: provider });
+    expect(await label()).toBe('question');
+
+    llm.failNext = { status: 500, message: 'overloaded', type: 'server_error' };
+    await em.nativeDelete(MetaComment, { store: admin.storeId });
+    await syncComments(database.orm.em.fork(), { id: admin.storeId }, { llm: provider });
+    expect(await label()).toBe('praise');
   });
 });
 
