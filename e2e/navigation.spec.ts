@@ -232,7 +232,7 @@ test('a new subscriber without a store: the first-store dialog, no data call and
 });
 
 // A subscriber's view: Meta Comments and Shopping Optimizer stay 'Coming Soon' placeholders for non-admins
-// (an admin gets the working optimizer: e2e/shopping-optimizer.spec.ts).
+// (an admin gets the working tools: e2e/shopping-optimizer.spec.ts, e2e/meta-comments.spec.ts).
 test("placeholders of a store with a year of orders never say 'Connect your platforms'; an empty range asks for another range", async ({ page }) => {
   await signInToDemo(page);
   await page.setViewportSize(DESKTOP);

@@ -56,6 +56,7 @@ const TouchpointsPage = lazy(() => import('./pages/touchpoints/touchpoints-page.
 const PriceTrackerPage = lazy(() => import('./pages/price-tracker/price-tracker-page.tsx').then((m) => ({ default: m.PriceTrackerPage })));
 const PageReviewerPage = lazy(() => import('./pages/page-reviewer/page-reviewer-page.tsx').then((m) => ({ default: m.PageReviewerPage })));
 const PageReviewDetailPage = lazy(() => import('./pages/page-reviewer/page-review-detail-page.tsx').then((m) => ({ default: m.PageReviewDetailPage })));
+const MetaCommentsRoute = lazy(() => import('./pages/meta-comments/meta-comments-page.tsx').then((m) => ({ default: m.MetaCommentsRoute })));
 const ShoppingOptimizerRoute = lazy(() => import('./pages/shopping-optimizer/shopping-optimizer-page.tsx').then((m) => ({ default: m.ShoppingOptimizerRoute })));
 const TrackingSetupPage = lazy(() => import('./pages/tracking-setup/tracking-setup-page.tsx').then((m) => ({ default: m.TrackingSetupPage })));
 
@@ -145,7 +146,6 @@ function PricingRoute() {
 
 /** The data screens that later issues fill, all behind a subscription (tools: a plan above basic). */
 const DATA_SCREEN_ROUTES: readonly { path: string; screen: DataScreen; requirement: RouteRequirement }[] = [
-  { path: '/meta-comments-manager', screen: 'metaComments', requirement: 'subscription' },
   { path: '/product-image-generator', screen: 'productImageGenerator', requirement: 'subscription' },
   { path: '/affiliate-dashboard', screen: 'affiliateDashboard', requirement: 'subscription' },
 ];
@@ -348,7 +348,12 @@ export function App() {
         </ShellPage>
       </Route>
 
-      {/* Admin-only tool: 'Coming Soon' for everyone else (ShoppingOptimizerRoute) */}
+      {/* Admin-only tools: 'Coming Soon' for everyone else (ShoppingOptimizerRoute, MetaCommentsRoute) */}
+      <Route path="/meta-comments-manager">
+        <ShellPage requirement="subscription">
+          <MetaCommentsRoute />
+        </ShellPage>
+      </Route>
       <Route path="/shopping-optimizer">
         <ShellPage requirement="subscription">
           <ShoppingOptimizerRoute />

@@ -16,6 +16,7 @@ import { compressionPlugin } from './plugins/compression.ts';
 import { spaPlugin } from './plugins/spa.ts';
 import { reportsRoutes } from './modules/reports/reports.routes.ts';
 import { financeRoutes } from './modules/finance/finance.routes.ts';
+import { metaCommentsRoutes } from './modules/meta-comments/meta-comments.routes.ts';
 import { shoppingFeedRoutes } from './modules/shopping-optimizer/shopping-optimizer.routes.ts';
 import { integrationsRoutes } from './modules/integrations/integrations.routes.ts';
 import { createAuthLimiters, deleteExpiredAttempts } from './modules/auth/attempt-limiter.ts';
@@ -117,6 +118,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     await main.register(ordersExportPlugin, { createContext });
     await main.register(pageReviewerRoutes, { createContext });
     await main.register(integrationsRoutes, { createContext, config, orm });
+    await main.register(metaCommentsRoutes, { config, orm });
     await main.register(shoppingFeedRoutes, { createContext });
     await main.register(trackingPixelPlugin);
     await main.register(spaPlugin, { clientDistDir: config.clientDistDir });

@@ -102,6 +102,8 @@ export interface PlatformSettings {
   clientSecret?: string;
   authorizeUrl?: string;
   developerToken?: string;
+  /** <KEY>_WEBHOOK_VERIFY_TOKEN: the hub.verify_token of the platform's webhook handshake (Meta). */
+  webhookVerifyToken?: string;
 }
 
 function platformSettingsFromEnv(env: NodeJS.ProcessEnv): Record<PlatformKey, PlatformSettings> {
@@ -119,6 +121,7 @@ function platformSettingsFromEnv(env: NodeJS.ProcessEnv): Record<PlatformKey, Pl
       clientSecret: read(`${key}_CLIENT_SECRET`),
       authorizeUrl,
       developerToken: read(`${key}_DEVELOPER_TOKEN`),
+      webhookVerifyToken: read(`${key}_WEBHOOK_VERIFY_TOKEN`),
     };
     return [platform, settings] as const;
   });

@@ -23,6 +23,7 @@ import { marketingRouter } from '../modules/marketing/marketing.router.ts';
 import { settingsRouter } from '../modules/settings/settings.router.ts';
 import { storesRouter } from '../modules/stores/stores.router.ts';
 import { subscriptionsRouter } from '../modules/subscriptions/subscriptions.router.ts';
+import { metaCommentsRouter } from '../modules/meta-comments/meta-comments.router.ts';
 import { shoppingOptimizerRouter } from '../modules/shopping-optimizer/shopping-optimizer.router.ts';
 import { shellRouter } from '../modules/shell/shell.router.ts';
 import { supportRouter } from '../modules/support/support.router.ts';
@@ -58,6 +59,7 @@ const featureRouters = {
   priceTracker: priceTrackerRouter,
   pageReviewer: pageReviewerRouter,
   shoppingOptimizer: shoppingOptimizerRouter,
+  metaComments: metaCommentsRouter,
 };
 
 /** The feature routers alone: what `shell.bootstrap` calls on the client's behalf. */

@@ -17,7 +17,14 @@ export const META_API_VERSION = 'v25.0';
 export const META_GRAPH_ROOT = 'https://graph.facebook.com';
 /** The Login dialog's origin (OAuthSettings.authorizeBaseUrl). */
 export const FACEBOOK_WEB_ROOT = 'https://www.facebook.com';
-export const META_ADS_SCOPES = ['ads_read'];
+/**
+ * ads_read for Ads Insights; the rest for the comments manager (docs/platform-notes.md, "Meta Graph
+ * API: Page and Instagram comments"): Pages and their tokens, reading and moderating Page comments,
+ * webhooks on the Page, and the Page's Instagram account's comments (Facebook Login flavour).
+ */
+export const META_ADS_SCOPES = [
+  'ads_read', 'pages_show_list', 'pages_read_engagement', 'pages_read_user_content', 'pages_manage_engagement', 'pages_manage_metadata', 'instagram_basic', 'instagram_manage_comments',
+];
 export const INSIGHTS_PAGE_SIZE = 500;
 /** How many times a report run is asked for its status before the batch gives up (with growing waits). */
 export const MAX_REPORT_POLLS = 30;

@@ -9,7 +9,7 @@ import { sqlRunner } from '../../modules/commerce/raw-sql.ts';
 import { ConnectorAuthError, ConnectorRequestError, MalformedResponseError, type Connector, type ConnectorContext, type PlatformAccount, type SyncWindow } from '../connector.ts';
 import { adConnectorTestKit, spendByDay } from '../ads-shared/test-support.ts';
 import { testContext, utcWindow } from '../test-support.ts';
-import { CAMPAIGN_EFFECTIVE_STATUSES, isTooMuchData, metaVerdict, regainAccessMs, type InsightsRow } from './client.ts';
+import { CAMPAIGN_EFFECTIVE_STATUSES, META_ADS_SCOPES, isTooMuchData, metaVerdict, regainAccessMs, type InsightsRow } from './client.ts';
 import { halves } from './insights.ts';
 import { createMetaAdsConnector, expiryWarning, metaadsConnector } from './index.ts';
 import { mapAccountSpend, mapInsightsRow } from './map.ts';
@@ -364,7 +364,7 @@ describe('metaads synchronous reads, errors and tokens', () => {
   it('connects through the Login dialog and the long-lived token exchange without choosing an account', async () => {
     const url = new URL(connector.oauth!.authorizeUrl(settings(), 'state-xyz', {}));
     expect(url.pathname).toBe('/v25.0/dialog/oauth');
-    expect(Object.fromEntries(url.searchParams)).toMatchObject({ client_id: fake.auth.clientId, redirect_uri: settings().redirectUri, scope: 'ads_read', state: 'state-xyz' });
+    expect(Object.fromEntries(url.searchParams)).toMatchObject({ client_id: fake.auth.clientId, redirect_uri: settings().redirectUri, scope: META_ADS_SCOPES.join(','), state: 'state-xyz' });
     const page = await (await fetch(url)).text();
     expect(page).toContain('StorePulse (fake)');
     const allow = new URL(/id="allow" role="button" href="([^"]+)"/.exec(page)![1]!.replaceAll('&#38;', '&'));
