@@ -26,6 +26,8 @@ export interface SmtpPeer {
   failNext: (count: number, code: number, text: string) => void;
   /** Refuse every message to this recipient with this reply. */
   refuseRecipient: (address: string, code: number, text: string) => void;
+  /** Accept this recipient again. */
+  acceptRecipient: (address: string) => void;
   /** Messages received for an address. */
   to: (address: string) => ReceivedMail[];
   stop: () => Promise<void>;
@@ -107,6 +109,7 @@ export async function startSmtpPeer(options: { port?: number; user?: { user: str
       for (let i = 0; i < count; i += 1) failures.push({ code, text });
     },
     refuseRecipient: (address, code, text) => void refused.set(address.toLowerCase(), { code, text }),
+    acceptRecipient: (address) => void refused.delete(address.toLowerCase()),
     to: (address) => messages.filter((message) => message.to.includes(address.toLowerCase())),
     stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
     start: async () => {
