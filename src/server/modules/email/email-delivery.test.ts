@@ -123,7 +123,10 @@ describe('delivery through SMTP', () => {
     const asked = await testApp.app.inject({ method: 'GET', url: `${url.pathname}${url.search}`, headers: { 'accept-language': 'fr-FR,fr;q=0.9' } });
     expect(asked.statusCode).toBe(200);
     expect(asked.body).toContain('Ne plus envoyer le rapport programmé à boss@example.com ?');
-    const forged = url.searchParams.get('token')!.replace(/^./, (c) => (c === 'e' ? 'f' : 'e'));
+    // The same signature on another target (the other recipient) is refused.
+    const [, signature] = url.searchParams.get('token')!.split('.');
+    const otherTarget = Buffer.from(JSON.stringify({ kind: 'report', storeId: owner.store.id, reportId: saved.id, email: 'team@example.com' })).toString('base64url');
+    const forged = `${otherTarget}.${signature}`;
     expect((await testApp.app.inject({ method: 'POST', url: `/api/unsubscribe?token=${forged}`, payload: 'List-Unsubscribe=One-Click', headers: { 'content-type': 'application/x-www-form-urlencoded' } })).statusCode).toBe(400);
     expect(await recipients()).toEqual(['boss@example.com', 'team@example.com']);
     // The mail client's one-click POST (RFC 8058), without any session.
@@ -178,6 +181,15 @@ describe('delivery through SMTP', () => {
     }
     await expect.poll(async () => (await rowTo('down@example.com')).status).toBe('sent');
     expect(peer.to('down@example.com')).toHaveLength(1);
+  });
+
+  it('a duplicated delivery job sends nothing more: an e-mail already sent stays sent once', async () => {
+    const email = await sendEmail(testApp.orm.em.fork(), { to: 'once@example.com', template: 'contact_confirmation', variables: { name: 'Once', message: 'Hi' } }, quiet);
+    await expect.poll(async () => (await row(email.id)).status).toBe('sent');
+    const duplicate = await jobs.boss.send(EMAIL_DELIVER_QUEUE, { emailId: email.id });
+    await expect.poll(async () => (await jobs.boss.findJobs(EMAIL_DELIVER_QUEUE, { id: duplicate! }))[0]?.state).toBe('completed');
+    expect(peer.to('once@example.com')).toHaveLength(1);
+    expect((await row(email.id)).attempts).toBe(1);
   });
 
   it('gives up after the retry limit and marks the e-mail failed', async () => {
