@@ -7,6 +7,10 @@ import { sqlRunner } from '../commerce/raw-sql.ts';
 import { setIntegrationJobSender } from '../integrations/integrations-runtime.ts';
 import { deliverDueReports } from '../reports/report-delivery.ts';
 import { SavedReport } from '../reports/saved-report.entity.ts';
+import { anomalyAlertSettings, setAnomalyAlertSettings } from '../anomalies/anomaly-alerts.ts';
+import { Store } from '../stores/store.entity.ts';
+import { User } from '../users/user.entity.ts';
+import { unsubscribeUrl, type UnsubscribeTarget } from './unsubscribe.ts';
 import { emailDeliveryJob, EMAIL_DELIVER_QUEUE } from './email-delivery.ts';
 import { sendEmail } from './email.service.ts';
 import { configureMail, mailSettingsFrom } from './mail-settings.ts';
@@ -134,6 +138,24 @@ describe('delivery through SMTP', () => {
     expect(oneClick.statusCode).toBe(200);
     expect(oneClick.body).toContain('You are unsubscribed');
     expect(await recipients()).toEqual(['team@example.com']);
+  });
+
+  it('the one-click unsubscribe of alert mail turns the store\'s anomaly alerts off, and of marketing mail the user\'s opt-in', async () => {
+    const owner = await signedInStoreOwner(testApp, 'smtpalerts');
+    const em = testApp.orm.em.fork();
+    const store = await em.findOneOrFail(Store, { id: owner.store.id });
+    await setAnomalyAlertSettings(em, store, { emailAlerts: true, language: 'de' });
+    await em.nativeUpdate(User, { username: owner.credentials.username }, { marketingEmails: true });
+    const user = await em.findOneOrFail(User, { username: owner.credentials.username });
+    const oneClick = (target: UnsubscribeTarget) => {
+      const url = new URL(unsubscribeUrl('http://localhost', target));
+      return testApp.app.inject({ method: 'POST', url: `${url.pathname}${url.search}`, payload: 'List-Unsubscribe=One-Click', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    };
+
+    expect((await oneClick({ kind: 'anomaly_alerts', storeId: store.id })).statusCode).toBe(200);
+    expect(await anomalyAlertSettings(testApp.orm.em.fork(), store)).toEqual({ emailAlerts: false, language: 'de' });
+    expect((await oneClick({ kind: 'marketing', userId: user.id })).statusCode).toBe(200);
+    expect((await testApp.orm.em.fork().findOneOrFail(User, { id: user.id })).marketingEmails).toBe(false);
   });
 
   it('a permanent refusal (550) fails the e-mail at once with the server\'s answer, without retrying', async () => {
