@@ -11,7 +11,7 @@ import { ECB_RATES_JOB } from '../modules/exchange-rates/ecb-job.ts';
 import { PRICE_TRACKER_JOB } from '../modules/price-tracker/price-tracker-jobs.ts';
 import { PAGE_REVIEW_CHECKS, PAGE_REVIEW_JOB } from '../modules/page-reviewer/review-job.ts';
 import { PAGE_CHECK_CHECKS, PAGE_CHECK_JOB } from '../modules/shopping-optimizer/page-check.ts';
-import { EMAIL_DELIVERY_JOB } from '../modules/email/email-delivery.ts';
+import { EMAIL_DELIVERY_CHECKS, EMAIL_DELIVERY_JOB } from '../modules/email/email-delivery.ts';
 
 // Every background job of the app: its pg-boss queue, an optional schedule (cron, UTC) that puts a
 // job on the queue, and the work one job does. Platform syncs add their entries here.
@@ -99,4 +99,4 @@ export const JOBS: readonly JobDefinition[] = [
   EMAIL_DELIVERY_JOB,
 ];
 
-export const CHECKS: readonly RecurringCheck[] = [...INTEGRATION_CHECKS, ...PAGE_REVIEW_CHECKS, ...PAGE_CHECK_CHECKS];
+export const CHECKS: readonly RecurringCheck[] = [...INTEGRATION_CHECKS, ...PAGE_REVIEW_CHECKS, ...PAGE_CHECK_CHECKS, ...EMAIL_DELIVERY_CHECKS];

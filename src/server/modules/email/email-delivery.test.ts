@@ -11,7 +11,7 @@ import { anomalyAlertSettings, setAnomalyAlertSettings } from '../anomalies/anom
 import { Store } from '../stores/store.entity.ts';
 import { User } from '../users/user.entity.ts';
 import { unsubscribeUrl, type UnsubscribeTarget } from './unsubscribe.ts';
-import { emailDeliveryJob, EMAIL_DELIVER_QUEUE } from './email-delivery.ts';
+import { emailDeliveryJob, EMAIL_DELIVER_QUEUE, requeueOrphanedEmails } from './email-delivery.ts';
 import { sendEmail } from './email.service.ts';
 import { configureMail, mailSettingsFrom } from './mail-settings.ts';
 import { OutboundEmail } from './outbound-email.entity.ts';
@@ -212,6 +212,23 @@ describe('delivery through SMTP', () => {
     await expect.poll(async () => (await jobs.boss.findJobs(EMAIL_DELIVER_QUEUE, { id: duplicate! }))[0]?.state).toBe('completed');
     expect(peer.to('once@example.com')).toHaveLength(1);
     expect((await row(email.id)).attempts).toBe(1);
+  });
+
+  it('a pending e-mail whose job was lost (written where no queue ran) is put back on the queue and sent', async () => {
+    setIntegrationJobSender(null);
+    let email;
+    try {
+      email = await sendEmail(testApp.orm.em.fork(), { to: 'orphan@example.com', template: 'contact_confirmation', variables: { name: 'Orphan', message: 'Hi' } }, quiet);
+    } finally {
+      setIntegrationJobSender((queue, data, options) => jobs.boss.send(queue, data, options));
+    }
+    expect((await row(email.id)).status).toBe('pending');
+    expect(await jobsOf(email.id)).toEqual([]);
+    expect(await requeueOrphanedEmails(testApp.orm.em.fork(), 0)).toBe(1);
+    await expect.poll(async () => (await row(email.id)).status).toBe('sent');
+    // Sent: nothing left to put back.
+    expect(await requeueOrphanedEmails(testApp.orm.em.fork(), 0)).toBe(0);
+    expect(peer.to('orphan@example.com')).toHaveLength(1);
   });
 
   it('gives up after the retry limit and marks the e-mail failed', async () => {

@@ -1,7 +1,10 @@
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import nodemailer, { type Transporter } from 'nodemailer';
-import type { JobDefinition } from '../../jobs/queues.ts';
+import { JOBS_SCHEMA } from '../../jobs/job-database.ts';
+import type { JobDefinition, RecurringCheck } from '../../jobs/queues.ts';
+import { sqlRunner } from '../commerce/raw-sql.ts';
+import { queueDelivery } from './email.service.ts';
 import { EMAIL_DELIVER_QUEUE } from './email-delivery-queue.ts';
 import { mailSettings, type MailSettings } from './mail-settings.ts';
 import { OutboundEmail, type OutboundEmailEntity } from './outbound-email.entity.ts';
@@ -124,3 +127,25 @@ export function emailDeliveryJob(options: { retryLimit?: number; retryDelaySecon
 }
 
 export const EMAIL_DELIVERY_JOB = emailDeliveryJob();
+
+/** A pending e-mail without a delivery job this long after it was written lost its job (written where no queue ran). */
+export const ORPHAN_PENDING_SECONDS = 120;
+
+/**
+ * Puts pending e-mails that have no delivery job waiting or running back on the queue: an e-mail
+ * written by a process without pg-boss (the admin CLI), or whose job pg-boss dropped.
+ */
+export async function requeueOrphanedEmails(em: EntityManager, olderThanSeconds = ORPHAN_PENDING_SECONDS): Promise<number> {
+  if (!mailSettings()) return 0;
+  const orphans = await sqlRunner(em).rows<{ id: number }>(
+    `select o.id from outbound_emails o
+      where o.status = 'pending' and o.created_at < now() - make_interval(secs => $2)
+        and not exists (select 1 from ${JOBS_SCHEMA}.job j where j.name = $1 and (j.data->>'emailId')::int = o.id and j.state in ('created', 'retry', 'active'))
+      order by o.id limit 500`,
+    [EMAIL_DELIVER_QUEUE, olderThanSeconds],
+  );
+  for (const orphan of orphans) await queueDelivery(em, orphan.id);
+  return orphans.length;
+}
+
+export const EMAIL_DELIVERY_CHECKS: readonly RecurringCheck[] = [{ name: 'email.orphaned-pending', everySeconds: 60, run: (context) => requeueOrphanedEmails(context.em) }];
