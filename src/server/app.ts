@@ -9,6 +9,9 @@ import { randomSecret, secretFromDataDir } from './secrets.ts';
 import { restPlugin } from './plugins/rest.ts';
 import { ordersExportPlugin } from './modules/orders/orders.export.ts';
 import { pageReviewerRoutes } from './modules/page-reviewer/page-reviewer.routes.ts';
+import { configureMail } from './modules/email/mail-settings.ts';
+import { configureUnsubscribeSigning } from './modules/email/unsubscribe.ts';
+import { unsubscribeRoutes } from './modules/email/unsubscribe.routes.ts';
 import { LOG_SERIALIZERS, securityPlugin } from './plugins/security.ts';
 import { paymentProviderFor } from './modules/subscriptions/payment-provider.ts';
 import { sessionPlugin } from './plugins/session.ts';
@@ -65,6 +68,8 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   });
   const services = options.services ?? createServices({ authLimiters: createAuthLimiters(config.authRateLimits), paymentProvider: paymentProviderFor(config), llm: llmProviderFor(config.llm) });
   const createContext = contextFactory(() => orm.em.fork(), services, { publicUrl: config.publicUrl, allowedHosts: config.allowedHosts });
+  configureMail(config.mail);
+  configureUnsubscribeSigning(resolveSessionSecret(config));
   const generated = [!config.sessionSecret && 'SESSION_SECRET', !config.encryptionKey && 'ENCRYPTION_KEY'].filter(Boolean);
   if (generated.length > 0 && config.databaseUrl && config.env === 'production') {
     // Several app processes on one database (README, "Running several app processes") must share them.
@@ -117,6 +122,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     await main.register(reportsRoutes, { createContext });
     await main.register(ordersExportPlugin, { createContext });
     await main.register(pageReviewerRoutes, { createContext });
+    await main.register(unsubscribeRoutes, { orm });
     await main.register(integrationsRoutes, { createContext, config, orm });
     await main.register(metaCommentsRoutes, { config, orm });
     await main.register(shoppingFeedRoutes, { createContext });

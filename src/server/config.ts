@@ -5,6 +5,7 @@ import path from 'node:path';
 import { DEFAULT_AUTH_RATE_LIMITS, type AuthRateLimits } from './modules/auth/attempt-limiter.ts';
 import { PLATFORM_KEYS, type PlatformKey } from '../shared/platforms.ts';
 import { parseAllowList, type AllowEntry } from './outbound/address-policy.ts';
+import { mailSettingsFrom, type MailSettings } from './modules/email/mail-settings.ts';
 
 const booleanFromEnv = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
@@ -39,6 +40,9 @@ const envSchema = z.object({
   TRACKING_COUNTRY_HEADER: z.string().trim().toLowerCase().regex(/^[a-z0-9-]+$/).optional(),
   FX_SOURCE: z.enum(['ecb', 'synthetic'], { error: 'FX_SOURCE must be ecb or synthetic' }).optional(),
   ECB_RATES_URL: z.url({ protocol: /^https?$/, error: 'ECB_RATES_URL must be an http or https address' }).default('https://www.ecb.europa.eu/stats/eurofxref'),
+  SMTP_URL: z.string().trim().optional(),
+  MAIL_FROM: z.string().trim().optional(),
+  SMTP_TLS_REJECT_UNAUTHORIZED: z.enum(['true', 'false'], { error: 'SMTP_TLS_REJECT_UNAUTHORIZED must be true or false' }).default('true'),
 });
 
 /**
@@ -188,6 +192,8 @@ export interface AppConfig {
   tracking: { requestsPerIpPerSecond: number; eventsPerStorePerSecond: number; rateWindowSeconds: number; countryHeader: string | undefined };
   /** The optional LLM (LLM_BASE_URL, LLM_API_KEY, LLM_MODEL, LLM_TIMEOUT_MS, LLM_MAX_TOKENS): null, the default, keeps it off. */
   llm: LlmSettings | null;
+  /** Outgoing mail (SMTP_URL, MAIL_FROM, SMTP_TLS_REJECT_UNAUTHORIZED): null keeps e-mails in the outbox as `logged`. */
+  mail: MailSettings | null;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
@@ -208,6 +214,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   let outboundAllowHosts: AllowEntry[];
   try {
     outboundAllowHosts = parseAllowList(values.OUTBOUND_ALLOW_HOSTS);
+  } catch (error) {
+    throw new Error(`Invalid environment: ${(error as Error).message}`);
+  }
+  let mail: MailSettings | null;
+  try {
+    mail = mailSettingsFrom(values.SMTP_URL, values.MAIL_FROM, values.SMTP_TLS_REJECT_UNAUTHORIZED === 'true');
   } catch (error) {
     throw new Error(`Invalid environment: ${(error as Error).message}`);
   }
@@ -246,5 +258,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       countryHeader: values.TRACKING_COUNTRY_HEADER,
     },
     llm,
+    mail,
   };
 }

@@ -24,7 +24,23 @@ export const outboundEmailOutput = z.object({
   textBody: z.string(),
   status: z.enum(['pending', 'sent', 'failed', 'logged']),
   error: z.string().nullable(),
+  /** Delivery attempts made, and the SMTP server's last answer (response line). */
+  attempts: z.number(),
+  serverResponse: z.string().nullable(),
+  messageId: z.string().nullable(),
+  hasHtml: z.boolean(),
+  attachmentNames: z.array(z.string()),
   createdAt: z.string(),
   sentAt: z.string().nullable(),
 });
 export type OutboundEmailDto = z.infer<typeof outboundEmailOutput>;
+
+/** Whether the server delivers e-mail (SMTP_URL set), and where from; the password never leaves the server. */
+export const mailDeliveryOutput = z.object({
+  configured: z.boolean(),
+  host: z.string().nullable(),
+  port: z.number().nullable(),
+  secure: z.boolean().nullable(),
+  from: z.string().nullable(),
+});
+export type MailDeliveryDto = z.infer<typeof mailDeliveryOutput>;

@@ -1,3 +1,4 @@
+import { escapeHtml } from '../../shared/html.ts';
 import type { ApexOptions } from 'apexcharts';
 
 /**
@@ -14,11 +15,7 @@ import type { ApexOptions } from 'apexcharts';
  * src/modules/tooltip/Labels.js (DOMHandling, getValuesToPrint) and src/modules/Formatters.js.
  */
 
-const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (character) => HTML_ESCAPES[character]!);
-}
+export { escapeHtml };
 
 // ApexCharts calls formatters with (value, context) and accepts a string or an array of lines.
 type Formatter = (value: any, context?: any) => any;

@@ -12,6 +12,7 @@ import { PRICE_TRACKER_JOB } from '../modules/price-tracker/price-tracker-jobs.t
 import { PAGE_REVIEW_CHECKS, PAGE_REVIEW_JOB } from '../modules/page-reviewer/review-job.ts';
 import { META_COMMENTS_JOB } from '../modules/meta-comments/meta-comments-jobs.ts';
 import { PAGE_CHECK_CHECKS, PAGE_CHECK_JOB } from '../modules/shopping-optimizer/page-check.ts';
+import { EMAIL_DELIVERY_CHECKS, EMAIL_DELIVERY_JOB } from '../modules/email/email-delivery.ts';
 
 // Every background job of the app: its pg-boss queue, an optional schedule (cron, UTC) that puts a
 // job on the queue, and the work one job does. Platform syncs add their entries here.
@@ -97,6 +98,8 @@ export const JOBS: readonly JobDefinition[] = [
   PAGE_CHECK_JOB,
   // Meta comments: the polling fallback beside webhooks, every 15 minutes (modules/meta-comments).
   META_COMMENTS_JOB,
+  // Outbox delivery through SMTP, one job per e-mail, when SMTP_URL is set (modules/email).
+  EMAIL_DELIVERY_JOB,
 ];
 
-export const CHECKS: readonly RecurringCheck[] = [...INTEGRATION_CHECKS, ...PAGE_REVIEW_CHECKS, ...PAGE_CHECK_CHECKS];
+export const CHECKS: readonly RecurringCheck[] = [...INTEGRATION_CHECKS, ...PAGE_REVIEW_CHECKS, ...PAGE_CHECK_CHECKS, ...EMAIL_DELIVERY_CHECKS];

@@ -1,7 +1,7 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useLocation, useSearch } from 'wouter';
-import { InboxIcon, MailIcon, SearchIcon } from 'lucide-react';
+import { CircleCheckIcon, InboxIcon, MailIcon, RotateCwIcon, SearchIcon, TriangleAlertIcon } from 'lucide-react';
 import type { EmailTemplateDto, OutboundEmailDto } from '../../../shared/email.ts';
 import { Modal } from '../../components/modal.tsx';
 import { toast } from '../../components/toast.tsx';
@@ -56,12 +56,38 @@ export function EmailManagementPage() {
           </button>
         ))}
       </div>
+      <MailDeliveryStatus />
       <div id={`email-panel-${tab}`} role="tabpanel" aria-labelledby={`email-tab-${tab}`}>
         {tab === 'templates' ? (
           <TemplatesPanel selectedKey={params.get('template')} onSelect={(key) => setParam('template', key)} />
         ) : (
           <OutboxPanel query={params.get('to') ?? ''} onQuery={(value) => setParam('to', value || null)} />
         )}
+      </div>
+    </div>
+  );
+}
+
+/** Says plainly whether e-mails leave the server (SMTP_URL) or are only logged. */
+function MailDeliveryStatus() {
+  const { t } = useTranslation('admin');
+  const delivery = trpc.email.delivery.useQuery();
+  if (!delivery.data) return null;
+  const { configured, host, port, secure, from } = delivery.data;
+  return configured ? (
+    <div role="status" className="alert border-success/40 bg-success/10 text-base-content items-start" data-testid="mail-delivery" data-state="configured">
+      <CircleCheckIcon className="text-success" aria-hidden="true" />
+      <div className="min-w-0">
+        <p className="font-semibold">{t('email.delivery.configured.title')}</p>
+        <p className="text-sm break-words">{t('email.delivery.configured.body', { server: `${host}:${port}`, security: t(secure ? 'email.delivery.tls' : 'email.delivery.starttls'), from })}</p>
+      </div>
+    </div>
+  ) : (
+    <div role="status" className="alert border-warning/60 bg-warning/15 text-base-content items-start" data-testid="mail-delivery" data-state="not-configured">
+      <TriangleAlertIcon className="text-warning" aria-hidden="true" />
+      <div className="min-w-0">
+        <p className="font-semibold">{t('email.delivery.notConfigured.title')}</p>
+        <p className="text-sm">{t('email.delivery.notConfigured.body')}</p>
       </div>
     </div>
   );
@@ -305,13 +331,23 @@ const STATUS_CLASS: Record<OutboundEmailDto['status'], string> = {
 function OutboxPanel({ query, onQuery }: { query: string; onQuery: (value: string) => void }) {
   const { t } = useTranslation('admin');
   const dates = useDates();
-  const outbox = trpc.email.outbox.useQuery({ limit: OUTBOX_LIMIT });
+  // While an e-mail waits for delivery, its row follows the delivery job (sent, retried, failed).
+  const outbox = trpc.email.outbox.useQuery({ limit: OUTBOX_LIMIT }, { refetchInterval: (query) => (query.state.data?.some((email) => email.status === 'pending') ? 3000 : false) });
   const [openId, setOpenId] = useState<number | null>(null);
   const filtered = useMemo(() => {
     const needle = query.trim().toLowerCase();
     return (outbox.data ?? []).filter((email) => !needle || email.toAddress.toLowerCase().includes(needle));
   }, [outbox.data, query]);
   const open = outbox.data?.find((email) => email.id === openId) ?? null;
+  const delivery = trpc.email.delivery.useQuery();
+  const utils = trpc.useUtils();
+  const retry = trpc.email.retry.useMutation({
+    onSuccess: async () => {
+      toast({ title: t('email.outbox.retry.done'), variant: 'success' });
+      await utils.email.outbox.invalidate();
+    },
+    onError: (error) => toast({ title: t('email.outbox.retry.failed'), description: serverMessage(error) ?? t('common.networkError'), variant: 'destructive' }),
+  });
 
   return (
     <Section
@@ -353,8 +389,14 @@ function OutboxPanel({ query, onQuery }: { query: string; onQuery: (value: strin
                   <span className="text-base-content/70 block truncate text-sm">
                     {t('email.outbox.to', { address: email.toAddress })} · {t(`email.templates.${email.template}.name`, { defaultValue: email.template })}
                   </span>
+                  {(email.status === 'failed' || email.status === 'pending') && (email.serverResponse ?? email.error) && (
+                    <span className={`block truncate text-xs ${email.status === 'failed' ? 'text-error' : 'text-base-content/70'}`} data-testid="outbox-answer">
+                      {email.serverResponse ?? email.error}
+                    </span>
+                  )}
                 </span>
-                <span className="flex shrink-0 items-center gap-2">
+                <span className="flex shrink-0 items-center gap-2" data-state={email.status}>
+                  {email.attempts > 0 && <span className="text-base-content/70 text-xs whitespace-nowrap">{t('email.outbox.attempts', { count: email.attempts })}</span>}
                   <span className={`badge badge-sm ${STATUS_CLASS[email.status]}`}>{t(`email.outbox.status.${email.status}`)}</span>
                   <time className="text-base-content/70 text-xs whitespace-nowrap" dateTime={email.createdAt}>
                     {dates.dateTime(email.createdAt)}
@@ -389,10 +431,36 @@ function OutboxPanel({ query, onQuery }: { query: string; onQuery: (value: strin
                   <dd>{dates.dateTime(open.sentAt)}</dd>
                 </>
               )}
-              {open.error && (
+              {open.attempts > 0 && (
+                <>
+                  <dt className="text-base-content/70">{t('email.outbox.fields.attempts')}</dt>
+                  <dd>{open.attempts}</dd>
+                </>
+              )}
+              {open.serverResponse && (
+                <>
+                  <dt className="text-base-content/70">{t('email.outbox.fields.response')}</dt>
+                  <dd className={`font-mono text-xs break-all ${open.status === 'failed' ? 'text-error' : ''}`} data-testid="outbox-response">
+                    {open.serverResponse}
+                  </dd>
+                </>
+              )}
+              {open.error && !(open.serverResponse && open.error.includes(open.serverResponse)) && (
                 <>
                   <dt className="text-base-content/70">{t('email.outbox.fields.error')}</dt>
                   <dd className="text-error break-words">{open.error}</dd>
+                </>
+              )}
+              {open.messageId && (
+                <>
+                  <dt className="text-base-content/70">{t('email.outbox.fields.messageId')}</dt>
+                  <dd className="font-mono text-xs break-all">{open.messageId}</dd>
+                </>
+              )}
+              {open.attachmentNames.length > 0 && (
+                <>
+                  <dt className="text-base-content/70">{t('email.outbox.fields.attachments')}</dt>
+                  <dd className="break-all">{open.attachmentNames.join(', ')}</dd>
                 </>
               )}
             </dl>
@@ -400,6 +468,12 @@ function OutboxPanel({ query, onQuery }: { query: string; onQuery: (value: strin
               {open.textBody}
             </pre>
             <div className="modal-action">
+              {open.status === 'failed' && delivery.data?.configured && (
+                <button type="button" className="btn btn-primary" disabled={retry.isPending} onClick={() => retry.mutate({ id: open.id })}>
+                  <RotateCwIcon aria-hidden="true" />
+                  {t('email.outbox.retry.button')}
+                </button>
+              )}
               <form method="dialog">
                 <button type="submit" className="btn">
                   {t('common.close')}

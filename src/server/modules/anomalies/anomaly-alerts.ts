@@ -86,6 +86,7 @@ export async function sendAnomalyAlert(
         dashboardUrl: `${(options.publicUrl ?? '').replace(/\/$/, '')}/dashboard`,
         footer: texts.email.footer,
       },
+      ...(options.publicUrl ? { unsubscribe: { target: { kind: 'anomaly_alerts' as const, storeId: store.id }, baseUrl: options.publicUrl } } : {}),
     }, options.log);
     return { emailId: email.id, anomalyIds: listed.map((item) => item.id), reason: 'sent' as const };
   });

@@ -1,14 +1,16 @@
 import { z } from 'zod';
-import { emailTemplateInput, emailTemplateOutput, outboundEmailOutput, type EmailTemplateDto } from '../../../shared/email.ts';
+import { emailTemplateInput, emailTemplateOutput, mailDeliveryOutput, outboundEmailOutput, type EmailTemplateDto } from '../../../shared/email.ts';
 import { AppError } from '../../errors.ts';
 import { router } from '../../trpc/init.ts';
 import { adminProcedure } from '../../trpc/procedures.ts';
 import { AuditLogEntry } from '../admin/audit-log.entity.ts';
 import { EmailTemplate } from './email-template.entity.ts';
-import { DEFAULT_EMAIL_TEMPLATES, isEmailTemplateKey, redactSecrets, type EmailTemplateKey } from './email.service.ts';
+import { DEFAULT_EMAIL_TEMPLATES, isEmailTemplateKey, queueDelivery, redactSecrets, type EmailTemplateKey } from './email.service.ts';
+import { mailSettings } from './mail-settings.ts';
 import { OutboundEmail } from './outbound-email.entity.ts';
 
 const TEMPLATE_NOT_FOUND_MESSAGE = 'Email template not found';
+export const MAIL_NOT_CONFIGURED_MESSAGE = 'E-mail delivery is not configured: set SMTP_URL and MAIL_FROM on the server';
 
 function templateKey(key: string): EmailTemplateKey {
   if (!isEmailTemplateKey(key)) throw new AppError('NOT_FOUND', TEMPLATE_NOT_FOUND_MESSAGE);
@@ -89,8 +91,43 @@ export const emailRouter = router({
         textBody: ctx.systemActor ? row.textBody : redactSecrets(row.textBody),
         status: row.status,
         error: row.error ?? null,
+        attempts: row.attempts,
+        serverResponse: row.serverResponse ?? null,
+        messageId: row.messageId ?? null,
+        hasHtml: Boolean(row.htmlBody),
+        attachmentNames: (row.attachments ?? []).map((file) => file.filename),
         createdAt: row.createdAt.toISOString(),
         sentAt: row.sentAt?.toISOString() ?? null,
       }));
+    }),
+
+  delivery: adminProcedure
+    .meta({ openapi: { method: 'GET', path: '/admin/email-delivery', tags: ['admin'], summary: 'Whether e-mail is delivered through SMTP' } })
+    .input(z.void())
+    .output(mailDeliveryOutput)
+    .query(() => {
+      const settings = mailSettings();
+      return settings
+        ? { configured: true, host: settings.host, port: settings.port, secure: settings.secure, from: settings.from }
+        : { configured: false, host: null, port: null, secure: null, from: null };
+    }),
+
+  /** A failed e-mail back on the delivery queue (after the administrator fixed the address or the server). */
+  retry: adminProcedure
+    .meta({ openapi: { method: 'POST', path: '/admin/emails/{id}/retry', tags: ['admin'], summary: 'Deliver a failed e-mail again' } })
+    .input(z.object({ id: z.coerce.number().int().positive() }))
+    .output(z.object({ id: z.number(), status: outboundEmailOutput.shape.status }))
+    .mutation(async ({ ctx, input }) => {
+      if (!mailSettings()) throw new AppError('BAD_REQUEST', MAIL_NOT_CONFIGURED_MESSAGE);
+      return ctx.em.transactional(async (tx) => {
+        const email = await tx.findOne(OutboundEmail, { id: input.id });
+        if (!email) throw new AppError('NOT_FOUND', 'E-mail not found');
+        if (email.status !== 'failed') throw new AppError('BAD_REQUEST', 'Only a failed e-mail can be sent again');
+        email.status = 'pending';
+        email.error = null;
+        await tx.flush();
+        await queueDelivery(tx, email.id);
+        return { id: email.id, status: email.status };
+      });
     }),
 });

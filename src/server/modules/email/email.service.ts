@@ -1,6 +1,12 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { jobDatabaseOf } from '../../jobs/job-database.ts';
+import { sendIntegrationJob } from '../integrations/integrations-runtime.ts';
 import { EmailTemplate } from './email-template.entity.ts';
-import { OutboundEmail, type OutboundEmailEntity } from './outbound-email.entity.ts';
+import { EMAIL_DELIVER_QUEUE } from './email-delivery-queue.ts';
+import { htmlFromText } from './email-html.ts';
+import { mailSettings } from './mail-settings.ts';
+import { OutboundEmail, type EmailAttachment, type OutboundEmailEntity } from './outbound-email.entity.ts';
+import { unsubscribeUrl, type UnsubscribeTarget } from './unsubscribe.ts';
 
 export interface DefaultTemplate {
   subject: string;
@@ -104,28 +110,53 @@ export async function templateFor(em: EntityManager, key: EmailTemplateKey): Pro
   return saved ?? DEFAULT_EMAIL_TEMPLATES[key];
 }
 
+export interface EmailRequest {
+  to: string;
+  template: EmailTemplateKey;
+  variables: Record<string, string | number>;
+  userId?: number | null;
+  /** Mail people may opt out of (reports, marketing, alerts): the List-Unsubscribe target and where the app is reached. */
+  unsubscribe?: { target: UnsubscribeTarget; baseUrl: string };
+  attachments?: EmailAttachment[];
+}
+
+/** Puts a pending e-mail on the delivery queue, in the caller's transaction when there is one. */
+export async function queueDelivery(em: EntityManager, emailId: number): Promise<void> {
+  await sendIntegrationJob(EMAIL_DELIVER_QUEUE, { emailId }, { db: jobDatabaseOf(em), singletonKey: `email:${emailId}` });
+}
+
 /**
- * Renders and records an e-mail in the outbox. Until an SMTP transport is configured the e-mail is
- * written to the server log and kept with status `logged`. The stored e-mail keeps its links (it is
- * what will be delivered); the log and the admins' outbox show them with their tokens blanked out.
+ * Renders (text and HTML parts) and records an e-mail in the outbox. With SMTP configured it is
+ * `pending` and a delivery job, created in the same transaction, sends it (email-delivery.ts).
+ * Without, it is written to the server log and kept with status `logged`. The stored e-mail keeps its
+ * links (it is what is delivered); the log and the admins' outbox show them with their tokens blanked out.
  */
 export async function sendEmail(
   em: EntityManager,
-  request: { to: string; template: EmailTemplateKey; variables: Record<string, string | number>; userId?: number | null },
+  request: EmailRequest,
   log: (message: string) => void = (message) => console.info(message),
 ): Promise<OutboundEmailEntity> {
   const template = await templateFor(em, request.template);
+  const delivered = mailSettings() !== null;
   const email = em.create(OutboundEmail, {
     toAddress: request.to,
     template: request.template,
     subject: fillPlaceholders(template.subject, request.variables),
     textBody: fillPlaceholders(template.textBody, request.variables),
-    status: 'logged',
+    htmlBody: htmlFromText(template.textBody, request.variables),
+    unsubscribeUrl: request.unsubscribe ? unsubscribeUrl(request.unsubscribe.baseUrl, request.unsubscribe.target) : null,
+    attachments: request.attachments?.length ? request.attachments : null,
+    status: delivered ? 'pending' : 'logged',
     error: null,
     userId: request.userId ?? null,
     sentAt: null,
   });
   await em.flush();
-  log(redactSecrets(`[email] to ${email.toAddress}: ${email.subject}\n${email.textBody}`));
+  if (delivered) {
+    await queueDelivery(em, email.id);
+    log(`[email] queued for delivery to ${email.toAddress}: ${redactSecrets(email.subject)}`);
+  } else {
+    log(redactSecrets(`[email] to ${email.toAddress}: ${email.subject}\n${email.textBody}`));
+  }
   return email;
 }

@@ -26,6 +26,7 @@ export async function sendPriceAlertEmail(em: EntityManager, storeId: number, al
     template: 'price_alert',
     userId: owner.userId,
     variables: { storeName: owner.storeName, alerts: alerts.map(alertLine).join('\n'), trackerUrl: `${publicUrl}/price-tracker` },
+    ...(publicUrl ? { unsubscribe: { target: { kind: 'price_alerts' as const, storeId }, baseUrl: publicUrl } } : {}),
   }, log);
   return email.id;
 }

@@ -5,7 +5,7 @@ import { addDays, dayInZone } from '../../../shared/date-ranges.ts';
 import { sendEmail } from '../email/email.service.ts';
 import { Store } from '../stores/store.entity.ts';
 import { periodOf, runReport } from './report-engine.ts';
-import { definitionOf, textTable } from './reports.service.ts';
+import { definitionOf, reportCsv, textTable } from './reports.service.ts';
 import { SavedReport } from './saved-report.entity.ts';
 
 // Scheduled reports go out at 08:00 in the store's time zone: daily, weekly on Mondays, monthly on the 1st.
@@ -37,6 +37,12 @@ export function latestOccurrence(schedule: Exclude<ReportSchedule, 'none'>, time
     occurrence = zonedInstant(earlier, DELIVERY_HOUR, timeZone);
   }
   return occurrence;
+}
+
+/** `weekly-sales-2026-11-16-to-2026-11-22.csv`: the report's name in letters, digits and dashes, and its range. */
+export function reportFileName(name: string, from: string, to: string): string {
+  const slug = name.normalize('NFKD').replace(/[^\w\s-]/g, '').trim().toLowerCase().replace(/[\s_-]+/g, '-').slice(0, 60) || 'report';
+  return `${slug}-${from}-to-${to}.csv`;
 }
 
 /** Whether a report owes a delivery: an occurrence after both its last delivery and the moment it was scheduled. */
@@ -86,8 +92,20 @@ async function deliverReport(em: EntityManager, storeId: number, reportId: numbe
       table: textTable(result),
       reportUrl: `${options.baseUrl.replace(/\/$/, '')}/reports?report=${report.id}`,
     };
+    const attachment = { filename: reportFileName(report.name, result.range.from, result.range.to), contentType: 'text/csv; charset=utf-8', content: reportCsv(result) };
     for (const to of report.recipients) {
-      await sendEmail(tx, { to, template: 'scheduled_report', variables }, options.log);
+      await sendEmail(
+        tx,
+        {
+          to,
+          template: 'scheduled_report',
+          variables,
+          attachments: [attachment],
+          // A recipient may stop this report from the e-mail itself (List-Unsubscribe), without an account.
+          unsubscribe: { target: { kind: 'report', storeId, reportId: report.id, email: to }, baseUrl: options.baseUrl },
+        },
+        options.log,
+      );
     }
     report.lastSentAt = now;
     await tx.flush();

@@ -1,0 +1,188 @@
+import { expect, test, type Page } from '@playwright/test';
+import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { startSmtpPeer, type SmtpPeer } from '../test/fakes/smtp-peer.ts';
+import { distinctAddress, registered, signedInAdmin, uniqueName, PASSWORD } from './admin-helpers.ts';
+import { E2E_PORT } from './integration-fakes-env.ts';
+import { screenSettled } from './waits.ts';
+
+// E-mail through SMTP, end to end: a server of its own (`node src/server/main.ts`, its own embedded
+// PostgreSQL) with SMTP_URL pointing at a real SMTP peer on loopback (test/fakes/smtp-peer.ts: STARTTLS
+// with a self-signed certificate, AUTH). The suite's shared server has no SMTP_URL: it shows the
+// "not configured" state. Ports: the server E2E_PORT + 1, the peer E2E_PORT + 2.
+
+const MAIL_SERVER_PORT = E2E_PORT + 1;
+const SMTP_PEER_PORT = E2E_PORT + 2;
+const mailBase = `http://localhost:${MAIL_SERVER_PORT}`;
+const SCREENS = process.env.SCREENSHOTS_DIR;
+const VIEWPORTS = { desktop: { width: 1280, height: 860 }, mobile: { width: 390, height: 844 } } as const;
+const THEMES = ['light', 'dark'] as const;
+
+test.describe.configure({ mode: 'serial' });
+
+let peer: SmtpPeer;
+let server: ChildProcess;
+let serverExited: Promise<unknown>;
+let dataDir: string;
+let output = '';
+
+test.beforeAll(async () => {
+  peer = await startSmtpPeer({ port: SMTP_PEER_PORT });
+  dataDir = mkdtempSync(path.join(os.tmpdir(), 'storepulse-e2e-mail-'));
+  server = spawn(process.execPath, ['--max-old-space-size=1024', 'src/server/main.ts'], {
+    env: {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      PORT: String(MAIL_SERVER_PORT),
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'warn',
+      FX_SOURCE: 'synthetic',
+      TRUST_PROXY: 'true',
+      RATE_LIMIT_REGISTRATIONS_PER_IP: '10000',
+      RATE_LIMIT_LOGINS_PER_IP: '10000',
+      SMTP_URL: peer.url,
+      MAIL_FROM: 'StorePulse <noreply@storepulse.test>',
+      // The peer's certificate is self-signed, made at its start.
+      SMTP_TLS_REJECT_UNAUTHORIZED: 'false',
+      ...(process.env.CLIENT_DIST_DIR ? { CLIENT_DIST_DIR: process.env.CLIENT_DIST_DIR } : {}),
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  server.stdout?.on('data', (chunk) => (output += String(chunk)));
+  server.stderr?.on('data', (chunk) => (output += String(chunk)));
+  serverExited = new Promise((resolve) => server.once('exit', resolve));
+  await expect
+    .poll(async () => {
+      if (server.exitCode !== null) throw new Error(`The mail server ended before serving:\n${output}`);
+      return fetch(`${mailBase}/healthz`).then((answer) => answer.ok, () => false);
+    }, { timeout: 10 * 60_000 })
+    .toBe(true);
+});
+
+test.afterAll(async () => {
+  if (server && server.exitCode === null) {
+    server.kill('SIGTERM');
+    await serverExited;
+  }
+  await peer?.stop();
+  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+});
+
+function mailAdminCli(...args: string[]): string {
+  return execFileSync(process.execPath, ['src/scripts/admin.ts', ...args], { env: { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'warn' }, encoding: 'utf8' });
+}
+
+async function shoot(page: Page, name: string): Promise<void> {
+  await screenSettled(page);
+  await page.screenshot({ path: path.join(SCREENS!, `${name}.png`), fullPage: true });
+}
+
+test('the password reset link, taken from the e-mail the SMTP server received, sets a new password', async ({ page, playwright }) => {
+  const visitor = await playwright.request.newContext({ baseURL: mailBase, extraHTTPHeaders: distinctAddress() });
+  const account = await registered(visitor, 'smtpreset');
+  await visitor.dispose();
+
+  await page.goto(`${mailBase}/forgot-password`);
+  await page.getByLabel('Email').fill(account.email);
+  await page.getByRole('button', { name: 'Send reset link' }).click();
+  await expect(page.getByTestId('reset-requested')).toBeVisible();
+
+  await expect.poll(() => peer.to(account.email).length).toBe(1);
+  const mail = peer.to(account.email)[0]!;
+  expect(mail.tls).toBe(true);
+  expect(mail.parsed.subject).toBe('Reset your StorePulse password');
+  const link = /https?:\/\/\S+\/reset-password\?token=[\w-]+/.exec(mail.parsed.text ?? '')![0];
+  // The HTML part carries the same link, clickable.
+  expect(mail.parsed.html).toContain(`href="${link}"`);
+
+  const newPassword = 'a passphrase from the mailbox';
+  await page.goto(`${mailBase}${new URL(link).pathname}${new URL(link).search}`);
+  await page.getByLabel('New password', { exact: true }).fill(newPassword);
+  await page.getByLabel('Confirm new password').fill(newPassword);
+  await page.getByRole('button', { name: 'Set new password' }).click();
+  await expect(page.getByRole('heading', { name: 'Password updated' })).toBeVisible();
+
+  await page.goto(`${mailBase}/auth`);
+  await page.getByLabel('Username or email').fill(account.username);
+  await page.getByLabel('Password', { exact: true }).fill(newPassword);
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+  await expect(page).not.toHaveURL(/\/auth/);
+  expect((await page.request.get(`${mailBase}/api/user`)).status()).toBe(200);
+});
+
+test('the admin outbox shows sent and refused e-mails with the server\'s answer, and retries a failed one', async ({ page, playwright }) => {
+  const admin = uniqueName('mailadmin');
+  mailAdminCli('create-user', '--username', admin, '--email', `${admin}@example.com`, '--password', PASSWORD, '--admin');
+  const visitor = await playwright.request.newContext({ baseURL: mailBase, extraHTTPHeaders: distinctAddress() });
+  peer.refuseRecipient('bounced@example.com', 550, '5.1.1 No such mailbox here');
+  for (const email of ['happy@example.com', 'bounced@example.com']) {
+    const answer = await visitor.post('/api/contact', { data: { name: 'Ann Example', email, message: 'A question about weekly reports, please.' } });
+    expect(answer.ok(), await answer.text()).toBe(true);
+  }
+  await visitor.dispose();
+  await expect.poll(() => peer.to('happy@example.com').length).toBe(1);
+
+  const response = await page.request.post(`${mailBase}/api/login`, { data: { username: admin, password: PASSWORD } });
+  expect(response.status()).toBe(200);
+  await page.goto(`${mailBase}/admin/email-management?tab=outbox`);
+  await expect(page.getByTestId('mail-delivery')).toHaveAttribute('data-state', 'configured');
+  await expect(page.getByTestId('mail-delivery')).toContainText(`E-mails go out through 127.0.0.1:${SMTP_PEER_PORT} (STARTTLS when offered) from StorePulse <noreply@storepulse.test>.`);
+  const failedRow = page.getByTestId('outbox-list').getByRole('button').filter({ hasText: 'To bounced@example.com' });
+  await expect(failedRow).toContainText('Failed');
+  await expect(failedRow.getByTestId('outbox-answer')).toContainText('550 5.1.1 No such mailbox here');
+  const sentRow = page.getByTestId('outbox-list').getByRole('button').filter({ hasText: 'To happy@example.com' });
+  await expect(sentRow).toContainText('Sent');
+  await expect(sentRow).toContainText('1 attempt');
+
+  if (SCREENS) {
+    mkdirSync(SCREENS, { recursive: true });
+    for (const theme of THEMES) {
+      await page.evaluate((value) => localStorage.setItem('theme', value), theme);
+      for (const [size, viewport] of Object.entries(VIEWPORTS)) {
+        await page.setViewportSize(viewport);
+        await page.reload();
+        await expect(page.getByTestId('mail-delivery')).toBeVisible();
+        await expect(failedRow).toBeVisible();
+        await shoot(page, `email-outbox-configured-${size}-${theme}`);
+      }
+    }
+    await page.evaluate(() => localStorage.setItem('theme', 'light'));
+    await page.setViewportSize(VIEWPORTS.desktop);
+    await page.reload();
+  }
+
+  await failedRow.click();
+  const dialog = page.getByRole('dialog');
+  await expect(dialog.getByTestId('outbox-response')).toHaveText(/^550 5\.1\.1 No such mailbox here/);
+  if (SCREENS) await shoot(page, 'email-outbox-failed-detail-desktop-light');
+  // The mailbox exists again: the retried e-mail goes out, once.
+  peer.acceptRecipient('bounced@example.com');
+  await dialog.getByRole('button', { name: 'Retry delivery' }).click();
+  await expect(dialog.getByRole('button', { name: 'Retry delivery' })).toHaveCount(0);
+  await expect.poll(() => peer.to('bounced@example.com').length).toBe(1);
+  await expect(failedRow).toContainText('Sent');
+  await expect(failedRow).toContainText('2 attempts');
+  expect(peer.to('bounced@example.com')).toHaveLength(1);
+});
+
+test('the shared server has no SMTP_URL: the e-mail screen says mail is not configured', async ({ page }) => {
+  await page.setExtraHTTPHeaders(distinctAddress());
+  await signedInAdmin(page);
+  await page.goto('/admin/email-management?tab=outbox');
+  await expect(page.getByTestId('mail-delivery')).toHaveAttribute('data-state', 'not-configured');
+  await expect(page.getByTestId('mail-delivery')).toContainText('E-mail is not configured');
+  await expect(page.getByTestId('mail-delivery')).toContainText('Set SMTP_URL and MAIL_FROM on the server');
+  if (!SCREENS) return;
+  mkdirSync(SCREENS, { recursive: true });
+  for (const theme of THEMES) {
+    await page.evaluate((value) => localStorage.setItem('theme', value), theme);
+    for (const [size, viewport] of Object.entries(VIEWPORTS)) {
+      await page.setViewportSize(viewport);
+      await page.reload();
+      await expect(page.getByTestId('mail-delivery')).toBeVisible();
+      await shoot(page, `email-outbox-not-configured-${size}-${theme}`);
+    }
+  }
+});
