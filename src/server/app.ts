@@ -9,6 +9,7 @@ import { randomSecret, secretFromDataDir } from './secrets.ts';
 import { restPlugin } from './plugins/rest.ts';
 import { ordersExportPlugin } from './modules/orders/orders.export.ts';
 import { pageReviewerRoutes } from './modules/page-reviewer/page-reviewer.routes.ts';
+import { productImagesRoutes } from './modules/product-images/product-images.routes.ts';
 import { LOG_SERIALIZERS, securityPlugin } from './plugins/security.ts';
 import { paymentProviderFor } from './modules/subscriptions/payment-provider.ts';
 import { sessionPlugin } from './plugins/session.ts';
@@ -116,6 +117,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     await main.register(reportsRoutes, { createContext });
     await main.register(ordersExportPlugin, { createContext });
     await main.register(pageReviewerRoutes, { createContext });
+    await main.register(productImagesRoutes, { createContext, dataDir: config.dataDir });
     await main.register(integrationsRoutes, { createContext, config, orm });
     await main.register(shoppingFeedRoutes, { createContext });
     await main.register(trackingPixelPlugin);

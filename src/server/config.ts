@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { llmSettingsFromEnv, type LlmSettings } from './modules/llm/llm-provider.ts';
+import { imageModelSettingsFromEnv, type ImageModelSettings } from './modules/product-images/image-model.ts';
 import { isIP } from 'node:net';
 import path from 'node:path';
 import { DEFAULT_AUTH_RATE_LIMITS, type AuthRateLimits } from './modules/auth/attempt-limiter.ts';
@@ -185,6 +186,8 @@ export interface AppConfig {
   tracking: { requestsPerIpPerSecond: number; eventsPerStorePerSecond: number; rateWindowSeconds: number; countryHeader: string | undefined };
   /** The optional LLM (LLM_BASE_URL, LLM_API_KEY, LLM_MODEL, LLM_TIMEOUT_MS, LLM_MAX_TOKENS): null, the default, keeps it off. */
   llm: LlmSettings | null;
+  /** The optional image model (IMAGE_API_URL, IMAGE_API_KEY, IMAGE_MODEL): null, the default, keeps it off. */
+  imageModel: ImageModelSettings | null;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
@@ -202,6 +205,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     );
   }
   const llm = llmSettingsFromEnv(env);
+  const imageModel = imageModelSettingsFromEnv(env);
   let outboundAllowHosts: AllowEntry[];
   try {
     outboundAllowHosts = parseAllowList(values.OUTBOUND_ALLOW_HOSTS);
@@ -243,5 +247,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       countryHeader: values.TRACKING_COUNTRY_HEADER,
     },
     llm,
+    imageModel,
   };
 }

@@ -10,6 +10,7 @@ import { LOYALTY_JOB } from '../modules/loyalty/loyalty-job.ts';
 import { ECB_RATES_JOB } from '../modules/exchange-rates/ecb-job.ts';
 import { PRICE_TRACKER_JOB } from '../modules/price-tracker/price-tracker-jobs.ts';
 import { PAGE_REVIEW_CHECKS, PAGE_REVIEW_JOB } from '../modules/page-reviewer/review-job.ts';
+import { PRODUCT_IMAGE_BATCH_JOB } from '../modules/product-images/batch-job.ts';
 import { PAGE_CHECK_CHECKS, PAGE_CHECK_JOB } from '../modules/shopping-optimizer/page-check.ts';
 
 // Every background job of the app: its pg-boss queue, an optional schedule (cron, UTC) that puts a
@@ -94,6 +95,8 @@ export const JOBS: readonly JobDefinition[] = [
   PAGE_REVIEW_JOB,
   // The shopping optimizer's product page checks, one job per run (modules/shopping-optimizer).
   PAGE_CHECK_JOB,
+  // Product image batches, one job per batch (modules/product-images).
+  PRODUCT_IMAGE_BATCH_JOB,
 ];
 
 export const CHECKS: readonly RecurringCheck[] = [...INTEGRATION_CHECKS, ...PAGE_REVIEW_CHECKS, ...PAGE_CHECK_CHECKS];
