@@ -100,6 +100,11 @@ test('product image generator screenshots at 1280 and 390 px, light and dark', a
       await page.reload();
       await expect(page.getByTestId('image-gallery').getByTestId('product-image')).toHaveCount(2);
       await expect(page.getByTestId('batch-progress')).toHaveCount(0);
+      // The gallery's images load lazily: bring each into view and wait until it has decoded.
+      for (const image of await page.getByTestId('image-gallery').getByRole('img').all()) {
+        await image.scrollIntoViewIfNeeded();
+        await expect.poll(() => image.evaluate((element) => (element as HTMLImageElement).complete && (element as HTMLImageElement).naturalWidth > 0)).toBe(true);
+      }
       await screenSettled(page);
       await page.screenshot({ path: path.join(directory!, `product-images-${size}-${theme}.png`), fullPage: true });
     }

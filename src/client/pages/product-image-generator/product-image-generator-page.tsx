@@ -258,15 +258,16 @@ function ImageCard({ image, selectable, selected, onToggle, onDelete }: { image:
           </label>
         )}
       </figure>
-      <div className="card-body gap-2 p-3">
+      <div className="card-body justify-start gap-2 p-3">
         <p className="truncate font-medium" title={image.title}>
           {image.title}
         </p>
         <p className="text-base-content/70 text-xs">
-          {t(`format.${image.format}`)} · {image.width}×{image.height}
+          {t(`format.${image.format}`)}
+          {image.format === 'main' ? ` · ${image.width}×${image.height}` : ''}
         </p>
         {image.checks && <CheckList checks={image.checks} />}
-        <div className="flex flex-wrap items-center gap-1">
+        <div className="mt-auto flex flex-wrap items-center gap-1">
           <a className="btn btn-xs btn-outline" href={`/api/product-images/${image.id}.webp`} download>
             <DownloadIcon className="size-3" aria-hidden="true" />
             WebP {formatBytes(image.webpBytes, i18n.language)}
