@@ -21,7 +21,7 @@ export class Migration20261129080010_product_images extends Migration {
     this.addSql(`alter table "product_image_settings" add constraint "product_image_settings_store_id_foreign" foreign key ("store_id") references "stores" ("id") on update cascade on delete cascade;`);
 
     this.addSql(`alter table "product_images" add constraint "product_images_store_id_foreign" foreign key ("store_id") references "stores" ("id") on delete cascade;`);
-    this.addSql(`alter table "product_images" add constraint "product_images_format_check" check ("format" in ('main', 'square', 'portrait', 'story'));`);
+    this.addSql(`alter table "product_images" add constraint "product_images_format_check" check ("format" in ('main', 'square', 'portrait', 'story', 'lifestyle'));`);
 
     this.addSql(`alter table "product_image_batches" add constraint "product_image_batches_store_id_foreign" foreign key ("store_id") references "stores" ("id") on delete cascade;`);
     this.addSql(`alter table "product_image_batches" add constraint "product_image_batches_requested_by_id_foreign" foreign key ("requested_by_id") references "users" ("id") on delete set null;`);

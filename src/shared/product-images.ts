@@ -6,6 +6,9 @@ import type { PlanTier } from './plans.ts';
 /** What the generator makes: the marketplace main image and three social formats. */
 export const IMAGE_FORMATS = ['main', 'square', 'portrait', 'story'] as const;
 export type ImageFormat = (typeof IMAGE_FORMATS)[number];
+/** What the gallery holds: the generated formats and the image model's lifestyle variants. */
+export const GALLERY_FORMATS = [...IMAGE_FORMATS, 'lifestyle'] as const;
+export type GalleryFormat = (typeof GALLERY_FORMATS)[number];
 
 /** Social formats' pixel sizes (feed square, feed portrait 4:5, stories/reels 9:16). */
 export const SOCIAL_SIZES = {
@@ -77,7 +80,7 @@ export const galleryImage = z.object({
   batchId: z.number().int().nullable(),
   productId: z.number().int().nullable(),
   title: z.string(),
-  format: z.enum(IMAGE_FORMATS),
+  format: z.enum(GALLERY_FORMATS),
   width: z.number().int(),
   height: z.number().int(),
   webpBytes: z.number().int(),
@@ -88,7 +91,7 @@ export const galleryImage = z.object({
 export type GalleryImage = z.infer<typeof galleryImage>;
 
 export const galleryFilter = z.object({
-  format: z.enum(IMAGE_FORMATS).nullable().default(null),
+  format: z.enum(GALLERY_FORMATS).nullable().default(null),
   batchId: z.number().int().nullable().default(null),
   search: z.string().trim().max(200).default(''),
 });
@@ -122,3 +125,5 @@ export const settingsAnswer = z.object({
   writeBack: z.boolean(),
 });
 export const DEFAULT_BRAND_COLOUR = '#F97316';
+
+export const aiVariantInput = z.object({ imageId: z.number().int().positive(), prompt: z.string().trim().min(3).max(500) });

@@ -2,8 +2,8 @@ import { DownloadIcon, ImageIcon, SparklesIcon, Trash2Icon, UploadIcon, XIcon } 
 import { useId, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import {
-  IMAGE_FORMATS, MAX_BATCH_PRODUCTS, MAX_SOURCE_BYTES, UPLOAD_TOO_LARGE_MESSAGE,
-  type BatchAnswer, type GalleryImage, type ImageFormat, type MainImageChecks,
+  GALLERY_FORMATS, IMAGE_FORMATS, MAX_BATCH_PRODUCTS, MAX_SOURCE_BYTES, UPLOAD_TOO_LARGE_MESSAGE,
+  type BatchAnswer, type GalleryFormat, type GalleryImage, type ImageFormat, type MainImageChecks,
 } from '../../../shared/product-images.ts';
 import { DataError, DataLoading, useViewOnly } from '../../components/data-page.tsx';
 import { EmptyState, PageHeader } from '../../components/empty-state.tsx';
@@ -246,7 +246,42 @@ function CheckList({ checks }: { checks: MainImageChecks }) {
   );
 }
 
-function ImageCard({ image, selectable, selected, onToggle, onDelete }: { image: GalleryImage; selectable?: boolean; selected?: boolean; onToggle?: () => void; onDelete?: () => void }) {
+/** The image model's lifestyle background for one image (shown only when a model is set up). */
+function AiVariantForm({ image }: { image: GalleryImage }) {
+  const { t } = useTranslation('product-images');
+  const promptId = useId();
+  const [prompt, setPrompt] = useState('');
+  const utils = trpc.useUtils();
+  const variant = trpc.productImages.aiVariant.useMutation({
+    onSuccess: async () => {
+      setPrompt('');
+      await utils.productImages.gallery.invalidate();
+      toast({ title: t('ai.done'), variant: 'success' });
+    },
+    onError: (failure) => toast({ title: t('ai.failed'), description: serverMessage(failure) ?? undefined, variant: 'destructive' }),
+  });
+  return (
+    <form
+      className="flex flex-col gap-1"
+      onSubmit={(event) => {
+        event.preventDefault();
+        if (prompt.trim().length >= 3) variant.mutate({ imageId: image.id, prompt });
+      }}
+    >
+      <label htmlFor={promptId} className="text-xs">
+        {t('ai.label')}
+      </label>
+      <div className="join w-full">
+        <input id={promptId} className="input input-sm join-item min-w-0 flex-1" value={prompt} maxLength={500} placeholder={t('ai.placeholder')} onChange={(event) => setPrompt(event.target.value)} />
+        <button type="submit" className="btn btn-sm join-item" disabled={variant.isPending || prompt.trim().length < 3} aria-label={t('ai.submit')}>
+          {variant.isPending ? <span className="loading loading-spinner loading-xs" aria-hidden="true" /> : <SparklesIcon className="size-4" aria-hidden="true" />}
+        </button>
+      </div>
+    </form>
+  );
+}
+
+function ImageCard({ image, selectable, selected, onToggle, onDelete, aiVariants }: { image: GalleryImage; selectable?: boolean; selected?: boolean; onToggle?: () => void; onDelete?: () => void; aiVariants?: boolean }) {
   const { t, i18n } = useTranslation('product-images');
   return (
     <li className="card bg-base-100 border-base-content/10 border" data-testid="product-image" data-format={image.format}>
@@ -267,6 +302,7 @@ function ImageCard({ image, selectable, selected, onToggle, onDelete }: { image:
           {image.format === 'main' ? ` · ${image.width}×${image.height}` : ''}
         </p>
         {image.checks && <CheckList checks={image.checks} />}
+        {aiVariants && image.format === 'main' && <AiVariantForm image={image} />}
         <div className="mt-auto flex flex-wrap items-center gap-1">
           <a className="btn btn-xs btn-outline" href={`/api/product-images/${image.id}.webp`} download>
             <DownloadIcon className="size-3" aria-hidden="true" />
@@ -356,7 +392,7 @@ function Gallery({ viewOnly }: { viewOnly: boolean }) {
   const filterId = useId();
   const searchId = useId();
   const utils = trpc.useUtils();
-  const [format, setFormat] = useState<ImageFormat | null>(null);
+  const [format, setFormat] = useState<GalleryFormat | null>(null);
   const [search, setSearch] = useState('');
   const [selected, setSelected] = useState<number[]>([]);
   const gallery = trpc.productImages.gallery.useQuery({ format, search });
@@ -390,9 +426,9 @@ function Gallery({ viewOnly }: { viewOnly: boolean }) {
           <label htmlFor={filterId} className="text-sm">
             {t('gallery.format')}
           </label>
-          <select id={filterId} className="select w-full sm:w-48" value={format ?? ''} onChange={(event) => setFormat((event.target.value || null) as ImageFormat | null)}>
+          <select id={filterId} className="select w-full sm:w-48" value={format ?? ''} onChange={(event) => setFormat((event.target.value || null) as GalleryFormat | null)}>
             <option value="">{t('gallery.allFormats')}</option>
-            {IMAGE_FORMATS.map((item) => (
+            {GALLERY_FORMATS.map((item) => (
               <option key={item} value={item}>
                 {t(`format.${item}`)}
               </option>
@@ -443,7 +479,7 @@ function Gallery({ viewOnly }: { viewOnly: boolean }) {
               selectable
               selected={selected.includes(image.id)}
               onToggle={() => setSelected((current) => (current.includes(image.id) ? current.filter((id) => id !== image.id) : [...current, image.id]))}
-              {...(viewOnly ? {} : { onDelete: () => remove.mutate({ ids: [image.id] }) })}
+              {...(viewOnly ? {} : { onDelete: () => remove.mutate({ ids: [image.id] }), aiVariants: settings.data?.imageModel ?? false })}
             />
           ))}
         </ul>

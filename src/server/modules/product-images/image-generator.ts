@@ -1,5 +1,5 @@
 import sharp, { type Sharp } from 'sharp';
-import { MIN_PRODUCT_FILL, SOCIAL_SIZES, type ImageFormat, type MainImageChecks } from '../../../shared/product-images.ts';
+import { MIN_PRODUCT_FILL, SOCIAL_SIZES, type GalleryFormat, type ImageFormat, type MainImageChecks } from '../../../shared/product-images.ts';
 
 // The local generator (sharp / libvips): the marketplace main image, the social formats, and the
 // check of every main image computed from the output's own pixels.
@@ -25,7 +25,7 @@ export const OVERLAY_FONT = "'DejaVu Sans', sans-serif";
 const WHITE = { r: 255, g: 255, b: 255, alpha: 1 };
 
 export interface RenderedImage {
-  format: ImageFormat;
+  format: GalleryFormat;
   width: number;
   height: number;
   webp: Buffer;

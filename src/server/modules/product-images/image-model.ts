@@ -87,6 +87,11 @@ export function openAiImageModel(settings: ImageModelSettings): ImageModel {
 
 let fromEnv: ImageModel | null | undefined;
 
+/** Another model than IMAGE_*'s (tests: the loopback fake), or null for none; undefined goes back to the environment's. */
+export function configureImageModel(model: ImageModel | null | undefined): void {
+  fromEnv = model;
+}
+
 /** The app's image model (from IMAGE_* at first use), or null when none is configured. */
 export function imageModelFromEnv(): ImageModel | null {
   if (fromEnv === undefined) {

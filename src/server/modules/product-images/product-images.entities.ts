@@ -1,5 +1,5 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
-import { BATCH_STATUSES, IMAGE_FORMATS, type GenerationOptions, type MainImageChecks } from '../../../shared/product-images.ts';
+import { BATCH_STATUSES, GALLERY_FORMATS, type GenerationOptions, type MainImageChecks } from '../../../shared/product-images.ts';
 import { Store } from '../stores/store.entity.ts';
 import { User } from '../users/user.entity.ts';
 
@@ -17,7 +17,7 @@ export const ProductImage = defineEntity({
     /** The store's product it was made from (null for an upload), and its title then (or the file name). */
     productId: p.bigint('number').nullable(),
     title: p.text(),
-    format: p.enum(IMAGE_FORMATS),
+    format: p.enum(GALLERY_FORMATS),
     width: p.integer(),
     height: p.integer(),
     webpBytes: p.integer(),

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import {
-  batchAnswer, galleryAnswer, galleryFilter, galleryImage, generateForProductInput, generateFromUploadInput,
+  aiVariantInput, batchAnswer, galleryAnswer, galleryFilter, galleryImage, generateForProductInput, generateFromUploadInput,
   hexColour, settingsAnswer, sourceProductsAnswer, startBatchInput,
 } from '../../../shared/product-images.ts';
 import { router } from '../../trpc/init.ts';
@@ -9,7 +9,7 @@ import { imageModelFromEnv } from './image-model.ts';
 import { acceptedImage, decodeUpload } from './image-source.ts';
 import { storeUsageBytes } from './image-storage.ts';
 import {
-  batchOf, brandColourOf, cancelBatch, deleteImages, galleryOf, generateImages, latestBatch, ownImages,
+  aiVariant, batchOf, brandColourOf, cancelBatch, deleteImages, galleryOf, generateImages, latestBatch, ownImages,
   productSource, quotaBytesFor, setBrandColour, sourceProducts, startBatch,
 } from './product-images.service.ts';
 
@@ -59,6 +59,12 @@ export const productImagesRouter = router({
       const source = { bytes, title: input.fileName, productId: null, priceMinor: null, currency: null };
       return generateImages(ctx.em, ctx.store.id, source, input, quotaOf(ctx));
     }),
+
+  /** A lifestyle background or variant of one of the store's images from a prompt (the optional image model). */
+  aiVariant: toolsStoreProcedure
+    .input(aiVariantInput)
+    .output(galleryImage)
+    .mutation(({ ctx, input }) => aiVariant(ctx.em, ctx.store.id, input.imageId, input.prompt, quotaOf(ctx), imageModelFromEnv())),
 
   gallery: toolsStoreProcedure
     .input(galleryFilter)

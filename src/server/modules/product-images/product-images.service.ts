@@ -1,7 +1,9 @@
+import { readFile } from 'node:fs/promises';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import sharp from 'sharp';
 import {
   ADMIN_STORAGE_QUOTA_BYTES, DEFAULT_BRAND_COLOUR, QUOTA_FULL_MESSAGE, STORAGE_QUOTA_BYTES,
-  type BatchAnswer, type GalleryImage, type GenerationOptions, type ImageFormat, type SourceProduct,
+  type BatchAnswer, type GalleryFormat, type GalleryImage, type GenerationOptions, type ImageFormat, type SourceProduct,
 } from '../../../shared/product-images.ts';
 import type { PlanTier } from '../../../shared/plans.ts';
 import { AppError } from '../../errors.ts';
@@ -10,7 +12,8 @@ import { Product } from '../commerce/product.entity.ts';
 import { sendIntegrationJob } from '../integrations/integrations-runtime.ts';
 import { discountBadge, formatPrice, renderMainImage, renderSocialImage, type RenderedImage } from './image-generator.ts';
 import { demoProductPhoto, fetchProductImage, isDemoProduct } from './image-source.ts';
-import { removeImageFiles, storeUsageBytes, writeImageFiles } from './image-storage.ts';
+import { IMAGE_MODEL_FAILED_MESSAGE, IMAGE_MODEL_NOT_CONFIGURED_MESSAGE, type ImageModel } from './image-model.ts';
+import { imageFileName, removeImageFiles, storeFilePath, storeUsageBytes, writeImageFiles } from './image-storage.ts';
 import { ProductImage, ProductImageBatch, ProductImageSettings, type ProductImageBatchEntity, type ProductImageEntity } from './product-images.entities.ts';
 
 // The product image generator of the active store. Every query is scoped by store id, so another
@@ -117,12 +120,24 @@ export async function generateImages(
     if (error instanceof AppError) throw error;
     throw new AppError('BAD_REQUEST', `The image could not be processed (${error instanceof Error ? error.message.split('\n')[0] : String(error)}).`);
   }
+  return storeImages(em, storeId, { title: source.title, productId: source.productId }, images, quotaBytes, batchId);
+}
+
+/** Writes rendered images (files, then rows) if the store's quota has room for all of them. */
+async function storeImages(
+  em: EntityManager,
+  storeId: number,
+  origin: { title: string; productId: number | null },
+  images: readonly RenderedImage[],
+  quotaBytes: number,
+  batchId: number | null,
+): Promise<GalleryImage[]> {
   const newBytes = images.reduce((sum, image) => sum + image.webp.length + image.jpeg.length, 0);
   if ((await storeUsageBytes(storeId)) + newBytes > quotaBytes) throw new AppError('PRECONDITION_FAILED', QUOTA_FULL_MESSAGE);
   const saved: GalleryImage[] = [];
   for (const image of images) {
     const row = em.create(ProductImage, {
-      store: storeId, batchId, productId: source.productId, title: source.title, format: image.format,
+      store: storeId, batchId, productId: origin.productId, title: origin.title, format: image.format,
       width: image.width, height: image.height, webpBytes: image.webp.length, jpegBytes: image.jpeg.length, checks: image.checks,
     });
     await em.flush();
@@ -138,7 +153,28 @@ export async function generateImages(
   return saved;
 }
 
-export async function galleryOf(em: EntityManager, storeId: number, filter: { format: ImageFormat | null; batchId: number | null; search: string }): Promise<GalleryImage[]> {
+/**
+ * A lifestyle variant of one of the store's images by the image model: the image (as a 1024 px PNG)
+ * and the prompt go to /images/edits; the answer is stored like any generated image.
+ */
+export async function aiVariant(em: EntityManager, storeId: number, imageId: number, prompt: string, quotaBytes: number, model: ImageModel | null): Promise<GalleryImage> {
+  if (!model) throw new AppError('PRECONDITION_FAILED', IMAGE_MODEL_NOT_CONFIGURED_MESSAGE);
+  const [image] = await ownImages(em, storeId, [imageId]);
+  const png = await sharp(await readFile(storeFilePath(storeId, imageFileName(image!.id, 'jpg'))))
+    .resize(1024, 1024, { fit: 'contain', background: '#ffffff' })
+    .png()
+    .toBuffer();
+  const answer = await model.edit(png, prompt);
+  const meta = await sharp(answer).metadata().catch(() => null);
+  if (!meta?.width || !meta.height) throw new AppError('BAD_GATEWAY', IMAGE_MODEL_FAILED_MESSAGE);
+  const flat = sharp(answer).flatten({ background: '#ffffff' });
+  const [webp, jpeg] = await Promise.all([flat.clone().webp({ quality: 90 }).toBuffer(), flat.clone().jpeg({ quality: 90, mozjpeg: true }).toBuffer()]);
+  const rendered: RenderedImage = { format: 'lifestyle', width: meta.width, height: meta.height, webp, jpeg, checks: null };
+  const [saved] = await storeImages(em, storeId, { title: image!.title, productId: image!.productId ?? null }, [rendered], quotaBytes, null);
+  return saved!;
+}
+
+export async function galleryOf(em: EntityManager, storeId: number, filter: { format: GalleryFormat | null; batchId: number | null; search: string }): Promise<GalleryImage[]> {
   const rows = await em.find(
     ProductImage,
     {

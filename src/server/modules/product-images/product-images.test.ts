@@ -12,7 +12,7 @@ import { Product } from '../commerce/product.entity.ts';
 import { SESSION_COOKIE_NAME } from '../sessions/session-control.ts';
 import { startTestServer, type TestServer } from '../page-fetcher/test-servers.ts';
 import { redProductOnGrey } from './test-images.ts';
-import { openAiImageModel } from './image-model.ts';
+import { configureImageModel, IMAGE_MODEL_NOT_CONFIGURED_MESSAGE, openAiImageModel } from './image-model.ts';
 import { acceptedImage } from './image-source.ts';
 import { configureImageStorage, FILE_REFUSED_MESSAGE, storeFilePath, storeFolder } from './image-storage.ts';
 import { runBatchJob } from './batch-job.ts';
@@ -223,7 +223,27 @@ describe('the image model (OpenAI-compatible Images API fake)', () => {
     expect((await sharp(edited).metadata()).width).toBe(1024);
     expect(fake.server.requests.some((seen) => seen.path === '/v1/images/edits' && String(seen.headers['content-type']).startsWith('multipart/form-data'))).toBe(true);
 
+    fake.answerWithUrl = false;
     const wrongKey = openAiImageModel({ baseUrl: fake.baseUrl, apiKey: 'sk-wrong', model: 'gpt-image-1', timeoutMs: 10_000 });
     await expect(wrongKey.generate('x')).rejects.toThrow('Incorrect API key provided.');
+  });
+
+  it('makes a lifestyle variant of a gallery image through the procedure, and says plainly when no model is set up', async () => {
+    const [main] = ok<GalleryImage[]>(await trpcMutation(owner.client, 'productImages.generate', { productId: demoProduct, formats: ['main'], mainSize: 1000 }));
+    configureImageModel(null);
+    const off = await trpcMutation(owner.client, 'productImages.aiVariant', { imageId: main!.id, prompt: 'On a marble kitchen counter' });
+    expect(off).toMatchObject({ status: 412, body: { error: { message: IMAGE_MODEL_NOT_CONFIGURED_MESSAGE } } });
+    expect(ok<{ imageModel: boolean }>(await trpcQuery(owner.client, 'productImages.settings')).imageModel).toBe(false);
+
+    configureImageModel(openAiImageModel({ baseUrl: fake.baseUrl, apiKey: FAKE_IMAGE_MODEL_KEY, model: 'gpt-image-1', timeoutMs: 10_000 }));
+    try {
+      expect(ok<{ imageModel: boolean }>(await trpcQuery(owner.client, 'productImages.settings')).imageModel).toBe(true);
+      const variant = ok<GalleryImage>(await trpcMutation(owner.client, 'productImages.aiVariant', { imageId: main!.id, prompt: 'On a marble kitchen counter' }));
+      expect(variant).toMatchObject({ format: 'lifestyle', title: 'Mug — Blue', width: 1024, height: 1024, checks: null });
+      expect(fake.server.requests.at(-1)!.rawBody).toContain('On a marble kitchen counter');
+      expect((await trpcMutation(stranger.client, 'productImages.aiVariant', { imageId: main!.id, prompt: 'On a marble kitchen counter' })).status).toBe(404);
+    } finally {
+      configureImageModel(undefined);
+    }
   });
 });
