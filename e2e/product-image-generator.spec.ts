@@ -105,6 +105,7 @@ test('product image generator screenshots at 1280 and 390 px, light and dark', a
         await image.scrollIntoViewIfNeeded();
         await expect.poll(() => image.evaluate((element) => (element as HTMLImageElement).complete && (element as HTMLImageElement).naturalWidth > 0)).toBe(true);
       }
+      await page.evaluate(() => window.scrollTo(0, 0));
       await screenSettled(page);
       await page.screenshot({ path: path.join(directory!, `product-images-${size}-${theme}.png`), fullPage: true });
     }

@@ -294,10 +294,11 @@ function ImageCard({ image, selectable, selected, onToggle, onDelete, aiVariants
         )}
       </figure>
       <div className="card-body justify-start gap-2 p-3">
-        <p className="truncate font-medium" title={image.title}>
+        {/* daisyUI's card-body lets its paragraphs grow; these stay their own height. */}
+        <p className="grow-0 truncate font-medium" title={image.title}>
           {image.title}
         </p>
-        <p className="text-base-content/70 text-xs">
+        <p className="text-base-content/70 grow-0 text-xs">
           {t(`format.${image.format}`)}
           {image.format === 'main' ? ` · ${image.width}×${image.height}` : ''}
         </p>
