@@ -81,6 +81,30 @@ test('generate a main image, then a batch for three products, and download them 
   }
 });
 
+test('upload a photo: the main image passes its checks; a GIF is refused with a clear message', async ({ page }) => {
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await register(page.request, 'imageupload');
+  await startTrial(page.request, 'professional');
+  await createStore(page.request, 'Upload Shop');
+  await page.goto('/product-image-generator');
+  const form = page.getByTestId('image-generator-form');
+  await form.getByRole('tab', { name: 'Upload a photo' }).click();
+
+  const svg = '<svg xmlns="http://www.w3.org/2000/svg" width="1200" height="900"><rect width="1200" height="900" fill="rgb(200,200,200)"/><rect x="300" y="150" width="700" height="500" rx="60" fill="rgb(210,30,30)"/></svg>';
+  const gif = await sharp(Buffer.from(svg)).gif().toBuffer();
+  await form.getByLabel('Photo').setInputFiles({ name: 'kettle.gif', mimeType: 'image/gif', buffer: gif });
+  await form.getByRole('button', { name: 'Generate', exact: true }).click();
+  await expect(form.getByRole('alert')).toHaveText('Only JPEG, PNG, WebP or AVIF images can be used.');
+
+  const png = await sharp(Buffer.from(svg)).png().toBuffer();
+  await form.getByLabel('Photo').setInputFiles({ name: 'kettle.png', mimeType: 'image/png', buffer: png });
+  await form.getByRole('button', { name: 'Generate', exact: true }).click();
+  const result = page.getByTestId('generated-results').getByTestId('product-image');
+  await expect(result.locator('[data-state="pass"]')).toHaveCount(3);
+  await expect(result).toContainText('kettle.png');
+  await expect(page.getByTestId('image-gallery').getByTestId('product-image')).toHaveCount(1);
+});
+
 const directory = process.env.SCREENSHOTS_DIR;
 
 test('product image generator screenshots at 1280 and 390 px, light and dark', async ({ page }) => {

@@ -10,7 +10,7 @@ import { LOYALTY_JOB } from '../modules/loyalty/loyalty-job.ts';
 import { ECB_RATES_JOB } from '../modules/exchange-rates/ecb-job.ts';
 import { PRICE_TRACKER_JOB } from '../modules/price-tracker/price-tracker-jobs.ts';
 import { PAGE_REVIEW_CHECKS, PAGE_REVIEW_JOB } from '../modules/page-reviewer/review-job.ts';
-import { PRODUCT_IMAGE_BATCH_JOB } from '../modules/product-images/batch-job.ts';
+import { PRODUCT_IMAGE_BATCH_JOB, PRODUCT_IMAGE_CHECKS } from '../modules/product-images/batch-job.ts';
 import { PAGE_CHECK_CHECKS, PAGE_CHECK_JOB } from '../modules/shopping-optimizer/page-check.ts';
 
 // Every background job of the app: its pg-boss queue, an optional schedule (cron, UTC) that puts a
@@ -99,4 +99,4 @@ export const JOBS: readonly JobDefinition[] = [
   PRODUCT_IMAGE_BATCH_JOB,
 ];
 
-export const CHECKS: readonly RecurringCheck[] = [...INTEGRATION_CHECKS, ...PAGE_REVIEW_CHECKS, ...PAGE_CHECK_CHECKS];
+export const CHECKS: readonly RecurringCheck[] = [...INTEGRATION_CHECKS, ...PAGE_REVIEW_CHECKS, ...PAGE_CHECK_CHECKS, ...PRODUCT_IMAGE_CHECKS];

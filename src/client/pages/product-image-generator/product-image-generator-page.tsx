@@ -93,7 +93,7 @@ function GeneratorForm({ onGenerated }: { onGenerated: (images: GalleryImage[]) 
         const response = await fetch(`/api/product-images/upload?name=${encodeURIComponent(file.name)}&options=${encodeURIComponent(JSON.stringify(options()))}`, {
           method: 'POST',
           credentials: 'same-origin',
-          headers: { 'content-type': file.type || 'application/octet-stream', accept: 'application/json' },
+          headers: { 'content-type': 'application/octet-stream', accept: 'application/json' },
           body: file,
         }).finally(() => setUploading(false));
         const body = (await response.json().catch(() => ({}))) as { images?: GalleryImage[]; message?: string };

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { JobDefinition } from '../../jobs/queues.ts';
+import type { JobDefinition, RecurringCheck } from '../../jobs/queues.ts';
 import { accessOf } from '../subscriptions/subscriptions.service.ts';
 import { User } from '../users/user.entity.ts';
 import { ProductImageBatch } from './product-images.entities.ts';
@@ -18,6 +18,21 @@ async function batchQuota(em: EntityManager, storeId: number, batchId: number): 
 export async function runBatchJob(em: EntityManager, storeId: number, batchId: number): Promise<void> {
   await runBatch(em, storeId, batchId, await batchQuota(em, storeId, batchId));
 }
+
+/** A batch still queued or running this long after it started was lost with its process (the job's own limit is 30 min). */
+export const STALE_BATCH_MS = 40 * 60 * 1000;
+export const STALE_BATCH_MESSAGE = 'The batch was interrupted before it finished. Start it again for the remaining products.';
+
+/** Marks batches whose job was lost as failed, so their screens stop waiting. */
+export async function failStaleBatches(em: EntityManager, now = new Date()): Promise<number> {
+  return em.nativeUpdate(
+    ProductImageBatch,
+    { status: { $in: ['queued', 'running'] }, createdAt: { $lt: new Date(now.getTime() - STALE_BATCH_MS) } },
+    { status: 'failed', finishedAt: now },
+  );
+}
+
+export const PRODUCT_IMAGE_CHECKS: readonly RecurringCheck[] = [{ name: 'product-images.stale-batches', everySeconds: 60, run: (context) => failStaleBatches(context.em) }];
 
 export const PRODUCT_IMAGE_BATCH_JOB: JobDefinition = {
   queue: PRODUCT_IMAGE_QUEUE,

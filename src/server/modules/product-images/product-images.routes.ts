@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { PassThrough } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Zip, ZipPassThrough } from 'fflate';
-import { MAX_SOURCE_BYTES, UPLOAD_TOO_LARGE_MESSAGE, generationOptions } from '../../../shared/product-images.ts';
+import { MAX_SOURCE_BYTES, UPLOAD_TOO_LARGE_MESSAGE, UPLOAD_TYPE_MESSAGE } from '../../../shared/product-images.ts';
 import { sendError } from '../../plugins/rest.ts';
 import type { Context } from '../../trpc/context.ts';
 import { createCaller } from '../../trpc/router.ts';
@@ -29,10 +29,12 @@ export function downloadName(title: string, id: number, format: string, extensio
 
 export async function productImagesRoutes(app: FastifyInstance, options: { createContext: CreateContext; dataDir: string }): Promise<void> {
   configureImageStorage(`${options.dataDir}/product-images`);
-  // Encapsulated (no fastify-plugin): this parser only applies to this plugin's routes.
-  app.addContentTypeParser(['application/octet-stream', 'image/jpeg', 'image/png', 'image/webp', 'image/avif'], { parseAs: 'buffer', bodyLimit: MAX_SOURCE_BYTES + 1 }, (_request, body, done) => done(null, body));
+  // Encapsulated (no fastify-plugin): this parser only applies to this plugin's routes. Any declared type is
+  // read as bytes: what the file is, sharp decides from its content (a GIF gets the clear refusal, not a 415).
+  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: MAX_SOURCE_BYTES + 1 }, (_request, body, done) => done(null, body));
   app.setErrorHandler((error: { statusCode?: number }, _request, reply) => {
     if (error.statusCode === 413) return reply.code(413).send({ message: UPLOAD_TOO_LARGE_MESSAGE });
+    if (error.statusCode === 415) return reply.code(415).send({ message: UPLOAD_TYPE_MESSAGE });
     return sendError(reply, error);
   });
 
@@ -88,16 +90,18 @@ export async function productImagesRoutes(app: FastifyInstance, options: { creat
 
   app.post<{ Querystring: { name?: string; options?: string }; Body: Buffer }>('/api/product-images/upload', async (request, reply) => {
     try {
-      let parsedOptions: unknown = {};
+      // The options are checked by the procedure's input schema, like every other input (a 400 with the field).
+      let settings: Record<string, unknown> = {};
       try {
-        parsedOptions = JSON.parse(request.query.options ?? '{}');
+        const parsed: unknown = JSON.parse(request.query.options ?? '{}');
+        if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) settings = parsed as Record<string, unknown>;
       } catch {
-        parsedOptions = null;
+        settings = {};
       }
-      const settings = generationOptions.parse(parsedOptions ?? {});
       const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
       const context = await options.createContext({ req: request, res: reply });
-      const images = await createCaller(context).productImages.upload({ ...settings, fileName: request.query.name || 'upload', dataBase64: body.toString('base64') });
+      const input = { ...settings, fileName: request.query.name || 'upload', dataBase64: body.toString('base64') } as Parameters<ReturnType<typeof createCaller>['productImages']['upload']>[0];
+      const images = await createCaller(context).productImages.upload(input);
       return reply.send({ images });
     } catch (error) {
       return sendError(reply, error);

@@ -15,7 +15,7 @@ import { redProductOnGrey } from './test-images.ts';
 import { configureImageModel, IMAGE_MODEL_NOT_CONFIGURED_MESSAGE, openAiImageModel } from './image-model.ts';
 import { acceptedImage } from './image-source.ts';
 import { configureImageStorage, FILE_REFUSED_MESSAGE, storeFilePath, storeFolder } from './image-storage.ts';
-import { runBatchJob } from './batch-job.ts';
+import { failStaleBatches, runBatchJob, STALE_BATCH_MS } from './batch-job.ts';
 import { BATCH_NOT_FOUND_MESSAGE, generateImages, IMAGE_NOT_FOUND_MESSAGE, startBatch } from './product-images.service.ts';
 
 // The generator through its procedures and REST adapter on a real PostgreSQL: sources (a product's
@@ -141,6 +141,11 @@ describe('sources', () => {
     expect(uploaded.json().images[0]).toMatchObject({ title: 'kettle.png', productId: null, format: 'main', checks: { whiteBorder: { pass: true } } });
 
     const gif = await sharp({ create: { width: 20, height: 20, channels: 3, background: '#ff0000' } }).gif().toBuffer();
+    const noFormat = await testApp.app.inject({ method: 'POST', url: '/api/product-images/upload?name=a.png', payload: png, headers: { 'content-type': 'image/png', cookie: cookieOf(owner) } });
+    expect(noFormat.statusCode).toBe(400);
+    expect(noFormat.json().errors[0].field).toBe('formats');
+    const gifUpload = await testApp.app.inject({ method: 'POST', url: `/api/product-images/upload?name=a.gif&options=${encodeURIComponent('{"formats":["main"]}')}`, payload: gif, headers: { 'content-type': 'image/gif', cookie: cookieOf(owner) } });
+    expect([gifUpload.statusCode, gifUpload.json()]).toEqual([400, { message: UPLOAD_TYPE_MESSAGE }]);
     const refused = await trpcMutation(owner.client, 'productImages.upload', { fileName: 'a.gif', dataBase64: gif.toString('base64'), formats: ['main'] });
     expect(refused).toMatchObject({ status: 400, body: { error: { message: UPLOAD_TYPE_MESSAGE } } });
     const text = await trpcMutation(owner.client, 'productImages.upload', { fileName: 'photo.jpg', dataBase64: Buffer.from('not an image').toString('base64'), formats: ['main'] });
@@ -177,6 +182,17 @@ describe('batches', () => {
     expect(await trpcQuery(stranger.client, 'productImages.batch', { id: started.id })).toMatchObject({ status: 404, body: { error: { message: BATCH_NOT_FOUND_MESSAGE } } });
     expect((await trpcMutation(stranger.client, 'productImages.startBatch', { productIds: [productWithImage], formats: ['main'] })).status).toBe(404);
   }, 60_000);
+
+  it('lost with their process are marked failed after the stale limit, not before', async () => {
+    const em = testApp.orm.em.fork();
+    const options = { formats: ['main' as const], mainSize: 1000, discountPercent: null, showPrice: false, text: '', locale: 'en' as const };
+    const batch = await startBatch(em, owner.store.id, owner.user.id, [demoProduct], options);
+    const created = new Date(batch.createdAt).getTime();
+    await failStaleBatches(em, new Date(created + STALE_BATCH_MS - 1000));
+    expect(ok(await trpcQuery(owner.client, 'productImages.batch', { id: batch.id }))).toMatchObject({ status: 'queued' });
+    await failStaleBatches(em, new Date(created + STALE_BATCH_MS + 1000));
+    expect(ok(await trpcQuery(owner.client, 'productImages.batch', { id: batch.id }))).toMatchObject({ status: 'failed', done: 0 });
+  });
 
   it('stop when cancelled, before the next product', async () => {
     const em = testApp.orm.em.fork();
