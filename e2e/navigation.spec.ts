@@ -224,10 +224,10 @@ test('a new subscriber without a store: the first-store dialog, no data call and
   expect(failures).toEqual([]);
 
   // A placeholder of this empty store may ask to connect it.
-  await page.goto('/product-image-generator');
+  await page.goto('/affiliate-dashboard');
   const placeholder = page.getByTestId('placeholder-screen').getByTestId('empty-state');
   await expect(placeholder.getByRole('link', { name: 'Connect your platforms' })).toBeVisible();
-  await expect(placeholder).toContainText('Connect your store to pick products from your catalogue');
+  await expect(placeholder).toContainText('Connect your own store first to see StorePulse at work');
   expect(failures).toEqual([]);
 });
 
@@ -237,7 +237,6 @@ test("placeholders of a store with a year of orders never say 'Connect your plat
   await signInToDemo(page);
   await page.setViewportSize(DESKTOP);
   for (const [route, title] of [
-    ['/product-image-generator', 'Product Image Generator'],
     ['/affiliate-dashboard', 'Affiliate Dashboard'],
     ['/meta-comments-manager', 'Meta Comments'],
     ['/shopping-optimizer', 'Shopping Optimizer'],
@@ -396,7 +395,7 @@ test('the tabs and menus pass an axe scan; screenshots of the changed shell (lig
         await shot(route.slice(1));
       }
 
-      await page.goto('/product-image-generator');
+      await page.goto('/affiliate-dashboard');
       await expect(page.getByTestId('placeholder-screen').getByTestId('empty-state')).toBeVisible();
       await shot('placeholder-ready');
     }

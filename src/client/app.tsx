@@ -55,6 +55,7 @@ const PerformanceDistributionPage = lazy(() => import('./pages/performance-distr
 const TouchpointsPage = lazy(() => import('./pages/touchpoints/touchpoints-page.tsx').then((m) => ({ default: m.TouchpointsPage })));
 const PriceTrackerPage = lazy(() => import('./pages/price-tracker/price-tracker-page.tsx').then((m) => ({ default: m.PriceTrackerPage })));
 const PageReviewerPage = lazy(() => import('./pages/page-reviewer/page-reviewer-page.tsx').then((m) => ({ default: m.PageReviewerPage })));
+const ProductImageGeneratorPage = lazy(() => import('./pages/product-image-generator/product-image-generator-page.tsx').then((m) => ({ default: m.ProductImageGeneratorPage })));
 const PageReviewDetailPage = lazy(() => import('./pages/page-reviewer/page-review-detail-page.tsx').then((m) => ({ default: m.PageReviewDetailPage })));
 const MetaCommentsRoute = lazy(() => import('./pages/meta-comments/meta-comments-page.tsx').then((m) => ({ default: m.MetaCommentsRoute })));
 const ShoppingOptimizerRoute = lazy(() => import('./pages/shopping-optimizer/shopping-optimizer-page.tsx').then((m) => ({ default: m.ShoppingOptimizerRoute })));
@@ -146,7 +147,6 @@ function PricingRoute() {
 
 /** The data screens that later issues fill, all behind a subscription (tools: a plan above basic). */
 const DATA_SCREEN_ROUTES: readonly { path: string; screen: DataScreen; requirement: RouteRequirement }[] = [
-  { path: '/product-image-generator', screen: 'productImageGenerator', requirement: 'subscription' },
   { path: '/affiliate-dashboard', screen: 'affiliateDashboard', requirement: 'subscription' },
 ];
 
@@ -279,6 +279,11 @@ export function App() {
             <PageReviewDetailPage id={params.id} />
           </ShellPage>
         )}
+      </Route>
+      <Route path="/product-image-generator">
+        <ShellPage requirement="tools">
+          <ProductImageGeneratorPage />
+        </ShellPage>
       </Route>
       <Route path="/tracking-setup">
         <ShellPage requirement="subscription">

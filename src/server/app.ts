@@ -12,6 +12,7 @@ import { pageReviewerRoutes } from './modules/page-reviewer/page-reviewer.routes
 import { configureMail } from './modules/email/mail-settings.ts';
 import { configureUnsubscribeSigning } from './modules/email/unsubscribe.ts';
 import { unsubscribeRoutes } from './modules/email/unsubscribe.routes.ts';
+import { productImagesRoutes } from './modules/product-images/product-images.routes.ts';
 import { LOG_SERIALIZERS, securityPlugin } from './plugins/security.ts';
 import { paymentProviderFor } from './modules/subscriptions/payment-provider.ts';
 import { sessionPlugin } from './plugins/session.ts';
@@ -123,6 +124,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     await main.register(ordersExportPlugin, { createContext });
     await main.register(pageReviewerRoutes, { createContext });
     await main.register(unsubscribeRoutes, { orm });
+    await main.register(productImagesRoutes, { createContext, dataDir: config.dataDir });
     await main.register(integrationsRoutes, { createContext, config, orm });
     await main.register(metaCommentsRoutes, { config, orm });
     await main.register(shoppingFeedRoutes, { createContext });

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { llmSettingsFromEnv, type LlmSettings } from './modules/llm/llm-provider.ts';
+import { imageModelSettingsFromEnv, type ImageModelSettings } from './modules/product-images/image-model.ts';
 import { isIP } from 'node:net';
 import path from 'node:path';
 import { DEFAULT_AUTH_RATE_LIMITS, type AuthRateLimits } from './modules/auth/attempt-limiter.ts';
@@ -194,6 +195,8 @@ export interface AppConfig {
   llm: LlmSettings | null;
   /** Outgoing mail (SMTP_URL, MAIL_FROM, SMTP_TLS_REJECT_UNAUTHORIZED): null keeps e-mails in the outbox as `logged`. */
   mail: MailSettings | null;
+  /** The optional image model (IMAGE_API_URL, IMAGE_API_KEY, IMAGE_MODEL): null, the default, keeps it off. */
+  imageModel: ImageModelSettings | null;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
@@ -211,6 +214,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     );
   }
   const llm = llmSettingsFromEnv(env);
+  const imageModel = imageModelSettingsFromEnv(env);
   let outboundAllowHosts: AllowEntry[];
   try {
     outboundAllowHosts = parseAllowList(values.OUTBOUND_ALLOW_HOSTS);
@@ -259,5 +263,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     },
     llm,
     mail,
+    imageModel,
   };
 }

@@ -17,6 +17,7 @@ import { priceTrackerRouter } from '../modules/price-tracker/price-tracker.route
 import { integrationsRouter } from '../modules/integrations/integrations.router.ts';
 import { audiencesRouter } from '../modules/audiences/audiences.router.ts';
 import { pageReviewerRouter } from '../modules/page-reviewer/page-reviewer.router.ts';
+import { productImagesRouter } from '../modules/product-images/product-images.router.ts';
 import { ordersRouter } from '../modules/orders/orders.router.ts';
 import { revenueRouter } from '../modules/revenue/revenue.router.ts';
 import { marketingRouter } from '../modules/marketing/marketing.router.ts';
@@ -58,6 +59,7 @@ const featureRouters = {
   anomalies: anomaliesRouter,
   priceTracker: priceTrackerRouter,
   pageReviewer: pageReviewerRouter,
+  productImages: productImagesRouter,
   shoppingOptimizer: shoppingOptimizerRouter,
   metaComments: metaCommentsRouter,
 };
