@@ -172,7 +172,7 @@ describe('Google Ads per-product shopping performance: sync and optimizer', () =
     expect(ascending.products.map((product: any) => product.offerId)).toEqual(['hat-1', 'tee-1', 'MUG-1']);
   });
 
-  it('a window that ends before the rows says there are none, as it says when the store has no Google Ads', async () => {
+  it('a store without Google Ads is told so, and never sees another store\'s figures for the same offer id', async () => {
     const week = data(await trpcQuery(shop.client, 'shoppingOptimizer.audit', { days: 7 }));
     expect(week.adsPerformance.status).toBe('ready');
     const theirs = data(await trpcQuery(rival.client, 'shoppingOptimizer.audit'));
