@@ -191,7 +191,7 @@ function AuditSection() {
   return (
     <div className="space-y-4" data-testid="feed-audit" data-state={audit.isFetching ? 'loading' : 'ready'}>
       <div className="flex flex-col gap-2 sm:flex-row sm:items-center">
-        <div role="note" className={`alert alert-soft grow text-sm ${showAds ? 'alert-success' : 'alert-info'}`} data-testid="ads-note" data-status={ads.status}>
+        <div role="note" className={`alert alert-soft grow text-sm ${showAds ? 'alert-success' : 'alert-info'}`} data-testid="ads-note" data-status={ads.status} data-cost-minor={ads.costMinor}>
           <InfoIcon className={`${showAds ? 'text-success' : 'text-info'} size-4 shrink-0`} aria-hidden="true" />
           <span className="text-base-content">
             {showAds
@@ -265,8 +265,8 @@ function AuditSection() {
               <tr>
                 <SortableHeader label={t('table.product')} sort="title" current={{ sort, direction }} onSort={onSort} title={t('table.sortBy', { column: t('table.product') })} />
                 <SortableHeader label={t('table.score')} sort="score" current={{ sort, direction }} onSort={onSort} title={t('table.sortBy', { column: t('table.score') })} align="right" />
-                <SortableHeader label={t('table.issues')} sort="issues" current={{ sort, direction }} onSort={onSort} title={t('table.sortBy', { column: t('table.issues') })} align="right" />
                 {showAds && <SortableHeader label={t('table.spend')} sort="spend" current={{ sort, direction }} onSort={onSort} title={t('table.sortBy', { column: t('table.spend') })} align="right" />}
+                <SortableHeader label={t('table.issues')} sort="issues" current={{ sort, direction }} onSort={onSort} title={t('table.sortBy', { column: t('table.issues') })} align="right" />
                 {showAds && (
                   <th scope="col" className="hidden text-right md:table-cell">
                     {t('table.clicks')}
@@ -296,12 +296,12 @@ function AuditSection() {
                       {product.score}
                     </span>
                   </td>
-                  <td className="text-right tabular-nums">{product.issues.length}</td>
                   {showAds && (
                     <td className="text-right tabular-nums whitespace-nowrap" data-testid="row-spend">
                       {product.ads ? money(product.ads.costMinor) : <span className="text-base-content/50">—</span>}
                     </td>
                   )}
+                  <td className="text-right tabular-nums">{product.issues.length}</td>
                   {showAds && <td className="hidden text-right tabular-nums md:table-cell">{product.ads ? number.format(product.ads.clicks) : '—'}</td>}
                   {showAds && <td className="hidden text-right tabular-nums md:table-cell">{product.ads ? number.format(product.ads.conversions) : '—'}</td>}
                   <td className="hidden text-right tabular-nums sm:table-cell">{product.suggestions.length}</td>
