@@ -52,6 +52,13 @@ test('an admin audits the demo store, accepts a suggestion and downloads an XML 
   const spends = (await page.getByTestId('row-spend').allTextContents()).map(spendOf);
   expect(spends[0]).toBeGreaterThan(0);
   expect(spends).toEqual([...spends].sort((a, b) => b - a));
+  if (process.env.SCREENSHOTS_DIR) {
+    await screenshots(page, 'shopping-optimizer-by-spend', async (shot) => {
+      await expect(shot.getByTestId('sort-spend').locator('..')).toHaveAttribute('aria-sort', 'descending');
+      await expect(auditReady(shot)).toBeVisible();
+    });
+    await page.setViewportSize({ width: 1280, height: 900 });
+  }
   // A shorter window spends less.
   const monthCost = Number(await page.getByTestId('ads-note').getAttribute('data-cost-minor'));
   await page.getByTestId('ads-window').selectOption('7');
