@@ -22,7 +22,9 @@ test('an admin audits the demo store, accepts a suggestion and downloads an XML 
   await loadDemoData(page);
   await expect(auditReady(page)).toBeVisible();
   await expect(page.getByTestId('placeholder-screen')).toHaveCount(0);
-  await expect(page.getByTestId('ads-note')).toContainText('Google Ads spend per product is not available');
+  // The demo store has Google Ads shopping rows: the spend of the window, and a spend column.
+  await expect(page.getByTestId('ads-note')).toHaveAttribute('data-status', 'ready');
+  await expect(page.getByTestId('ads-note')).toContainText('Google Ads shopping spend of the last 30 days');
   expect(await seriousViolations(page, 'main')).toEqual([]);
   // Demo products have no description: every active product is counted under it.
   const rows = page.getByTestId('product-row');
@@ -41,6 +43,31 @@ test('an admin audits the demo store, accepts a suggestion and downloads an XML 
   await expect(rows.first()).toContainText('demo-product-77');
   await page.getByTestId('product-search').fill('');
   await expect(rows).toHaveCount(25);
+
+  // Sorted by spend, the products that cost the most come first.
+  await page.getByTestId('sort-spend').click();
+  await expect(page.getByTestId('sort-spend').locator('..')).toHaveAttribute('aria-sort', 'descending');
+  await expect(auditReady(page)).toBeVisible();
+  const spendOf = (text: string | null) => Number((text ?? '').replace(/[^\d.]/g, '') || '0');
+  const spends = (await page.getByTestId('row-spend').allTextContents()).map(spendOf);
+  expect(spends[0]).toBeGreaterThan(0);
+  expect(spends).toEqual([...spends].sort((a, b) => b - a));
+  if (process.env.SCREENSHOTS_DIR) {
+    await screenshots(page, 'shopping-optimizer-by-spend', async (shot) => {
+      await expect(shot.getByTestId('sort-spend').locator('..')).toHaveAttribute('aria-sort', 'descending');
+      await expect(auditReady(shot)).toBeVisible();
+    });
+    await page.setViewportSize({ width: 1280, height: 900 });
+  }
+  // A shorter window spends less.
+  const monthCost = Number(await page.getByTestId('ads-note').getAttribute('data-cost-minor'));
+  await page.getByTestId('ads-window').selectOption('7');
+  await expect(page.getByTestId('ads-note')).toContainText('of the last 7 days');
+  expect(Number(await page.getByTestId('ads-note').getAttribute('data-cost-minor'))).toBeLessThan(monthCost);
+  await page.getByTestId('ads-window').selectOption('30');
+  await page.getByTestId('sort-score').click();
+  await expect(page.getByTestId('sort-score').locator('..')).toHaveAttribute('aria-sort', 'ascending');
+  await expect(auditReady(page)).toBeVisible();
 
   // The first product (lowest score): its drawer lists the issues and a rule suggestion for the description.
   const first = rows.first();
@@ -152,6 +179,9 @@ test('an admin checks the product pages of a store whose links point at a loopba
 
     // The drawer of the product whose page is cheaper: both prices, and the page's address.
     await page.getByTestId('product-search').fill('page-cheaper');
+    // The server filters the list: the match is there once the answer is.
+    await expect(page.getByTestId('product-row')).toHaveCount(1);
+    await expect(page.getByTestId('product-row').first()).toContainText('page-cheaper');
     await page.getByTestId('product-row').first().getByRole('button').click();
     const drawer = page.getByTestId('product-drawer');
     const mismatch = drawer.getByTestId('issue-page_price_mismatch');
@@ -160,6 +190,9 @@ test('an admin checks the product pages of a store whose links point at a loopba
     await expect(mismatch.getByRole('link', { name: shop.url('/p/cheaper') })).toBeVisible();
     await page.keyboard.press('Escape');
     await page.getByTestId('product-search').fill('page-gone');
+    // The server filters the list: the match is there once the answer is.
+    await expect(page.getByTestId('product-row')).toHaveCount(1);
+    await expect(page.getByTestId('product-row').first()).toContainText('page-gone');
     await page.getByTestId('product-row').first().getByRole('button').click();
     await expect(drawer.getByTestId('issue-page_error').getByTestId('page-evidence')).toContainText('The page answered with HTTP error 404');
     await page.keyboard.press('Escape');

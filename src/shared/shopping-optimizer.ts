@@ -100,12 +100,70 @@ export const auditedProduct = z.object({
 });
 export type AuditedProduct = z.infer<typeof auditedProduct>;
 
+/** How the product list can be ordered; spend is the products' Google Ads cost in the window. */
+export const AUDIT_SORTS = ['score', 'issues', 'spend', 'title'] as const;
+export type AuditSort = (typeof AUDIT_SORTS)[number];
+/** The windows (days up to today, in the store's zone) the Google Ads figures can cover. */
+export const ADS_WINDOW_DAYS = [7, 30, 90] as const;
+export const AUDIT_PAGE_SIZE = 25;
+
+/** One page of the product list: paged, sorted and filtered by the server (a store may have 20,000 products). */
+export const feedAuditInput = z
+  .object({
+    page: z.number().int().min(1).max(100_000).default(1),
+    pageSize: z.number().int().min(1).max(100).default(AUDIT_PAGE_SIZE),
+    sort: z.enum(AUDIT_SORTS).default('score'),
+    direction: z.enum(['asc', 'desc']).default('asc'),
+    issue: z.enum(FEED_ISSUE_TYPES).nullable().default(null),
+    /** Part of a title or an offer id, any case. */
+    search: z.string().trim().max(100).default(''),
+    days: z.union([z.literal(7), z.literal(30), z.literal(90)]).default(30),
+  })
+  .prefault({});
+export type FeedAuditInput = z.input<typeof feedAuditInput>;
+
+/** A product's Google Ads shopping figures over the window, cost converted into the store's currency at each day's rate. */
+export const productAdsFigures = z.object({
+  clicks: z.number().int(),
+  impressions: z.number().int(),
+  costMinor: z.number().int(),
+  conversions: z.number(),
+});
+export type ProductAdsFigures = z.infer<typeof productAdsFigures>;
+
+export const auditRow = auditedProduct.extend({ ads: productAdsFigures.nullable() });
+export type AuditRow = z.infer<typeof auditRow>;
+
+export const adsPerformance = z.object({
+  /** not_connected: no Google Ads data at all; no_rows: Google Ads, but no shopping rows in the window. */
+  status: z.enum(['not_connected', 'no_rows', 'ready']),
+  days: z.number().int(),
+  from: z.string(),
+  to: z.string(),
+  currency: z.string(),
+  /** Cost of every product row in the window, matched to a product of the store or not. */
+  costMinor: z.number().int(),
+  /** Item ids Google reported that match no active product of the store (renamed or removed offers). */
+  unmatchedItems: z.number().int(),
+});
+export type AdsPerformance = z.infer<typeof adsPerformance>;
+
 export const feedAuditOutput = z.object({
-  products: z.array(auditedProduct),
+  /** The requested page of the products that match the filter, in the requested order. */
+  products: z.array(auditRow),
+  /** Products that match the filter (all pages). */
+  matching: z.number().int(),
+  page: z.number().int(),
+  pageSize: z.number().int(),
+  /** Every active product of the store, whatever the filter. */
+  productCount: z.number().int(),
+  /** Rule suggestions of the products that match the filter, and how many products carry them (the bulk button). */
+  suggestionCount: z.number().int(),
+  productsWithSuggestions: z.number().int(),
+  /** Totals and average over every active product, whatever the filter. */
   totals: z.partialRecord(z.enum(FEED_ISSUE_TYPES), z.number().int()),
   averageScore: z.number().int().nullable(),
-  /** Per-product Google Ads figures; null: the Google Ads data the app stores has no per-product rows. */
-  adsPerformance: z.null(),
+  adsPerformance,
   /** The last "Check product pages" run of the store, null when never run. */
   pageCheck: pageCheckState.nullable(),
 });
@@ -122,6 +180,8 @@ export const setOverrideInput = z.object({
 export const acceptSuggestionsInput = z.object({
   /** The products whose rule suggestions to accept; all of the store's when absent. */
   productIds: z.array(z.number().int().positive()).max(10_000).optional(),
+  /** Or those matching the product list's filter (issue type, search). */
+  filter: z.object({ issue: z.enum(FEED_ISSUE_TYPES).nullable(), search: z.string().trim().max(100) }).optional(),
   attributes: z.array(z.enum(FEED_ATTRIBUTES)).min(1).default([...FEED_ATTRIBUTES]),
 });
 

@@ -23,6 +23,25 @@ import type { FakeRequest, FakeResponse } from './fake-server.ts';
 // - Access tokens expire after an hour (3599 s, as Google's token endpoint answers:
 //   https://developers.google.com/identity/protocols/oauth2/web-server#exchange-authorization-code).
 
+/** One product's day in a customer's shopping_performance_view. */
+export interface FakeProductDay {
+  /** segments.product_item_id, sent exactly as given here. */
+  itemId: string;
+  day: string;
+  clicks: number;
+  impressions: number;
+  costMinor: number;
+  conversions: number;
+  conversionValueMinor: number;
+}
+
+/**
+ * Resources whose fields a query FROM shopping_performance_view may select: itself, customer (attributed),
+ * ad_group and campaign (segmenting), plus segments and metrics
+ * (https://developers.google.com/google-ads/api/fields/v23/shopping_performance_view).
+ */
+const SHOPPING_VIEW_SELECTABLE = new Set(['shopping_performance_view', 'customer', 'campaign', 'ad_group', 'segments', 'metrics']);
+
 /** One Google Ads customer of the fake: a client account with campaigns, or a manager with clients. */
 export interface FakeGoogleCustomer {
   id: string;
@@ -105,6 +124,8 @@ export class GoogleAdsFake extends AdPlatformFake {
   readonly accessible: string[];
   batchSize: number;
   readonly accountData = new AccountDataSets();
+  /** Each client customer's shopping_performance_view rows (none unless set). */
+  readonly productDays = new Map<string, FakeProductDay[]>();
 
   constructor(options: GoogleAdsFakeOptions = {}) {
     super();
@@ -294,6 +315,10 @@ export class GoogleAdsFake extends AdPlatformFake {
         'Metrics cannot be requested for a manager account. To retrieve metrics, issue separate requests against each client account under the manager account.',
       );
     }
+    const prohibited = this.prohibitedField(query);
+    if (prohibited) {
+      return streamFailure(400, { queryError: 'PROHIBITED_RESOURCE_TYPE_IN_SELECT_CLAUSE' }, `The following field cannot be selected with the resource in the FROM clause: '${prohibited}'.`);
+    }
     const results = this.run(customer, query);
     if (!results) return streamFailure(400, { queryError: 'UNEXPECTED_INPUT' }, `cannot run: ${query}`);
     const batches: Record<string, unknown>[] = [];
@@ -302,6 +327,18 @@ export class GoogleAdsFake extends AdPlatformFake {
     }
     batches.at(-1)!.queryResourceConsumption = String(results.length);
     return { body: batches };
+  }
+
+  /** Replaces a customer's shopping_performance_view rows. */
+  setProductDays(customerId: string, rows: FakeProductDay[]): void {
+    this.productDays.set(customerId, rows);
+  }
+
+  /** A selected field of a resource the FROM resource cannot be queried with (shopping_performance_view's rule only). */
+  private prohibitedField(query: string): string | null {
+    if (/\bFROM\s+(\w+)/i.exec(query)?.[1] !== 'shopping_performance_view') return null;
+    const fields = (/^\s*SELECT\s+([\s\S]+?)\s+FROM\b/i.exec(query)?.[1] ?? '').split(',').map((field) => field.trim());
+    return fields.find((field) => !SHOPPING_VIEW_SELECTABLE.has(field.split('.')[0]!)) ?? null;
   }
 
   /** The customer as GAQL's customer (or customer_client) resource renders it. */
@@ -339,6 +376,22 @@ export class GoogleAdsFake extends AdPlatformFake {
     const [, first, last] = between as unknown as [string, string, string];
     const data = this.dataOf(customer.id);
     if (from === 'campaign') return data.rows(first, last).map((row) => this.campaignRow(customer.id, data, row, resource));
+    if (from === 'shopping_performance_view') {
+      return (this.productDays.get(customer.id) ?? [])
+        .filter((row) => row.day >= first && row.day <= last)
+        .map((row) => ({
+          customer: resource,
+          shoppingPerformanceView: { resourceName: `customers/${customer.id}/shoppingPerformanceView` },
+          metrics: withoutZeros({
+            clicks: String(row.clicks),
+            impressions: String(row.impressions),
+            costMicros: minorToMicros(row.costMinor, data.currency),
+            conversions: row.conversions,
+            conversionsValue: minorToNumber(row.conversionValueMinor, data.currency),
+          }),
+          segments: { date: row.day, productItemId: row.itemId },
+        }));
+    }
     if (from === 'customer') {
       const { spendMinorByDay } = data.expectedTotals(first, last);
       return Object.entries(spendMinorByDay).map(([day, spendMinor]) => ({

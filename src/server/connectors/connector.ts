@@ -1,5 +1,6 @@
 import type { PlatformKey } from '../../shared/platforms.ts';
 import type { IngestAdMetric, IngestEmailMetric, IngestOrder, IngestProduct, IngestRefund } from '../modules/commerce/ingest.ts';
+import type { IngestProductAdSlice } from '../modules/commerce/product-ad-metrics.ts';
 import type { PlatformHttp } from './http.ts';
 
 // What every platform connector offers the sync engine. A connector only speaks its platform's wire
@@ -69,6 +70,11 @@ export interface SyncBatch {
   refunds?: IngestRefund[];
   adMetrics?: IngestAdMetric[];
   emailMetrics?: IngestEmailMetric[];
+  /**
+   * Per-product shopping performance (ads platforms that report it: Google Ads), whole slices of one
+   * account's days each, read with the campaign days of the same slice so they share its cursor.
+   */
+  productAdSlices?: IngestProductAdSlice[];
   /** Where to continue (opaque to the engine, stored after the batch is ingested); null when the window is done. */
   nextCursor: string | null;
   /** How many records the window holds, when the platform says (X-WP-Total, total_items, page counts). */

@@ -9,6 +9,7 @@ import { AttemptLimitCounter } from '../modules/auth/attempt-limit.entity.ts';
 import { PasswordResetToken } from '../modules/auth/password-reset-token.entity.ts';
 import { Anomaly, AnomalyCheck } from '../modules/anomalies/anomaly.entity.ts';
 import { AdMetricDaily } from '../modules/commerce/ad-metric.entity.ts';
+import { ProductAdMetricDaily } from '../modules/commerce/product-ad-metric.entity.ts';
 import { StoreCostSettings } from '../modules/commerce/cost-settings.entity.ts';
 import { Customer } from '../modules/commerce/customer.entity.ts';
 import { CustomerLoyalty, LoyaltyModelRow } from '../modules/loyalty/loyalty.entities.ts';
@@ -59,6 +60,7 @@ export const entities = [
   OrderLine,
   Refund,
   AdMetricDaily,
+  ProductAdMetricDaily,
   EmailMetricDaily,
   Expense,
   StoreCostSettings,

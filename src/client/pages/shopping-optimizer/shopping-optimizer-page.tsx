@@ -1,24 +1,22 @@
 import { CheckCheckIcon, CopyIcon, DownloadIcon, InfoIcon, RefreshCwIcon, SearchIcon, ShoppingCartIcon } from 'lucide-react';
-import { useMemo, useState } from 'react';
+import { keepPreviousData } from '@tanstack/react-query';
+import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useSearchParams } from 'wouter';
-import { FEED_ISSUE_TYPES, type AuditedProduct, type FeedIssueType } from '../../../shared/shopping-optimizer.ts';
+import { ADS_WINDOW_DAYS, AUDIT_PAGE_SIZE, AUDIT_SORTS, FEED_ISSUE_TYPES, type AuditSort, type FeedIssueType } from '../../../shared/shopping-optimizer.ts';
 import { ConfirmDialog } from '../../components/confirm-dialog.tsx';
 import { DataError, DataLoading, DataPage, StoreDataGate } from '../../components/data-page.tsx';
 import { EmptyState } from '../../components/empty-state.tsx';
 import { PageButtons } from '../../components/page-buttons.tsx';
 import { SortableHeader } from '../../components/sortable-header.tsx';
 import { toast } from '../../components/toast.tsx';
+import { formatCurrency } from '../../lib/format.ts';
 import { serverMessage } from '../../lib/session.ts';
 import { trpc } from '../../lib/trpc.ts';
 import { useAccess } from '../../lib/use-access.ts';
 import { DataScreenPage } from '../data-screens/data-screen-page.tsx';
 import { isPageCheckActive, PageCheckPanel } from './page-check-panel.tsx';
 import { ProductFeedDrawer, scoreTone } from './product-feed-drawer.tsx';
-
-type SortKey = 'score' | 'issues' | 'title';
-
-const PAGE_SIZE = 25;
 
 /** Admins in their own view get the tool; everyone else keeps the 'Coming Soon' screen (spec section 2). */
 export function ShoppingOptimizerRoute() {
@@ -143,22 +141,28 @@ function FeedPanel() {
 
 function AuditSection() {
   const { t, i18n } = useTranslation('shopping-optimizer');
-  // While a page check runs, its progress and results arrive with the audit.
-  const audit = trpc.shoppingOptimizer.audit.useQuery(undefined, { refetchInterval: (query) => (isPageCheckActive(query.state.data?.pageCheck) ? 2000 : false) });
   const utils = trpc.useUtils();
   const [params, setParams] = useSearchParams();
   const issue = (FEED_ISSUE_TYPES as readonly string[]).includes(params.get('issue') ?? '') ? (params.get('issue') as FeedIssueType) : null;
   const search = params.get('q') ?? '';
-  const sort: SortKey = (['score', 'issues', 'title'] as const).find((key) => key === params.get('sort')) ?? 'score';
+  const sort: AuditSort = AUDIT_SORTS.find((key) => key === params.get('sort')) ?? 'score';
   const direction = params.get('dir') === 'desc' ? 'desc' : 'asc';
+  const days = ADS_WINDOW_DAYS.find((value) => String(value) === params.get('days')) ?? 30;
   const openId = Number(params.get('product')) || null;
   const requestedPage = Math.max(1, Math.floor(Number(params.get('page'))) || 1);
   const [bulkOpen, setBulkOpen] = useState(false);
+  const input = { page: requestedPage, pageSize: AUDIT_PAGE_SIZE, sort, direction, issue, search: search.trim(), days } as const;
+  // While a page check runs, its progress and results arrive with the audit. The previous page stays on
+  // screen while the next one loads.
+  const audit = trpc.shoppingOptimizer.audit.useQuery(input, {
+    placeholderData: keepPreviousData,
+    refetchInterval: (query) => (isPageCheckActive(query.state.data?.pageCheck) ? 2000 : false),
+  });
   const setParam = (changes: Record<string, string | null>) =>
     setParams((previous) => {
       const next = new URLSearchParams(previous);
       for (const [key, value] of Object.entries(changes)) (value === null || value === '' ? next.delete(key) : next.set(key, value));
-      if (['q', 'issue', 'sort'].some((key) => key in changes)) next.delete('page');
+      if (['q', 'issue', 'sort', 'days'].some((key) => key in changes)) next.delete('page');
       return next;
     }, { replace: true });
 
@@ -171,35 +175,38 @@ function AuditSection() {
     onError: (error) => toast({ title: t('bulk.failed'), description: serverMessage(error) ?? undefined, variant: 'destructive' }),
   });
 
-  const rows = useMemo(() => {
-    if (!audit.data) return [];
-    const needle = search.trim().toLowerCase();
-    const filtered = audit.data.products.filter(
-      (product) => (!issue || product.issues.some((entry) => entry.type === issue)) && (!needle || product.title.toLowerCase().includes(needle) || product.offerId.toLowerCase().includes(needle)),
-    );
-    const collator = new Intl.Collator(i18n.resolvedLanguage);
-    const compare = (a: AuditedProduct, b: AuditedProduct) =>
-      sort === 'title' ? collator.compare(a.title, b.title) : sort === 'issues' ? a.issues.length - b.issues.length : a.score - b.score;
-    return filtered.sort((a, b) => (direction === 'asc' ? 1 : -1) * compare(a, b) || a.productId - b.productId);
-  }, [audit.data, issue, search, sort, direction, i18n.resolvedLanguage]);
-
   if (audit.isError) return <DataError error={audit.error} onRetry={() => void audit.refetch()} />;
   if (audit.isPending) return <DataLoading label={t('audit.loading')} cards={4} gridClassName="grid-cols-2 lg:grid-cols-4" chartClassName="h-96" />;
   const data = audit.data;
-  if (data.products.length === 0) return <EmptyState icon={ShoppingCartIcon} title={t('audit.emptyTitle')} body={t('audit.emptyBody')} />;
-  const withSuggestions = rows.filter((product) => product.suggestions.length > 0);
-  const suggestionCount = withSuggestions.reduce((sum, product) => sum + product.suggestions.length, 0);
-  const pages = Math.max(1, Math.ceil(rows.length / PAGE_SIZE));
-  const page = Math.min(requestedPage, pages);
-  const pageRows = rows.slice((page - 1) * PAGE_SIZE, page * PAGE_SIZE);
-  const onSort = (key: SortKey) => setParam({ sort: key, dir: sort === key && direction === 'asc' ? 'desc' : 'asc' });
+  if (data.productCount === 0) return <EmptyState icon={ShoppingCartIcon} title={t('audit.emptyTitle')} body={t('audit.emptyBody')} />;
+  const pages = Math.max(1, Math.ceil(data.matching / data.pageSize));
+  const page = data.page;
+  // Spend sorts the biggest first: fixes where the money goes come first.
+  const onSort = (key: AuditSort) => setParam({ sort: key, dir: sort === key ? (direction === 'asc' ? 'desc' : 'asc') : key === 'spend' ? 'desc' : 'asc' });
   const number = new Intl.NumberFormat(i18n.resolvedLanguage);
+  const ads = data.adsPerformance;
+  const showAds = ads.status === 'ready';
+  const money = (minor: number) => formatCurrency(minor / 100, ads.currency, i18n.resolvedLanguage);
 
   return (
-    <div className="space-y-4" data-testid="feed-audit" data-state="ready">
-      <div role="note" className="alert alert-info alert-soft text-sm" data-testid="ads-note">
-        <InfoIcon className="text-info size-4 shrink-0" aria-hidden="true" />
-        <span className="text-base-content">{t('audit.adsNote')}</span>
+    <div className="space-y-4" data-testid="feed-audit" data-state={audit.isFetching ? 'loading' : 'ready'}>
+      <div className="flex flex-col gap-2 sm:flex-row sm:items-center">
+        <div role="note" className={`alert alert-soft grow text-sm ${showAds ? 'alert-success' : 'alert-info'}`} data-testid="ads-note" data-status={ads.status} data-cost-minor={ads.costMinor}>
+          <InfoIcon className={`${showAds ? 'text-success' : 'text-info'} size-4 shrink-0`} aria-hidden="true" />
+          <span className="text-base-content">
+            {showAds
+              ? t('ads.ready', { cost: money(ads.costMinor), days: ads.days })
+              : t(ads.status === 'no_rows' ? 'ads.noRows' : 'ads.notConnected', { days: ads.days })}
+            {showAds && ads.unmatchedItems > 0 && ` ${t('ads.unmatched', { count: ads.unmatchedItems })}`}
+          </span>
+        </div>
+        <select className="select select-sm w-full sm:w-44" value={days} aria-label={t('ads.window')} onChange={(event) => setParam({ days: event.target.value === '30' ? null : event.target.value })} data-testid="ads-window">
+          {ADS_WINDOW_DAYS.map((value) => (
+            <option key={value} value={value}>
+              {t('ads.lastDays', { count: value })}
+            </option>
+          ))}
+        </select>
       </div>
       <PageCheckPanel check={data.pageCheck} />
       <div className="grid grid-cols-2 gap-3 sm:grid-cols-3 lg:grid-cols-5" data-testid="issue-tiles">
@@ -209,8 +216,8 @@ function AuditSection() {
             {data.averageScore ?? '—'}
             <span className="text-base-content/60 text-sm font-normal"> / 100</span>
           </p>
-          <p className="text-base-content/70 text-xs" data-testid="product-count" data-count={data.products.length}>
-            {t('audit.productCount', { count: data.products.length })}
+          <p className="text-base-content/70 text-xs" data-testid="product-count" data-count={data.productCount}>
+            {t('audit.productCount', { count: data.productCount })}
           </p>
         </div>
         {FEED_ISSUE_TYPES.filter((type) => data.totals[type]).map((type) => (
@@ -241,13 +248,13 @@ function AuditSection() {
             </option>
           ))}
         </select>
-        <button type="button" className="btn btn-sm btn-primary gap-1 sm:ml-auto" disabled={suggestionCount === 0} onClick={() => setBulkOpen(true)} data-testid="bulk-accept">
+        <button type="button" className="btn btn-sm btn-primary gap-1 sm:ml-auto" disabled={data.suggestionCount === 0} onClick={() => setBulkOpen(true)} data-testid="bulk-accept">
           <CheckCheckIcon className="size-4" aria-hidden="true" />
-          {t('bulk.button', { count: suggestionCount })}
+          {t('bulk.button', { count: data.suggestionCount })}
         </button>
       </div>
 
-      {rows.length === 0 ? (
+      {data.matching === 0 ? (
         <p className="text-base-content/70 py-8 text-center" data-testid="no-matches">
           {t('table.noMatches')}
         </p>
@@ -258,14 +265,25 @@ function AuditSection() {
               <tr>
                 <SortableHeader label={t('table.product')} sort="title" current={{ sort, direction }} onSort={onSort} title={t('table.sortBy', { column: t('table.product') })} />
                 <SortableHeader label={t('table.score')} sort="score" current={{ sort, direction }} onSort={onSort} title={t('table.sortBy', { column: t('table.score') })} align="right" />
+                {showAds && <SortableHeader label={t('table.spend')} sort="spend" current={{ sort, direction }} onSort={onSort} title={t('table.sortBy', { column: t('table.spend') })} align="right" />}
                 <SortableHeader label={t('table.issues')} sort="issues" current={{ sort, direction }} onSort={onSort} title={t('table.sortBy', { column: t('table.issues') })} align="right" />
+                {showAds && (
+                  <th scope="col" className="hidden text-right md:table-cell">
+                    {t('table.clicks')}
+                  </th>
+                )}
+                {showAds && (
+                  <th scope="col" className="hidden text-right md:table-cell">
+                    {t('table.conversions')}
+                  </th>
+                )}
                 <th scope="col" className="hidden text-right sm:table-cell">
                   {t('table.suggestions')}
                 </th>
               </tr>
             </thead>
             <tbody>
-              {pageRows.map((product) => (
+              {data.products.map((product) => (
                 <tr key={product.productId} className="hover:bg-base-200/60 cursor-pointer" onClick={() => setParam({ product: String(product.productId) })} data-testid="product-row">
                   <td className="max-w-[14rem] sm:max-w-md">
                     <button type="button" className="link link-hover block truncate text-left font-medium" onClick={(event) => { event.stopPropagation(); setParam({ product: String(product.productId) }); }}>
@@ -278,7 +296,14 @@ function AuditSection() {
                       {product.score}
                     </span>
                   </td>
+                  {showAds && (
+                    <td className="text-right tabular-nums whitespace-nowrap" data-testid="row-spend">
+                      {product.ads ? money(product.ads.costMinor) : <span className="text-base-content/50">—</span>}
+                    </td>
+                  )}
                   <td className="text-right tabular-nums">{product.issues.length}</td>
+                  {showAds && <td className="hidden text-right tabular-nums md:table-cell">{product.ads ? number.format(product.ads.clicks) : '—'}</td>}
+                  {showAds && <td className="hidden text-right tabular-nums md:table-cell">{product.ads ? number.format(product.ads.conversions) : '—'}</td>}
                   <td className="hidden text-right tabular-nums sm:table-cell">{product.suggestions.length}</td>
                 </tr>
               ))}
@@ -288,7 +313,7 @@ function AuditSection() {
       )}
       <div className="flex flex-wrap items-center justify-between gap-2">
         <p className="text-base-content/70 text-sm" data-testid="match-count">
-          {t('table.matches', { count: rows.length })}
+          {t('table.matches', { count: data.matching })}
         </p>
         {pages > 1 && (
           <PageButtons page={page} pages={pages} onPage={(next) => setParam({ page: String(next) })} pageText={t('table.page', { page, pages })} previousLabel={t('table.previous')} nextLabel={t('table.next')} />
@@ -299,12 +324,12 @@ function AuditSection() {
       <ConfirmDialog
         open={bulkOpen}
         title={t('bulk.title')}
-        body={t('bulk.body', { count: suggestionCount, products: withSuggestions.length })}
+        body={t('bulk.body', { count: data.suggestionCount, products: data.productsWithSuggestions })}
         confirmLabel={t('bulk.confirm')}
         cancelLabel={t('actions.cancel')}
         tone="primary"
         pending={bulk.isPending}
-        onConfirm={() => bulk.mutate({ productIds: withSuggestions.map((product) => product.productId) })}
+        onConfirm={() => bulk.mutate({ filter: { issue, search: search.trim() } })}
         onClose={() => setBulkOpen(false)}
       />
     </div>

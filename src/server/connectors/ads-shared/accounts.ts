@@ -1,6 +1,5 @@
 import { AppError } from '../../errors.ts';
-import type { IngestAdMetric } from '../../modules/commerce/ingest.ts';
-import { fetchBySlices, type DayRange } from './reporting-days.ts';
+import { fetchBySlices, type DayRange, type SliceRows } from './reporting-days.ts';
 import { ConnectorAuthError, MalformedResponseError, type ConnectedAccount, type ConnectorContext, type PlatformAccount, type SourceDayTotal, type SyncBatch, type SyncWindow } from '../connector.ts';
 
 // Several accounts per connection: a login often reaches more than one ad account (agencies, a
@@ -130,7 +129,7 @@ export function fetchSlicesAcrossAccounts(
   sliceDays: number,
   fallback: (ctx: ConnectorContext) => PlatformAccount,
   readable: (ctx: ConnectorContext, account: PlatformAccount) => Promise<PlatformAccount>,
-  readSlice: (ctx: ConnectorContext, account: PlatformAccount, slice: DayRange) => Promise<IngestAdMetric[]>,
+  readSlice: (ctx: ConnectorContext, account: PlatformAccount, slice: DayRange) => Promise<SliceRows>,
 ): (ctx: ConnectorContext, window: SyncWindow, cursor: string | null) => Promise<SyncBatch> {
   return fetchAcrossAccounts(platform, fallback, async (ctx, chosen, window, cursor) => {
     const account = await readable(ctx, chosen);

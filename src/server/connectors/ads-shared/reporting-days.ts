@@ -1,5 +1,6 @@
 import { addDays, daysBetween } from '../../modules/commerce/days.ts';
 import type { IngestAdMetric } from '../../modules/commerce/ingest.ts';
+import type { IngestProductAdSlice } from '../../modules/commerce/product-ad-metrics.ts';
 import type { ConnectorContext, SyncBatch, SyncWindow } from '../connector.ts';
 
 // Ads platforms report by calendar day in the ad account's own time zone, so a sync window of
@@ -58,6 +59,9 @@ function parseSliceCursor(platform: string, cursor: string | null): SliceCursor 
   return { from: parsed.from };
 }
 
+/** What one slice read: its campaign days, and the product days of platforms that report them too. */
+export type SliceRows = IngestAdMetric[] | { adMetrics: IngestAdMetric[]; productAdSlices: IngestProductAdSlice[] };
+
 /**
  * A connector's fetchBatch for a platform whose daily report has no pages of its own: one batch is
  * one slice of at most `sliceDays` reporting days, read by `readSlice`. The cursor is the first day of
@@ -66,15 +70,17 @@ function parseSliceCursor(platform: string, cursor: string | null): SliceCursor 
 export function fetchBySlices(
   platform: string,
   sliceDays: number,
-  readSlice: (ctx: ConnectorContext, slice: DayRange) => Promise<IngestAdMetric[]>,
+  readSlice: (ctx: ConnectorContext, slice: DayRange) => Promise<SliceRows>,
 ): (ctx: ConnectorContext, window: SyncWindow, cursor: string | null) => Promise<SyncBatch> {
   return async (ctx, window, cursor) => {
     const range = reportingDays(window);
     if (!range) return { adMetrics: [], nextCursor: null, estimatedTotal: 0 };
     const { slice, nextStart } = sliceFrom(range, parseSliceCursor(platform, cursor)?.from ?? range.from, sliceDays);
-    const adMetrics = await readSlice(ctx, slice);
+    const read = await readSlice(ctx, slice);
+    const adMetrics = Array.isArray(read) ? read : read.adMetrics;
     return {
       adMetrics,
+      ...(Array.isArray(read) ? {} : { productAdSlices: read.productAdSlices }),
       nextCursor: nextStart ? JSON.stringify({ from: nextStart } satisfies SliceCursor) : null,
       estimatedTotal: estimateWindowRows(adMetrics.length, slice, range),
     };

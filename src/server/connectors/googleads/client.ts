@@ -76,7 +76,7 @@ export const searchRowSchema = z.object({
       conversionsValue: z.number().optional(),
     })
     .optional(),
-  segments: z.object({ date: z.string().regex(/^\d{4}-\d{2}-\d{2}$/) }).optional(),
+  segments: z.object({ date: z.string().regex(/^\d{4}-\d{2}-\d{2}$/), productItemId: z.string().optional() }).optional(),
 });
 export type GoogleAdsRow = z.infer<typeof searchRowSchema>;
 
@@ -241,6 +241,19 @@ export function dailyCampaignQuery(days: DayRange): string {
     'SELECT customer.currency_code, campaign.id, campaign.name, segments.date, metrics.impressions, metrics.clicks, ' +
     'metrics.cost_micros, metrics.conversions, metrics.conversions_value ' +
     `FROM campaign WHERE segments.date BETWEEN '${days.from}' AND '${days.to}'`
+  );
+}
+
+/**
+ * Daily shopping performance per product (Shopping and Performance Max campaigns), summed over campaigns
+ * and ad groups: neither is selected, and customer is an attributed resource that does not segment.
+ * https://developers.google.com/google-ads/api/fields/v23/shopping_performance_view
+ */
+export function dailyProductQuery(days: DayRange): string {
+  return (
+    'SELECT customer.currency_code, segments.date, segments.product_item_id, metrics.clicks, metrics.impressions, ' +
+    'metrics.cost_micros, metrics.conversions, metrics.conversions_value ' +
+    `FROM shopping_performance_view WHERE segments.date BETWEEN '${days.from}' AND '${days.to}'`
   );
 }
 

@@ -83,6 +83,31 @@ describe('googleads connector against the fake', () => {
     await expect(connector.verify(contextWith(fake.connectedCredentials()))).resolves.toEqual({ accountId: '1234567890', accountName: 'Fake Store Ads', currency: 'USD', timezone: 'America/New_York' });
   });
 
+  it("reads each slice's products from shopping_performance_view beside its campaigns, cost in micros kept exact", async () => {
+    fake.setProductDays('1234567890', [
+      { itemId: 'mug-1', day: '2026-01-05', clicks: 3, impressions: 90, costMinor: 1234, conversions: 0.5, conversionValueMinor: 2599 },
+      { itemId: 'tee-1', day: '2026-02-10', clicks: 1, impressions: 10, costMinor: 7, conversions: 0, conversionValueMinor: 0 },
+    ]);
+    const first = await connector.fetchBatch(contextWith(fake.connectedCredentials()), BACKFILL, null);
+    expect(first.productAdSlices).toEqual([
+      {
+        platform: 'googleads', accountId: '1234567890', from: '2026-01-01', to: '2026-01-31',
+        rows: [{ productItemId: 'mug-1', day: '2026-01-05', currency: 'USD', clicks: 3, impressions: 90, costMicros: '12340000', conversions: 0.5, conversionValue: 25.99 }],
+      },
+    ]);
+    const second = await connector.fetchBatch(contextWith(fake.connectedCredentials()), BACKFILL, first.nextCursor);
+    expect(second.productAdSlices?.[0]).toMatchObject({ from: '2026-02-01', to: '2026-02-28', rows: [expect.objectContaining({ productItemId: 'tee-1', costMicros: '70000' })] });
+    fake.setProductDays('1234567890', []);
+  });
+
+  it('the fake refuses a field Google does not allow with shopping_performance_view, as Google does', async () => {
+    const access = { apiRoot: fake.url, version: 'v23', accessToken: fake.connectedCredentials().accessToken!, customerId: '1234567890' };
+    const query = "SELECT ad_group_ad.ad.id, segments.product_item_id, metrics.clicks FROM shopping_performance_view WHERE segments.date BETWEEN '2026-01-01' AND '2026-01-31'";
+    const error = await searchStream(contextWith(fake.connectedCredentials()).http, access, query).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ConnectorRequestError);
+    expect((error as ConnectorRequestError).detail).toContain("cannot be selected with the resource in the FROM clause: 'ad_group_ad.ad.id'");
+  });
+
   it('gives the account-level daily cost as source totals', async () => {
     const totals = await connector.sourceTotals!(contextWith(fake.connectedCredentials()), BACKFILL);
     const expected = fake.expectedTotals('2026-01-01', '2026-02-28').spendMinorByDay;

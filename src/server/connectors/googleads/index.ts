@@ -2,7 +2,7 @@ import { AppError } from '../../errors.ts';
 import { ConnectorAuthError, ConnectorRequestError, type Connector, type ConnectorContext, type PlatformAccount } from '../connector.ts';
 import { fetchSlicesAcrossAccounts, noAccountChosen, totalsAcrossAccounts, verifyAccounts } from '../ads-shared/accounts.ts';
 import { refreshedCredentials, urlWithQuery } from '../ads-shared/oauth2.ts';
-import { reportingDays } from '../ads-shared/reporting-days.ts';
+import { reportingDays, type DayRange } from '../ads-shared/reporting-days.ts';
 import {
   accessFor,
   authorizeEndpoint,
@@ -10,6 +10,7 @@ import {
   CUSTOMER_QUERY,
   dailyCampaignQuery,
   dailyCustomerCostQuery,
+  dailyProductQuery,
   DISPLAY_NAME,
   exchangeAuthorizationCode,
   GOOGLE_ADS_API_ROOT,
@@ -22,7 +23,8 @@ import {
   refreshAccessToken,
   searchStream,
 } from './client.ts';
-import { accountOfCustomer, accountsOfClients, mapCampaignDay, mapDailyCost } from './map.ts';
+import { accountOfCustomer, accountsOfClients, mapCampaignDay, mapDailyCost, mapProductDay } from './map.ts';
+import type { IngestProductAdSlice } from '../../modules/commerce/product-ad-metrics.ts';
 
 // Google Ads: daily campaign metrics by GAQL over searchStream, for every account the user chose
 // (ctx.accounts: client accounts, each with its own currency and time zone, reached directly or
@@ -77,10 +79,25 @@ async function readableAccount(ctx: ConnectorContext, account: PlatformAccount):
   return known;
 }
 
+/**
+ * One slice of one client account: its campaign days, then its products' days (shopping_performance_view)
+ * for the same days, so both share the slice's cursor. The product days are stored as a whole slice: a day
+ * read again replaces what was stored for it.
+ */
 const fetchBatch = fetchSlicesAcrossAccounts(PLATFORM, SLICE_DAYS, legacyAccount, readableAccount, async (ctx, account, slice) => {
-  const rows = await searchStream(ctx.http, accessFor(ctx, account), dailyCampaignQuery(slice));
-  return rows.map((row) => mapCampaignDay(row, account.accountId, account.currency ?? undefined));
+  const access = accessFor(ctx, account);
+  const campaignRows = await searchStream(ctx.http, access, dailyCampaignQuery(slice));
+  const adMetrics = campaignRows.map((row) => mapCampaignDay(row, account.accountId, account.currency ?? undefined));
+  const products = await fetchProductPerformance(ctx, account, slice);
+  return { adMetrics, productAdSlices: [products] };
 });
+
+/** One client account's products' days in `slice`, as a slice to store whole. Never called for a manager (readableAccount). */
+export async function fetchProductPerformance(ctx: ConnectorContext, account: PlatformAccount, slice: DayRange): Promise<IngestProductAdSlice> {
+  const rows = await searchStream(ctx.http, accessFor(ctx, account), dailyProductQuery(slice));
+  const products = rows.map((row) => mapProductDay(row, account.currency ?? undefined)).filter((row) => row.productItemId !== '');
+  return { platform: PLATFORM, accountId: account.accountId, from: slice.from, to: slice.to, rows: products };
+}
 
 /**
  * Every account the login reaches: the customers it can call directly (listAccessibleCustomers) with

@@ -1,6 +1,7 @@
 import { MalformedResponseError, type PlatformAccount, type SourceDayTotal } from '../connector.ts';
 import { decimalToMinor, microsToMinor } from '../money.ts';
 import type { IngestAdMetric } from '../../modules/commerce/ingest.ts';
+import type { IngestProductAdMetric } from '../../modules/commerce/product-ad-metrics.ts';
 import { knownTimeZone } from '../ads-shared/accounts.ts';
 import { fractionalCount, wholeCount } from '../ads-shared/counts.ts';
 import { normalizeCustomerId, PLATFORM, type GoogleAdsRow } from './client.ts';
@@ -37,6 +38,25 @@ export function mapCampaignDay(row: GoogleAdsRow, customerId: string, fallbackCu
     spendMinor: microsToMinor(metrics.costMicros ?? 0, currency, PLATFORM),
     conversions: fractionalCount(metrics.conversions, PLATFORM, 'metrics.conversions'),
     conversionValueMinor: decimalToMinor(metrics.conversionsValue ?? 0, currency, PLATFORM),
+  };
+}
+
+/**
+ * A shopping_performance_view row -> one product's day. The item id is kept as Google reports it (matching
+ * it to the store's products is the optimizer's job); a row without one (traffic Google could not tie to
+ * an offer) has no product to show and is left out by the caller.
+ */
+export function mapProductDay(row: GoogleAdsRow, fallbackCurrency?: string): IngestProductAdMetric {
+  const metrics = row.metrics ?? {};
+  return {
+    productItemId: row.segments?.productItemId ?? '',
+    day: dayOf(row),
+    currency: currencyOf(row, fallbackCurrency),
+    clicks: wholeCount(metrics.clicks, PLATFORM, 'metrics.clicks'),
+    impressions: wholeCount(metrics.impressions, PLATFORM, 'metrics.impressions'),
+    costMicros: String(BigInt(metrics.costMicros ?? 0)),
+    conversions: fractionalCount(metrics.conversions, PLATFORM, 'metrics.conversions'),
+    conversionValue: metrics.conversionsValue ?? 0,
   };
 }
 

@@ -3,7 +3,8 @@ import { DEMO_ALREADY_LOADING_MESSAGE, STORE_HAS_DATA_MESSAGE, type DemoLoadOutp
 import { AppError } from '../../errors.ts';
 import { bulkLoad, ingestAdMetrics, ingestEmailMetrics, ingestOrders, ingestRefunds, upsertProducts } from '../commerce/ingest.ts';
 import { sqlRunner } from '../commerce/raw-sql.ts';
-import { demoAdMetricBatches, demoEmailMetrics, demoPlan, type DemoOptions } from './generator.ts';
+import { demoAdMetricBatches, demoEmailMetrics, demoPlan, demoProductAdSlices, type DemoOptions } from './generator.ts';
+import { replaceProductAdMetrics } from '../commerce/product-ad-metrics.ts';
 import { demoOrderBatchesAhead } from './order-batches-ahead.ts';
 import type pg from 'pg';
 import { serverEventRows } from '../tracking/event-schema.ts';
@@ -188,6 +189,8 @@ export async function loadDemoData(
       throw error;
     }
     await writer.close();
+    // Outside the bulk load: its transaction holds the store row, which these rows' key references.
+    await replaceProductAdMetrics(em.fork(), store.id, demoProductAdSlices(plan));
     report('sessions');
     const sessions = await buildSessions(em.fork(), store.id, { settleMs: 0, chunk: SESSION_CHUNK });
     // Rows written in one transaction have no visibility map until they are vacuumed: until then,

@@ -177,6 +177,24 @@ describe('demo.load', () => {
     }
   });
 
+  it('gives Google Ads per-product shopping rows of the last 90 days, every item id one of the store\'s products, costing less than the shopping campaigns', async () => {
+    const q = sqlRunner(testApp.orm.em.fork());
+    const [figures] = await q.rows<{ rows: number; unmatched: number; days: number; cost: number; shopping: number }>(
+      `select count(*)::int as rows,
+              count(*) filter (where not exists (select 1 from products p where p.store_id = m.store_id and lower(p.external_id) = lower(m.product_item_id)))::int as unmatched,
+              count(distinct day)::int as days, sum(cost)::float8 as cost,
+              (select sum(spend_minor)::float8 / 100 from ad_metrics_daily a
+                where a.store_id = $1 and a.platform = 'googleads' and a.day >= min(m.day) and (a.campaign_name like 'Shopping%' or a.campaign_name like 'PMax%')) as shopping
+         from product_ad_metrics_daily m where m.store_id = $1`,
+      [owner.store.id],
+    );
+    expect(figures!.rows).toBeGreaterThan(1000);
+    expect(figures!.unmatched).toBe(0);
+    expect(figures!.days).toBe(90);
+    expect(figures!.cost).toBeGreaterThan(0);
+    expect(figures!.cost).toBeLessThanOrEqual(figures!.shopping * 1.01);
+  });
+
   it('leaves new-customer flags and customer aggregates equal to a computation from scratch', async () => {
     const q = sqlRunner(testApp.orm.em.fork());
     const [wrong] = await q.rows<{ flags: number; aggregates: number; customers: number }>(

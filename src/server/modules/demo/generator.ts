@@ -2,6 +2,7 @@ import { addDays, daysBetween, dayInZone } from '../../../shared/date-ranges.ts'
 import { seededRandom } from '../../random.ts';
 import { syntheticRate, SEEDED_CURRENCIES } from '../commerce/fx.ts';
 import type { IngestAdMetric, IngestEmailMetric, IngestOrder, IngestOrderLine, IngestProduct, IngestRefund } from '../commerce/ingest.ts';
+import type { IngestProductAdMetric, IngestProductAdSlice } from '../commerce/product-ad-metrics.ts';
 import { demoCustomerEmail, demoCustomerName } from './demo-names.ts';
 
 // A realistic, deterministic demo store: the same seed, options and "now" give the same rows.
@@ -705,6 +706,53 @@ export function* demoAdMetricBatches(plan: DemoPlan, rowsPerBatch = 5_000): Gene
     }
   }
   if (rows.length > 0) yield rows;
+}
+
+/** Days of per-product shopping rows the demo has (the optimizer's widest window). */
+export const DEMO_PRODUCT_AD_DAYS = 90;
+
+/**
+ * Google Ads' per-product shopping rows (shopping_performance_view) of the last DEMO_PRODUCT_AD_DAYS
+ * days: each day's spend of the Shopping and Performance Max campaigns shared among the active
+ * products by popularity, with some noise; products whose share is under a penny have no row (Google
+ * reports only products that were shown). Item ids come lower-cased, as the optimizer must match them
+ * whatever their case.
+ */
+export function demoProductAdSlices(plan: DemoPlan): IngestProductAdSlice[] {
+  const shopping = plan.campaigns.map((campaign, index) => ({ campaign, index })).filter(({ campaign }) => campaign.platform === 'googleads' && /Shopping|PMax/.test(campaign.name));
+  if (shopping.length === 0) return [];
+  const products = plan.products.filter((product) => product.active !== false);
+  const profile = PLATFORM_PROFILE.googleads;
+  const from = addDays(plan.today, -(DEMO_PRODUCT_AD_DAYS - 1));
+  const rows: IngestProductAdMetric[] = [];
+  for (const dayPlan of plan.days) {
+    if (dayPlan.day < from) continue;
+    const spend = shopping.reduce((sum, { index }) => sum + Math.max(0, dayPlan.spend[index] ?? 0), 0);
+    const orders = shopping.reduce((sum, { index }) => sum + (dayPlan.adOrders[index] ?? 0), 0);
+    const dayNumber = daysBetween('2000-01-01', dayPlan.day);
+    const weights = products.map((product, position) => product.weight * (0.6 + hashRandom(plan.seed, 11, position, dayNumber) * 0.8));
+    const dayWeight = weights.reduce((sum, weight) => sum + weight, 0);
+    products.forEach((product, position) => {
+      // 92 % of the spend is tied to an offer; the rest Google reports without one.
+      const share = (weights[position]! / dayWeight) * 0.92;
+      const costMinor = Math.round(spend * share);
+      if (costMinor < 1) return;
+      const impressions = Math.max(1, Math.round((costMinor / profile.cpmMinor) * 1000));
+      const clicks = Math.round(impressions * profile.ctr * (0.7 + hashRandom(plan.seed, 12, position, dayNumber) * 0.6));
+      const conversions = Math.floor(orders * share * profile.overReport + hashRandom(plan.seed, 13, position, dayNumber));
+      rows.push({
+        productItemId: product.externalId.toLowerCase(),
+        day: dayPlan.day,
+        currency: plan.store.currency,
+        clicks,
+        impressions,
+        costMicros: String(costMinor * 10_000),
+        conversions,
+        conversionValue: Math.round(conversions * product.priceMinor) / 100,
+      });
+    });
+  }
+  return [{ platform: 'googleads', accountId: shopping[0]!.campaign.accountId, from, to: plan.today, rows }];
 }
 
 /**

@@ -14,6 +14,7 @@ import { crashPoint } from '../../jobs/crash-points.ts';
 import { jobDatabaseOf } from '../../jobs/job-database.ts';
 import { sqlRunner } from '../commerce/raw-sql.ts';
 import { addDays, dayInZone } from '../commerce/days.ts';
+import { replaceProductAdMetrics } from '../commerce/product-ad-metrics.ts';
 import { INGEST_BATCH_SIZE, ingestAdMetrics, ingestEmailMetrics, ingestOrders, ingestRefunds, upsertProducts } from '../commerce/ingest.ts';
 import { PlatformConnection, type PlatformConnectionEntity } from '../connections/platform-connection.entity.ts';
 import { Store, type StoreEntity } from '../stores/store.entity.ts';
@@ -285,7 +286,7 @@ function progressRows(batch: SyncBatch): number {
 function mergePages(pages: SyncBatch[]): SyncBatch {
   if (pages.length === 1) return pages[0]!;
   const merged: Required<Omit<SyncBatch, 'estimatedTotal' | 'nextCursor'>> & Pick<SyncBatch, 'estimatedTotal' | 'nextCursor'> = {
-    products: [], orders: [], refunds: [], adMetrics: [], emailMetrics: [], warnings: [], nextCursor: pages.at(-1)!.nextCursor,
+    products: [], orders: [], refunds: [], adMetrics: [], emailMetrics: [], productAdSlices: [], warnings: [], nextCursor: pages.at(-1)!.nextCursor,
   };
   for (const page of pages) {
     if (page.products) merged.products.push(...page.products);
@@ -293,6 +294,7 @@ function mergePages(pages: SyncBatch[]): SyncBatch {
     if (page.refunds) merged.refunds.push(...page.refunds);
     if (page.adMetrics) merged.adMetrics.push(...page.adMetrics);
     if (page.emailMetrics) merged.emailMetrics.push(...page.emailMetrics);
+    if (page.productAdSlices) merged.productAdSlices.push(...page.productAdSlices);
     for (const warning of page.warnings ?? []) if (!merged.warnings.includes(warning)) merged.warnings.push(warning);
     if (page.estimatedTotal !== undefined) merged.estimatedTotal = page.estimatedTotal;
   }
@@ -305,6 +307,7 @@ async function ingestBatch(em: EntityManager, storeId: number, batch: SyncBatch)
   if (batch.refunds?.length) await ingestRefunds(em, storeId, batch.refunds);
   if (batch.adMetrics?.length) await ingestAdMetrics(em, storeId, batch.adMetrics);
   if (batch.emailMetrics?.length) await ingestEmailMetrics(em, storeId, batch.emailMetrics);
+  if (batch.productAdSlices?.length) await replaceProductAdMetrics(em, storeId, batch.productAdSlices);
 }
 
 /** Marks the connection disconnected: its credentials no longer work (they are deleted); its data stays. */

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import {
-  FEED_ATTRIBUTES, acceptSuggestionsInput, auditedProduct, feedAuditOutput, feedSettingsInput, feedSettingsOutput, feedSuggestion, pageCheckState, setOverrideInput,
+  FEED_ATTRIBUTES, acceptSuggestionsInput, auditedProduct, feedAuditInput, feedAuditOutput, feedSettingsInput, feedSettingsOutput, feedSuggestion, pageCheckState, setOverrideInput,
 } from '../../../shared/shopping-optimizer.ts';
 import { router } from '../../trpc/init.ts';
 import { adminToolsStoreProcedure, publicProcedure } from '../../trpc/procedures.ts';
@@ -18,11 +18,14 @@ function settingsAnswer(settings: ShoppingFeedSettingsEntity, storeId: number, o
 }
 
 export const shoppingOptimizerRouter = router({
-  /** Every active product's score, issues and rule suggestions, and the store's totals by issue type. */
+  /**
+   * One page of the active products (filtered, sorted) with score, issues, rule suggestions and Google Ads
+   * shopping figures over the window; the store's totals by issue type over every product.
+   */
   audit: adminToolsStoreProcedure
-    .input(z.void())
+    .input(feedAuditInput)
     .output(feedAuditOutput)
-    .query(({ ctx }) => storeAudit(ctx.em, ctx.store)),
+    .query(({ ctx, input }) => storeAudit(ctx.em, ctx.store, input)),
 
   /** One product's suggestions, improved by the LLM when it is configured. */
   suggestions: adminToolsStoreProcedure

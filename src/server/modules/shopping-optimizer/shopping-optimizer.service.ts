@@ -1,17 +1,19 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import {
-  FEED_DESCRIPTION_MAX, FEED_ISSUE_TYPES, FEED_TITLE_MAX,
-  type AuditedProduct, type FeedAttribute, type FeedAuditOutput, type FeedIssueType, type FeedSuggestion,
+  FEED_DESCRIPTION_MAX, FEED_ISSUE_TYPES, FEED_TITLE_MAX, feedAuditInput,
+  type AuditedProduct, type AuditRow, type AuditSort, type FeedAttribute, type FeedAuditInput, type FeedAuditOutput, type FeedIssueType, type FeedSuggestion,
 } from '../../../shared/shopping-optimizer.ts';
 import { AppError } from '../../errors.ts';
 import { Product, type ProductEntity } from '../commerce/product.entity.ts';
 import type { LlmProvider } from '../llm/llm-provider.ts';
 import type { StoreEntity } from '../stores/store.entity.ts';
 import { feedTsv, feedXml } from './feed-export.ts';
-import { auditItem, cleanText, feedItemOf, ruleSuggestions, scoreOf, trimToLimit, type FeedDefaults, type Overrides } from './feed-rules.ts';
+import { auditItem, cleanText, feedItemOf, ruleSuggestions, scoreOf, trimToLimit, type CatalogueProduct, type FeedDefaults, type Overrides } from './feed-rules.ts';
+import { sqlRunner } from '../commerce/raw-sql.ts';
 import { pageCheckIssues, pageCheckStateOf } from './page-check.ts';
-import { ShoppingFeedOverride, ShoppingFeedSettings, ShoppingPageCheck, type ShoppingFeedSettingsEntity } from './shopping-optimizer.entities.ts';
+import { ShoppingFeedOverride, ShoppingFeedSettings, ShoppingPageCheck, type ShoppingFeedSettingsEntity, type ShoppingPageCheckEntity } from './shopping-optimizer.entities.ts';
+import { productAdsOf, type StoreOfAds } from './product-ads.ts';
 import type { PageCheckResult } from '../../../shared/shopping-optimizer.ts';
 
 export const PRODUCT_NOT_FOUND_MESSAGE = 'Product not found';
@@ -53,9 +55,19 @@ export async function updateFeedDefaults(em: EntityManager, store: StoreRef, def
   return settings;
 }
 
-/** The products a feed carries: the active ones (drafts and archived products are not for sale). */
-async function feedProducts(em: EntityManager, storeId: number): Promise<ProductEntity[]> {
-  return em.find(Product, { store: storeId, active: true }, { orderBy: { id: 'asc' } });
+type FeedProduct = CatalogueProduct & { id: number };
+
+/**
+ * The products a feed carries: the active ones (drafts and archived products are not for sale). Plain
+ * rows, not entities: a store of 20,000 products is read on every page of the optimizer's list.
+ */
+async function feedProducts(em: EntityManager, storeId: number): Promise<FeedProduct[]> {
+  const rows = await sqlRunner(em).rows<FeedProduct>(
+    `select id::int as id, external_id as "externalId", title, sku, price_minor::float8 as "priceMinor", currency::text as currency, image_url as "imageUrl", active
+       from products where store_id = $1 and active order by id`,
+    [storeId],
+  );
+  return rows;
 }
 
 async function overridesByProduct(em: EntityManager, storeId: number): Promise<Map<number, Overrides>> {
@@ -75,7 +87,7 @@ async function pageResultsByProduct(em: EntityManager, storeId: number): Promise
   return new Map((check?.results ?? []).map((result) => [result.productId, result]));
 }
 
-function auditProduct(product: ProductEntity, overrides: Overrides, defaults: FeedDefaults, page?: PageCheckResult): AuditedProduct {
+function auditProduct(product: FeedProduct, overrides: Overrides, defaults: FeedDefaults, page?: PageCheckResult): AuditedProduct {
   const item = feedItemOf(product, overrides);
   const issues = [...auditItem(item), ...(page ? pageCheckIssues(page) : [])];
   return {
@@ -90,8 +102,15 @@ function auditProduct(product: ProductEntity, overrides: Overrides, defaults: Fe
   };
 }
 
-/** Every product of the store against Google's specification, with totals by issue type. */
-export async function storeAudit(em: EntityManager, store: StoreRef): Promise<FeedAuditOutput> {
+interface WholeAudit {
+  audited: AuditedProduct[];
+  totals: Partial<Record<FeedIssueType, number>>;
+  averageScore: number | null;
+  check: ShoppingPageCheckEntity | null;
+}
+
+/** Every active product of the store against Google's specification, with totals by issue type. */
+async function auditAll(em: EntityManager, store: StoreRef): Promise<WholeAudit> {
   const settings = await feedSettingsOf(em, store);
   const [products, overrides, check] = await Promise.all([
     feedProducts(em, store.id),
@@ -100,14 +119,66 @@ export async function storeAudit(em: EntityManager, store: StoreRef): Promise<Fe
   ]);
   const pages = new Map((check?.results ?? []).map((result) => [result.productId, result]));
   const audited = products.map((product) => auditProduct(product, overrides.get(product.id) ?? {}, settings, pages.get(product.id)));
+  const counts = new Map<FeedIssueType, number>();
+  for (const product of audited) for (const type of new Set(product.issues.map((issue) => issue.type))) counts.set(type, (counts.get(type) ?? 0) + 1);
   const totals: Partial<Record<FeedIssueType, number>> = {};
-  for (const type of FEED_ISSUE_TYPES) {
-    const count = audited.filter((product) => product.issues.some((issue) => issue.type === type)).length;
-    if (count > 0) totals[type] = count;
-  }
+  for (const type of FEED_ISSUE_TYPES) if (counts.get(type)) totals[type] = counts.get(type);
   const averageScore = audited.length ? Math.round(audited.reduce((sum, product) => sum + product.score, 0) / audited.length) : null;
-  // ad_metrics_daily holds campaign days only: the Google Ads sync stores no per-product (shopping_performance_view) rows.
-  return { products: audited, totals, averageScore, adsPerformance: null, pageCheck: pageCheckStateOf(check) };
+  return { audited, totals, averageScore, check };
+}
+
+type AuditFilter = { issue: FeedIssueType | null; search: string };
+
+function matchesFilter(filter: AuditFilter): (product: AuditedProduct) => boolean {
+  const needle = filter.search.trim().toLowerCase();
+  return (product) =>
+    (!filter.issue || product.issues.some((issue) => issue.type === filter.issue)) &&
+    (!needle || product.title.toLowerCase().includes(needle) || product.offerId.toLowerCase().includes(needle));
+}
+
+const titleCollator = new Intl.Collator('en', { sensitivity: 'base', numeric: true });
+
+function compareRows(sort: AuditSort): (a: AuditRow, b: AuditRow) => number {
+  switch (sort) {
+    case 'title':
+      return (a, b) => titleCollator.compare(a.title, b.title);
+    case 'issues':
+      return (a, b) => a.issues.length - b.issues.length;
+    case 'spend':
+      return (a, b) => (a.ads?.costMinor ?? 0) - (b.ads?.costMinor ?? 0);
+    default:
+      return (a, b) => a.score - b.score;
+  }
+}
+
+/**
+ * One page of the store's audited products (filtered, sorted), each with its Google Ads shopping figures
+ * over the window; totals, average and the bulk counts over every product (or every match).
+ */
+export async function storeAudit(em: EntityManager, store: StoreRef & StoreOfAds, input: FeedAuditInput, now: Date = new Date()): Promise<FeedAuditOutput> {
+  const query = feedAuditInput.parse(input);
+  const [whole, ads] = await Promise.all([auditAll(em, store), productAdsOf(em, store, query.days, now)]);
+  const rows: AuditRow[] = whole.audited.filter(matchesFilter(query)).map((product) => ({ ...product, ads: ads.byItem.get(product.offerId.toLowerCase()) ?? null }));
+  const matched = new Set(whole.audited.map((product) => product.offerId.toLowerCase()).filter((item) => ads.byItem.has(item)));
+  const compare = compareRows(query.sort);
+  const sign = query.direction === 'asc' ? 1 : -1;
+  rows.sort((a, b) => sign * compare(a, b) || a.productId - b.productId);
+  const pages = Math.max(1, Math.ceil(rows.length / query.pageSize));
+  const page = Math.min(query.page, pages);
+  const withSuggestions = rows.filter((product) => product.suggestions.length > 0);
+  return {
+    products: rows.slice((page - 1) * query.pageSize, page * query.pageSize),
+    matching: rows.length,
+    page,
+    pageSize: query.pageSize,
+    productCount: whole.audited.length,
+    suggestionCount: withSuggestions.reduce((sum, product) => sum + product.suggestions.length, 0),
+    productsWithSuggestions: withSuggestions.length,
+    totals: whole.totals,
+    averageScore: whole.averageScore,
+    adsPerformance: { ...ads.performance, unmatchedItems: ads.byItem.size - matched.size },
+    pageCheck: pageCheckStateOf(whole.check),
+  };
 }
 
 async function productOfStore(em: EntityManager, storeId: number, productId: number): Promise<ProductEntity> {
@@ -137,7 +208,7 @@ export async function removeOverride(em: EntityManager, store: StoreRef, input: 
   return productAudit(em, store, product);
 }
 
-async function productAudit(em: EntityManager, store: StoreRef, product: ProductEntity): Promise<AuditedProduct> {
+async function productAudit(em: EntityManager, store: StoreRef, product: FeedProduct): Promise<AuditedProduct> {
   const settings = await feedSettingsOf(em, store);
   const [rows, pages] = await Promise.all([em.find(ShoppingFeedOverride, { store: store.id, productId: product.id }, { refresh: true }), pageResultsByProduct(em, store.id)]);
   return auditProduct(product, Object.fromEntries(rows.map((row) => [row.attribute, row.value])), settings, pages.get(product.id));
@@ -156,14 +227,19 @@ function validateOverride(attribute: FeedAttribute, value: string) {
 }
 
 /** Accepts the rule suggestions of the given products (all when none given) for the given attributes. */
-export async function acceptSuggestions(em: EntityManager, store: StoreRef, input: { productIds?: number[]; attributes: FeedAttribute[] }): Promise<{ accepted: number }> {
-  const audit = await storeAudit(em, store);
+export async function acceptSuggestions(
+  em: EntityManager,
+  store: StoreRef,
+  input: { productIds?: number[]; filter?: AuditFilter; attributes: FeedAttribute[] },
+): Promise<{ accepted: number }> {
+  const { audited } = await auditAll(em, store);
   const wanted = input.productIds ? new Set(input.productIds) : null;
+  const matches = input.filter ? matchesFilter(input.filter) : () => true;
   const attributes = new Set(input.attributes);
   let accepted = 0;
   await em.transactional(async (tx) => {
-    for (const product of audit.products) {
-      if (wanted && !wanted.has(product.productId)) continue;
+    for (const product of audited) {
+      if ((wanted && !wanted.has(product.productId)) || !matches(product)) continue;
       for (const suggestion of product.suggestions) {
         if (!attributes.has(suggestion.attribute)) continue;
         await upsertOverride(tx, store.id, product.productId, suggestion.attribute, suggestion.value, suggestion.source);

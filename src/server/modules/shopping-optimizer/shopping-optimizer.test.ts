@@ -60,7 +60,9 @@ describe('shoppingOptimizer: audit, suggestions, overrides and feed', () => {
     expect(mug.score).toBe(100 - 4 * 20 - 2 * 8);
     expect(mug.suggestions.find((suggestion: any) => suggestion.attribute === 'title').value).toBe('Mug <White> & Blue');
     expect(audit.totals).toMatchObject({ missing_description: 2, missing_image: 1, title_promotional: 1 });
-    expect(audit.adsPerformance).toBeNull();
+    // No Google Ads at all: said plainly, no figures per product.
+    expect(audit.adsPerformance).toMatchObject({ status: 'not_connected', costMinor: 0 });
+    expect(audit.products.every((product: any) => product.ads === null)).toBe(true);
   });
 
   it('accepting in bulk stores overrides; the XML feed served at the secret URL without a session validates and carries them', async () => {
@@ -68,7 +70,7 @@ describe('shoppingOptimizer: audit, suggestions, overrides and feed', () => {
     const accepted = data(await trpcMutation(admin.client, 'shoppingOptimizer.acceptSuggestions', {}));
     expect(accepted.accepted).toBeGreaterThanOrEqual(8);
     const audit = data(await trpcQuery(admin.client, 'shoppingOptimizer.audit'));
-    const mug = audit.products[0];
+    const mug = audit.products.find((product: any) => product.offerId === 'mug-1');
     expect(mug.overrides).toMatchObject({ brand: 'Tom & Co', link: 'https://tom.example/products/mug-1', mpn: 'MUG-1' });
     // The title suggestion was made before the brand was known: a second round puts the brand first.
     data(await trpcMutation(admin.client, 'shoppingOptimizer.acceptSuggestions', { productIds: [adminProducts[0]], attributes: ['title'] }));
