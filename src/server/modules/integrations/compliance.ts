@@ -6,6 +6,7 @@ import { sqlRunner, type SqlRunner } from '../commerce/raw-sql.ts';
 import { lockStoreForIngest, recomputeRollups } from '../commerce/rollups.ts';
 import type { PlatformConnectionEntity } from '../connections/platform-connection.entity.ts';
 import type { StoreEntity } from '../stores/store.entity.ts';
+import { redactCustomerTracking } from '../tracking/customer-redaction.ts';
 
 // Shopify's mandatory compliance webhooks acted on (docs/platform-notes.md, "Compliance webhooks";
 // https://shopify.dev/docs/apps/build/compliance/privacy-law-compliance). What we hold of a person:
@@ -90,7 +91,9 @@ async function recordDataRequest(em: EntityManager, store: StoreEntity, request:
  * customers/redact: the customer row keeps its place in the store's figures (new vs returning, LTV)
  * but no longer says who it is (Shopify's id replaced, the e-mail hash and the sealed name and e-mail removed); their orders lose
  * the visit's landing page, referrer and click ids, their refunds their notes; the webhook bodies of
- * their orders (name, e-mail, addresses) are deleted. In one transaction, under the store's ingest
+ * their orders (name, e-mail, addresses) are deleted; their tracking data is made anonymous
+ * (tracking/customer-redaction.ts: visits and attribution credits stay, as the store's figures) and
+ * their loyalty scores deleted. In one transaction, under the store's ingest
  * lock, so that no batch writes the customer back in between.
  */
 async function redactCustomer(em: EntityManager, store: StoreEntity, connection: PlatformConnectionEntity, request: ShopifyComplianceRequest, deliveryRowId: number): Promise<void> {
@@ -101,6 +104,16 @@ async function redactCustomer(em: EntityManager, store: StoreEntity, connection:
     const customerIds = customers.map((row) => row.id);
     const orders = await ordersNamed(q, store.id, customerIds, request.orderIds);
     const orderIds = orders.map((order) => order.id);
+    // Before the customer rows forget their e-mail hash: the tracking data is found through it.
+    const tracking = await redactCustomerTracking(q, store.id, {
+      customerIds,
+      platformCustomerIds: request.customer!.id ? [request.customer!.id] : [],
+      emailHashes: [...customers.flatMap((row) => (row.email_hash ? [row.email_hash] : [])), ...(request.customer!.email ? [hashEmail(request.customer!.email)] : [])],
+      orderRefs: [...orders.flatMap((order) => [order.external_id, ...(order.order_number ? [order.order_number] : [])]), ...request.orderIds],
+    });
+    // The loyalty scores (segment, churn risk, predicted value) are a profile of the person: deleted.
+    // The next scoring run computes a row for the anonymous customer record again, from its orders.
+    const loyaltyDeleted = customerIds.length > 0 ? await q.run(`delete from customer_loyalty where store_id = $1 and customer_id = any($2::bigint[])`, [store.id, customerIds]) : 0;
     if (customerIds.length > 0) {
       await q.run(`update customers set external_id = 'redacted-' || id, email_hash = null, contact_sealed = null, contact_digest = null, name_search = null, updated_at = now() where store_id = $1 and id = any($2::bigint[])`, [store.id, customerIds]);
     }
@@ -122,7 +135,7 @@ async function redactCustomer(em: EntityManager, store: StoreEntity, connection:
                or payload::jsonb ->> 'order_id' = any($6::text[]))`,
       [store.id, connection.id, deliveryRowId, PERSONAL_TOPICS, request.customer!.id ?? '', externalOrderIds],
     );
-    audit(tx, request, store, { customersRedacted: customerIds.length, ordersRedacted: orderIds.length, deliveriesDeleted, ordersToRedact: request.orderIds.length });
+    audit(tx, request, store, { customersRedacted: customerIds.length, ordersRedacted: orderIds.length, deliveriesDeleted, ordersToRedact: request.orderIds.length, loyaltyDeleted, tracking });
     await tx.flush();
   });
 }
@@ -188,7 +201,8 @@ export function keptComplianceBody(request: ShopifyComplianceRequest): string {
   return JSON.stringify({
     shop_domain: request.shopDomain,
     shop_id: request.shopId,
-    ...(request.customer ? { customer: { id: request.customer.id } } : {}),
+    // A redacted customer's Shopify id is not kept either: the orders' ids say what was redacted.
+    ...(request.customer && request.topic !== 'customers/redact' ? { customer: { id: request.customer.id } } : {}),
     ...(request.topic === 'customers/redact' ? { orders_to_redact: request.orderIds } : {}),
     ...(request.topic === 'customers/data_request' ? { orders_requested: request.orderIds, data_request: { id: request.dataRequestId } } : {}),
   });
