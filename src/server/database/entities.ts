@@ -1,3 +1,4 @@
+import { PrivacyRequest } from '../modules/privacy/privacy-request.entity.ts';
 import { AudiencePush } from '../modules/audiences/audience-push.entity.ts';
 import { PageReview } from '../modules/page-reviewer/page-review.entity.ts';
 import { PriceAlertRecord, PriceCheck, PriceTrackedUrl } from '../modules/price-tracker/price-tracker.entities.ts';
@@ -86,4 +87,5 @@ export const entities = [
   PriceTrackedUrl,
   PriceCheck,
   PriceAlertRecord,
+  PrivacyRequest,
 ];

@@ -5,6 +5,7 @@ import { hashEmail } from '../commerce/ingest.ts';
 import { sqlRunner, type SqlRunner } from '../commerce/raw-sql.ts';
 import { lockStoreForIngest, recomputeRollups } from '../commerce/rollups.ts';
 import type { PlatformConnectionEntity } from '../connections/platform-connection.entity.ts';
+import { createCustomerDataExport, deletePrivacyExports } from '../privacy/privacy.service.ts';
 import type { StoreEntity } from '../stores/store.entity.ts';
 import { redactCustomerTracking } from '../tracking/customer-redaction.ts';
 
@@ -66,16 +67,29 @@ async function ordersNamed(q: SqlRunner, storeId: number, customerIds: number[],
 }
 
 /**
- * customers/data_request: what we hold about the customer, recorded for the store's owner (who
- * answers the customer) in the audit log, with Shopify's request id.
+ * customers/data_request: what we hold about the customer, exported for the store's owner (who
+ * answers the customer: the privacy requests list on /settings, a zip for 30 days) and recorded in
+ * the audit log with Shopify's request id and the export's.
  */
 async function recordDataRequest(em: EntityManager, store: StoreEntity, request: ShopifyComplianceRequest): Promise<void> {
   const q = sqlRunner(em);
   const customers = await customersNamed(q, store.id, request.customer!);
   const orders = await ordersNamed(q, store.id, customers.map((row) => row.id), request.orderIds);
+  const exported = await createCustomerDataExport(
+    q,
+    {
+      storeId: store.id,
+      customerIds: customers.map((row) => row.id),
+      orderIds: orders.map((order) => order.id),
+      platformCustomerIds: request.customer!.id ? [request.customer!.id] : [],
+      emailHashes: request.customer!.email ? [hashEmail(request.customer!.email)] : [],
+    },
+    { kind: 'shopify_customer_data_request', shop: request.shopDomain, customerExternalId: request.customer!.id ?? '', platformRequestId: request.dataRequestId ?? null },
+  );
   audit(em, request, store, {
     customerId: request.customer!.id,
     dataRequestId: request.dataRequestId,
+    exportId: exported.id,
     ordersRequested: request.orderIds,
     held: {
       customerRecords: customers.length,
@@ -113,6 +127,8 @@ async function redactCustomer(em: EntityManager, store: StoreEntity, connection:
     });
     // The loyalty scores (segment, churn risk, predicted value) are a profile of the person: deleted.
     // The next scoring run computes a row for the anonymous customer record again, from its orders.
+    // An export made for an earlier data request of theirs names them too.
+    const exportsDeleted = request.customer!.id ? await deletePrivacyExports(q, store.id, [request.customer!.id]) : 0;
     const loyaltyDeleted = customerIds.length > 0 ? await q.run(`delete from customer_loyalty where store_id = $1 and customer_id = any($2::bigint[])`, [store.id, customerIds]) : 0;
     if (customerIds.length > 0) {
       await q.run(`update customers set external_id = 'redacted-' || id, email_hash = null, contact_sealed = null, contact_digest = null, name_search = null, updated_at = now() where store_id = $1 and id = any($2::bigint[])`, [store.id, customerIds]);
@@ -135,7 +151,7 @@ async function redactCustomer(em: EntityManager, store: StoreEntity, connection:
                or payload::jsonb ->> 'order_id' = any($6::text[]))`,
       [store.id, connection.id, deliveryRowId, PERSONAL_TOPICS, request.customer!.id ?? '', externalOrderIds],
     );
-    audit(tx, request, store, { customersRedacted: customerIds.length, ordersRedacted: orderIds.length, deliveriesDeleted, ordersToRedact: request.orderIds.length, loyaltyDeleted, tracking });
+    audit(tx, request, store, { customersRedacted: customerIds.length, ordersRedacted: orderIds.length, deliveriesDeleted, ordersToRedact: request.orderIds.length, loyaltyDeleted, exportsDeleted, tracking });
     await tx.flush();
   });
 }
@@ -167,6 +183,7 @@ async function redactShop(em: EntityManager, store: StoreEntity, connection: Pla
       [store.id],
     );
     await recomputeRollups(q, store.id);
+    const exportsDeleted = await deletePrivacyExports(q, store.id);
     await q.run(`delete from webhook_deliveries where store_id = $1 and connection_id = $2 and id <> $3`, [store.id, connection.id, deliveryRowId]);
     await q.run(`delete from sync_runs where store_id = $1 and connection_id = $2`, [store.id, connection.id]);
     await q.run(`delete from reconciliation_results where store_id = $1 and connection_id = $2`, [store.id, connection.id]);
@@ -178,7 +195,7 @@ async function redactShop(em: EntityManager, store: StoreEntity, connection: Pla
         where id = $1`,
       [connection.id, SHOPIFY_SHOP_REDACTED_REASON],
     );
-    audit(tx, request, store, { shopId: request.shopId, ordersDeleted, refundsDeleted, customersDeleted, productsDeleted });
+    audit(tx, request, store, { shopId: request.shopId, ordersDeleted, refundsDeleted, customersDeleted, productsDeleted, exportsDeleted });
     await tx.flush();
   });
 }

@@ -37,11 +37,21 @@ export interface TrackingRedaction {
 /** A URL without its query string and fragment (where click ids, e-mail addresses and tokens travel). */
 const withoutQuery = (column: string) => `nullif(split_part(split_part(${column}, '#', 1), '?', 1), '')`;
 
-export async function redactCustomerTracking(q: SqlRunner, storeId: number, customer: RedactedCustomer): Promise<TrackingRedaction> {
+/** The customer's traces in the tracking tables: their browsers, e-mail hashes, platform ids and orders' references. */
+export interface CustomerVisitors {
+  anonymousIds: string[];
+  /** The session job's visitor keys: the browsers, and 'e:' + the hash for a visitor known only by e-mail (sessions.ts). */
+  visitorKeys: string[];
+  hashes: string[];
+  platformIds: string[];
+  orderRefs: string[];
+}
+
+/** The customer's browsers: those of their purchases and of every event with their e-mail or id. */
+export async function customerVisitors(q: SqlRunner, storeId: number, customer: RedactedCustomer): Promise<CustomerVisitors> {
   const hashes = [...new Set(customer.emailHashes)];
   const platformIds = [...new Set(customer.platformCustomerIds)].filter((id) => id !== '');
   const orderRefs = [...new Set(customer.orderRefs)];
-  // The customer's browsers: those of their purchases and of every event with their e-mail or id.
   const browsers = await q.rows<{ anonymous_id: string }>(
     `select anonymous_id from tracking_purchases
       where store_id = $1 and anonymous_id is not null
@@ -53,8 +63,11 @@ export async function redactCustomerTracking(q: SqlRunner, storeId: number, cust
     [storeId, orderRefs, hashes, platformIds],
   );
   const anonymousIds = browsers.map((row) => row.anonymous_id);
-  // The session job's key of a visitor known only by e-mail (server events): 'e:' + the hash (sessions.ts).
-  const visitorKeys = [...anonymousIds, ...hashes.map((hash) => `e:${hash.slice(0, 62)}`)];
+  return { anonymousIds, visitorKeys: [...anonymousIds, ...hashes.map((hash) => `e:${hash.slice(0, 62)}`)], hashes, platformIds, orderRefs };
+}
+
+export async function redactCustomerTracking(q: SqlRunner, storeId: number, customer: RedactedCustomer): Promise<TrackingRedaction> {
+  const { anonymousIds, visitorKeys, hashes, platformIds, orderRefs } = await customerVisitors(q, storeId, customer);
   const pseudonym = `redacted:${randomBytes(16).toString('hex')}`;
 
   const events = await q.run(
