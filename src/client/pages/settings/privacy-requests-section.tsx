@@ -31,13 +31,13 @@ export function PrivacyRequestsSection() {
       {requests.data && requests.data.length > 0 && (
         <ul className="divide-base-content/10 divide-y" data-testid="privacy-requests">
           {requests.data.map((request: PrivacyRequestRow) => (
-            <li key={request.id} className="flex flex-wrap items-center gap-x-4 gap-y-2 py-3">
-              <div className="min-w-0 flex-1">
+            <li key={request.id} className="flex flex-wrap items-center gap-x-4 gap-y-2 py-3" data-state="ready">
+              <div className="min-w-0 flex-1 basis-64">
                 <p className="font-medium">
                   {t('settings.privacyRequests.dataRequest', { customerId: request.customerId })}
                   <span className="badge badge-success badge-soft badge-sm ms-2">{t('settings.privacyRequests.ready')}</span>
                 </p>
-                <p className="text-base-content/70 text-sm break-all">
+                <p className="text-base-content/70 text-sm break-words">
                   {t('settings.privacyRequests.details', {
                     date: day.format(new Date(request.createdAt)),
                     shop: request.shop,
