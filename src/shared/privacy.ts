@@ -20,3 +20,19 @@ export interface PrivacyRequestRow {
   createdAt: string;
   expiresAt: string;
 }
+
+/** Days between asking to delete an account and its deletion; the account is disabled meanwhile. */
+export const ACCOUNT_DELETION_GRACE_DAYS = 14;
+export const ACCOUNT_SCHEDULED_FOR_DELETION_MESSAGE = 'This account is scheduled for deletion. Cancel the deletion to use it again.';
+export const LAST_ADMIN_DELETION_MESSAGE = 'The last administrator cannot be deleted';
+export const ACCOUNT_DELETION_REASON_MAX = 500;
+
+/** Deleting one's own account: the current password again, as changing the e-mail address asks. */
+export const deleteOwnAccountInput = z.object({
+  currentPassword: z.string({ error: 'Current password is required' }).min(1, 'Current password is required').max(1024),
+});
+
+export const adminDeleteUserInput = z.object({
+  userId: z.number().int().positive(),
+  reason: z.string().trim().min(1, 'Give a reason').max(ACCOUNT_DELETION_REASON_MAX),
+});
