@@ -4,12 +4,14 @@ import { useAccess } from '../../lib/use-access.ts';
 import { errorText } from '../account-shared/messages.ts';
 import { InlineLoading, PageHeader } from '../account-shared/page-header.tsx';
 import { AccountSection } from './account-section.tsx';
+import { DeleteAccountSection } from './delete-account-section.tsx';
 import { EmailSection } from './email-section.tsx';
 import { PasswordSection } from './password-section.tsx';
 import { PreferencesSection } from './preferences-section.tsx';
 import { PrivacyRequestsSection } from './privacy-requests-section.tsx';
 
-const SECTIONS = ['account', 'email', 'preferences', 'password', 'privacyRequests'] as const;
+const SECTIONS = ['account', 'email', 'preferences', 'password', 'privacyRequests', 'deleteAccount'] as const;
+const ANCHORS: Partial<Record<(typeof SECTIONS)[number], string>> = { privacyRequests: 'privacy-requests', deleteAccount: 'delete-account' };
 
 /** /settings: account (username), e-mail address (changed by confirmation), preferences (marketing e-mails, theme), change password. */
 export function SettingsPage() {
@@ -17,7 +19,7 @@ export function SettingsPage() {
   const settings = trpc.settings.get.useQuery();
   // An administrator viewing the account does not see its customers' exports (the server refuses them too).
   const { guestMode } = useAccess();
-  const sections = SECTIONS.filter((section) => section !== 'privacyRequests' || !guestMode);
+  const sections = SECTIONS.filter((section) => !guestMode || (section !== 'privacyRequests' && section !== 'deleteAccount'));
 
   return (
     <div className="mx-auto max-w-5xl space-y-6">
@@ -27,7 +29,7 @@ export function SettingsPage() {
           <ul className="menu bg-base-100 rounded-box border-base-content/10 sticky top-24 w-full border p-2">
             {sections.map((section) => (
               <li key={section}>
-                <a href={`#${section === 'privacyRequests' ? 'privacy-requests' : section}`}>{t(`settings.${section}.title`)}</a>
+                <a href={`#${ANCHORS[section] ?? section}`}>{t(`settings.${section}.title`)}</a>
               </li>
             ))}
           </ul>
@@ -52,6 +54,7 @@ export function SettingsPage() {
           )}
           <PasswordSection />
           {!guestMode && <PrivacyRequestsSection />}
+          {!guestMode && <DeleteAccountSection />}
         </div>
       </div>
     </div>
