@@ -5,7 +5,7 @@ import { strFromU8, unzipSync } from 'fflate';
 import { ShopifyFake } from '../test/fakes/shopify.ts';
 import { screenshots, sql } from './admin-helpers.ts';
 import { FAKE_SHOPIFY_APP } from './integration-fakes-env.ts';
-import { actAsDistinctClient, createStore, registerInPage, startTrial } from './shell-helpers.ts';
+import { actAsDistinctClient, createStore, PASSWORD, registerInPage, startTrial } from './shell-helpers.ts';
 
 // A Shopify customer asks a store for their data: Shopify's customers/data_request webhook (signed
 // with the app's secret, as Shopify sends it) becomes an export on the owner's /settings, downloaded
@@ -63,4 +63,42 @@ test("a customer's data request: the owner sees it in Privacy requests on /setti
   await screenshots(page, 'settings-privacy-requests', async (shot) => {
     await expect(shot.getByTestId('privacy-requests')).toBeVisible();
   });
+});
+
+test('delete the account from /settings: signed out, sign-in says it is scheduled, cancelling signs in and keeps the store', async ({ page }) => {
+  const { username } = await registerInPage(page, 'leaving');
+  await startTrial(page.request, 'professional');
+  await createStore(page.request, 'Leaving Soon');
+  await page.goto('/settings');
+  const section = page.getByTestId('delete-account');
+  await expect(section).toBeVisible();
+  await screenshots(page, 'settings-delete-account', async (shot) => {
+    await expect(shot.getByTestId('delete-account')).toBeVisible();
+  });
+
+  // A wrong password: refused, nothing happens.
+  await section.getByLabel('Your password').fill('not my password');
+  await section.getByRole('button', { name: 'Delete my account' }).click();
+  await expect(section.getByText('Current password is incorrect')).toBeVisible();
+
+  await section.getByLabel('Your password').fill(PASSWORD);
+  await section.getByRole('button', { name: 'Delete my account' }).click();
+  await expect(page).toHaveURL(/\/auth$/);
+
+  await page.getByLabel('Username or email').fill(username);
+  await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+  const notice = page.getByTestId('scheduled-for-deletion');
+  await expect(notice).toContainText('This account is scheduled for deletion');
+  await screenshots(page, 'sign-in-scheduled-for-deletion', async (shot) => {
+    await shot.getByLabel('Username or email').fill(username);
+    await shot.getByLabel('Password', { exact: true }).fill(PASSWORD);
+    await shot.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await expect(shot.getByTestId('scheduled-for-deletion')).toBeVisible();
+  });
+
+  await notice.getByRole('button', { name: 'Cancel deletion and sign in' }).click();
+  await expect(page).not.toHaveURL(/\/auth/);
+  const stores = (await (await page.request.get('/api/stores')).json()) as { name: string }[];
+  expect(stores.map((store) => store.name)).toEqual(['Leaving Soon']);
 });
