@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { strFromU8, unzipSync } from 'fflate';
 import { ShopifyFake } from '../test/fakes/shopify.ts';
-import { screenshots, sql } from './admin-helpers.ts';
+import { otherPerson, registered, screenshots, signedInAdmin, sql } from './admin-helpers.ts';
 import { FAKE_SHOPIFY_APP } from './integration-fakes-env.ts';
 import { actAsDistinctClient, createStore, PASSWORD, registerInPage, startTrial } from './shell-helpers.ts';
 
@@ -101,4 +101,29 @@ test('delete the account from /settings: signed out, sign-in says it is schedule
   await expect(page).not.toHaveURL(/\/auth/);
   const stores = (await (await page.request.get('/api/stores')).json()) as { name: string }[];
   expect(stores.map((store) => store.name)).toEqual(['Leaving Soon']);
+});
+
+test("an administrator schedules a user's deletion with the reason, the user cannot sign in, then the admin cancels it", async ({ page, browser, baseURL }) => {
+  const visitor = await otherPerson(browser, baseURL);
+  const target = await registered(visitor.page.request, 'doomed');
+  await visitor.context.close();
+  await signedInAdmin(page);
+  await page.goto(`/admin/user-dashboard/${target.id}`);
+  const card = page.getByRole('region', { name: 'Delete account' });
+  await card.getByRole('button', { name: 'Schedule deletion' }).click();
+  await expect(card.getByText('Give a reason')).toBeVisible();
+  await card.getByLabel('Reason (kept in the audit log)').fill('Asked by e-mail, ticket 42');
+  await card.getByRole('button', { name: 'Schedule deletion' }).click();
+  await expect(page.getByTestId('user-deletion-scheduled')).toContainText('Scheduled for deletion on');
+  await screenshots(page, 'admin-user-deletion-scheduled', async (shot) => {
+    await expect(shot.getByTestId('user-deletion-scheduled')).toBeVisible();
+  });
+
+  // The user, elsewhere: sign-in refused while the deletion is scheduled.
+  const user = await otherPerson(browser, baseURL);
+  expect((await user.page.request.post('/api/login', { data: { username: target.username, password: PASSWORD } })).status()).toBe(403);
+  await user.context.close();
+
+  await page.getByTestId('user-deletion-scheduled').getByRole('button', { name: 'Cancel deletion' }).click();
+  await expect(card.getByRole('button', { name: 'Schedule deletion' })).toBeVisible();
 });
