@@ -36,3 +36,16 @@ export const adminDeleteUserInput = z.object({
   userId: z.number().int().positive(),
   reason: z.string().trim().min(1, 'Give a reason').max(ACCOUNT_DELETION_REASON_MAX),
 });
+
+/** Days a user's own data export stays downloadable. */
+export const ACCOUNT_EXPORT_DAYS = 7;
+export const ACCOUNT_EXPORT_STATUSES = ['queued', 'running', 'ready', 'failed'] as const;
+
+export interface AccountExportRow {
+  id: number;
+  status: (typeof ACCOUNT_EXPORT_STATUSES)[number];
+  sizeBytes: number;
+  createdAt: string;
+  finishedAt: string | null;
+  expiresAt: string | null;
+}

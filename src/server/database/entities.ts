@@ -1,3 +1,4 @@
+import { AccountExport } from '../modules/privacy/account-export.entity.ts';
 import { PrivacyRequest } from '../modules/privacy/privacy-request.entity.ts';
 import { AudiencePush } from '../modules/audiences/audience-push.entity.ts';
 import { PageReview } from '../modules/page-reviewer/page-review.entity.ts';
@@ -88,4 +89,5 @@ export const entities = [
   PriceCheck,
   PriceAlertRecord,
   PrivacyRequest,
+  AccountExport,
 ];

@@ -12,6 +12,7 @@ import { PRICE_TRACKER_JOB } from '../modules/price-tracker/price-tracker-jobs.t
 import { PAGE_REVIEW_CHECKS, PAGE_REVIEW_JOB } from '../modules/page-reviewer/review-job.ts';
 import { PAGE_CHECK_CHECKS, PAGE_CHECK_JOB } from '../modules/shopping-optimizer/page-check.ts';
 import { ACCOUNT_DELETION_JOB, PRIVACY_CLEANUP_JOB } from '../modules/privacy/privacy-jobs.ts';
+import { ACCOUNT_EXPORT_JOB } from '../modules/privacy/account-export.ts';
 
 // Every background job of the app: its pg-boss queue, an optional schedule (cron, UTC) that puts a
 // job on the queue, and the work one job does. Platform syncs add their entries here.
@@ -97,6 +98,8 @@ export const JOBS: readonly JobDefinition[] = [
   PRIVACY_CLEANUP_JOB,
   // Accounts deleted when their grace period is over, hourly (modules/privacy).
   ACCOUNT_DELETION_JOB,
+  // A user's export of all their data, one job per export (modules/privacy).
+  ACCOUNT_EXPORT_JOB,
   // The shopping optimizer's product page checks, one job per run (modules/shopping-optimizer).
   PAGE_CHECK_JOB,
 ];

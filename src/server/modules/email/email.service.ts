@@ -72,6 +72,14 @@ export const DEFAULT_EMAIL_TEMPLATES = {
       'Changed your mind? Sign in before then and choose "Cancel deletion":\n{{signInUrl}}\n\nThe StorePulse team',
     variables: ['username', 'deletionDate', 'signInUrl'],
   },
+  /** A user's export of all their data is ready (privacy/account-export.ts). */
+  account_export_ready: {
+    subject: 'Your StorePulse data export is ready',
+    textBody:
+      'Hello {{username}},\n\nThe export of your StorePulse data you asked for is ready. Download it from your settings until {{expiryDate}}:\n\n' +
+      '{{settingsUrl}}\n\nIf you did not ask for it, change your password.\n\nThe StorePulse team',
+    variables: ['username', 'expiryDate', 'settingsUrl'],
+  },
   /** A competitor undercut the store's price or went out of stock (price-tracker/price-alert-email.ts). */
   price_alert: {
     subject: 'Competitor price alert for {{storeName}}',

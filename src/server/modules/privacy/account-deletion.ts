@@ -7,6 +7,7 @@ import { sqlRunner, type SqlRunner } from '../commerce/raw-sql.ts';
 import { sendEmail } from '../email/email.service.ts';
 import { eraseStoreRows } from '../stores/store-erasure.ts';
 import { User, type UserEntity } from '../users/user.entity.ts';
+import { deleteAccountExportFiles } from './account-export.ts';
 import { deletePrivacyExports } from './privacy.service.ts';
 
 // Deleting an account (README, "Privacy"): asked for by the user (with their password) or by an
@@ -108,6 +109,7 @@ export async function deleteDueAccounts(fork: () => EntityManager, now = new Dat
       const [still] = await q.rows<{ id: number }>(`select id from users where id = $1 and deletion_scheduled_for <= $2 for update`, [id, now]);
       if (!still) return;
       const { stores } = await deleteAccount(q, id);
+      await deleteAccountExportFiles(id);
       audit(tx, 'account.deleted', null, null, { stores }, null);
       await tx.flush();
     });

@@ -26,7 +26,7 @@ export function configurePrivacyFiles(dataDir: string): void {
   configuredDataDir = dataDir;
 }
 
-function privacyDataDir(): string {
+export function privacyDataDir(): string {
   configuredDataDir ??= loadConfig().dataDir;
   return configuredDataDir;
 }
