@@ -127,3 +127,27 @@ test("an administrator schedules a user's deletion with the reason, the user can
   await page.getByTestId('user-deletion-scheduled').getByRole('button', { name: 'Cancel deletion' }).click();
   await expect(card.getByRole('button', { name: 'Schedule deletion' })).toBeVisible();
 });
+
+test('export all my data from /settings: the job builds it, the zip downloads and holds the account and its stores', async ({ page }) => {
+  const { username } = await registerInPage(page, 'exporting');
+  await startTrial(page.request, 'professional');
+  await createStore(page.request, 'Export Me');
+  await page.goto('/settings');
+  const section = page.getByTestId('export-data');
+  await section.getByRole('button', { name: 'Export my data' }).click();
+  // Built by the pg-boss job in the background; the section follows its state.
+  await expect(section).toHaveAttribute('data-state', 'ready');
+
+  const downloading = page.waitForEvent('download');
+  await section.getByRole('link', { name: 'Download zip' }).click();
+  const download = await downloading;
+  expect(download.suggestedFilename()).toMatch(/^storepulse-export-\d+\.zip$/);
+  const files = unzipSync(new Uint8Array(readFileSync((await download.path())!)));
+  expect((JSON.parse(strFromU8(files['account.json']!)) as { username: string }[])[0]!.username).toBe(username);
+  expect((JSON.parse(strFromU8(files['stores.json']!)) as { name: string }[]).map((store) => store.name)).toEqual(['Export Me']);
+  expect(strFromU8(files['stores.csv']!)).toContain('Export Me');
+
+  await screenshots(page, 'settings-export-data', async (shot) => {
+    await expect(shot.getByTestId('export-data')).toHaveAttribute('data-state', 'ready');
+  });
+});

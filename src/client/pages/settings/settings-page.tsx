@@ -6,12 +6,13 @@ import { InlineLoading, PageHeader } from '../account-shared/page-header.tsx';
 import { AccountSection } from './account-section.tsx';
 import { DeleteAccountSection } from './delete-account-section.tsx';
 import { EmailSection } from './email-section.tsx';
+import { ExportDataSection } from './export-data-section.tsx';
 import { PasswordSection } from './password-section.tsx';
 import { PreferencesSection } from './preferences-section.tsx';
 import { PrivacyRequestsSection } from './privacy-requests-section.tsx';
 
-const SECTIONS = ['account', 'email', 'preferences', 'password', 'privacyRequests', 'deleteAccount'] as const;
-const ANCHORS: Partial<Record<(typeof SECTIONS)[number], string>> = { privacyRequests: 'privacy-requests', deleteAccount: 'delete-account' };
+const SECTIONS = ['account', 'email', 'preferences', 'password', 'exportData', 'privacyRequests', 'deleteAccount'] as const;
+const ANCHORS: Partial<Record<(typeof SECTIONS)[number], string>> = { exportData: 'export-data', privacyRequests: 'privacy-requests', deleteAccount: 'delete-account' };
 
 /** /settings: account (username), e-mail address (changed by confirmation), preferences (marketing e-mails, theme), change password. */
 export function SettingsPage() {
@@ -19,7 +20,8 @@ export function SettingsPage() {
   const settings = trpc.settings.get.useQuery();
   // An administrator viewing the account does not see its customers' exports (the server refuses them too).
   const { guestMode } = useAccess();
-  const sections = SECTIONS.filter((section) => !guestMode || (section !== 'privacyRequests' && section !== 'deleteAccount'));
+  const OWN_ONLY: readonly string[] = ['exportData', 'privacyRequests', 'deleteAccount'];
+  const sections = SECTIONS.filter((section) => !guestMode || !OWN_ONLY.includes(section));
 
   return (
     <div className="mx-auto max-w-5xl space-y-6">
@@ -53,6 +55,7 @@ export function SettingsPage() {
             </>
           )}
           <PasswordSection />
+          {!guestMode && <ExportDataSection />}
           {!guestMode && <PrivacyRequestsSection />}
           {!guestMode && <DeleteAccountSection />}
         </div>
