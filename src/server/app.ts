@@ -19,6 +19,7 @@ import { sessionPlugin } from './plugins/session.ts';
 import { compressionPlugin } from './plugins/compression.ts';
 import { spaPlugin } from './plugins/spa.ts';
 import { reportsRoutes } from './modules/reports/reports.routes.ts';
+import { privacyRoutes } from './modules/privacy/privacy.routes.ts';
 import { financeRoutes } from './modules/finance/finance.routes.ts';
 import { metaCommentsRoutes } from './modules/meta-comments/meta-comments.routes.ts';
 import { shoppingFeedRoutes } from './modules/shopping-optimizer/shopping-optimizer.routes.ts';
@@ -128,6 +129,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     await main.register(integrationsRoutes, { createContext, config, orm });
     await main.register(metaCommentsRoutes, { config, orm });
     await main.register(shoppingFeedRoutes, { createContext });
+    await main.register(privacyRoutes, { createContext, dataDir: config.dataDir });
     await main.register(trackingPixelPlugin);
     await main.register(spaPlugin, { clientDistDir: config.clientDistDir });
     main.get('/healthz', async () => ({ ok: true }));

@@ -82,6 +82,8 @@ export const userDetailOutput = z.object({
     marketingEmails: z.boolean(),
     createdAt: z.string(),
     trialStartedAt: z.string().nullable(),
+    /** Set while the account waits for its deletion (privacy/account-deletion.ts). */
+    deletionScheduledFor: z.string().nullable(),
   }),
   access: z.object({
     hasActiveSubscription: z.boolean(),

@@ -33,6 +33,8 @@ export type RegisterInput = z.infer<typeof registerInput>;
 export const loginInput = z.object({
   username: z.string({ error: 'Username is required' }).trim().min(1, 'Username is required').max(254),
   password: z.string({ error: 'Password is required' }).min(1, 'Password is required').max(PASSWORD_MAX_LENGTH),
+  /** An account scheduled for deletion signs in only to cancel the deletion (privacy/account-deletion.ts). */
+  cancelDeletion: z.boolean().optional(),
 });
 export type LoginInput = z.infer<typeof loginInput>;
 

@@ -1,3 +1,5 @@
+import { AccountExport } from '../modules/privacy/account-export.entity.ts';
+import { PrivacyRequest } from '../modules/privacy/privacy-request.entity.ts';
 import { AudiencePush } from '../modules/audiences/audience-push.entity.ts';
 import { PageReview } from '../modules/page-reviewer/page-review.entity.ts';
 import { PriceAlertRecord, PriceCheck, PriceTrackedUrl } from '../modules/price-tracker/price-tracker.entities.ts';
@@ -97,4 +99,6 @@ export const entities = [
   PriceTrackedUrl,
   PriceCheck,
   PriceAlertRecord,
+  PrivacyRequest,
+  AccountExport,
 ];

@@ -14,6 +14,8 @@ import { META_COMMENTS_JOB } from '../modules/meta-comments/meta-comments-jobs.t
 import { PRODUCT_IMAGE_BATCH_JOB, PRODUCT_IMAGE_CHECKS } from '../modules/product-images/batch-job.ts';
 import { PAGE_CHECK_CHECKS, PAGE_CHECK_JOB } from '../modules/shopping-optimizer/page-check.ts';
 import { EMAIL_DELIVERY_CHECKS, EMAIL_DELIVERY_JOB } from '../modules/email/email-delivery.ts';
+import { ACCOUNT_DELETION_JOB, PRIVACY_CLEANUP_JOB } from '../modules/privacy/privacy-jobs.ts';
+import { ACCOUNT_EXPORT_JOB } from '../modules/privacy/account-export.ts';
 
 // Every background job of the app: its pg-boss queue, an optional schedule (cron, UTC) that puts a
 // job on the queue, and the work one job does. Platform syncs add their entries here.
@@ -95,6 +97,12 @@ export const JOBS: readonly JobDefinition[] = [
   PRICE_TRACKER_JOB,
   // Landing page reviews, one job per review (modules/page-reviewer).
   PAGE_REVIEW_JOB,
+  // Privacy: expired exports of customers' data requests deleted daily (modules/privacy).
+  PRIVACY_CLEANUP_JOB,
+  // Accounts deleted when their grace period is over, hourly (modules/privacy).
+  ACCOUNT_DELETION_JOB,
+  // A user's export of all their data, one job per export (modules/privacy).
+  ACCOUNT_EXPORT_JOB,
   // The shopping optimizer's product page checks, one job per run (modules/shopping-optimizer).
   PAGE_CHECK_JOB,
   // Meta comments: the polling fallback beside webhooks, every 15 minutes (modules/meta-comments).

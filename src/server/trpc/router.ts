@@ -1,3 +1,4 @@
+import { privacyRouter } from '../modules/privacy/privacy.router.ts';
 import { adminRouter } from '../modules/admin/admin.router.ts';
 import { anomaliesRouter } from '../modules/anomalies/anomalies.router.ts';
 import { attributionRouter } from '../modules/attribution/attribution.router.ts';
@@ -38,6 +39,7 @@ const featureRouters = {
   connections: connectionsRouter,
   admin: adminRouter,
   settings: settingsRouter,
+  privacy: privacyRouter,
   support: supportRouter,
   featureRequests: featureRequestsRouter,
   guests: guestsRouter,

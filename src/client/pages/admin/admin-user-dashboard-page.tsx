@@ -1,3 +1,4 @@
+import { ACCOUNT_DELETION_GRACE_DAYS, ACCOUNT_DELETION_REASON_MAX } from '../../../shared/privacy.ts';
 import { useState, type FormEvent, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'wouter';
@@ -106,6 +107,7 @@ export function AdminUserDashboardPage({ userId }: { userId: string }) {
         </Section>
 
         <GrantPlanCard userId={user.id} username={user.username} />
+        <DeleteUserCard userId={user.id} username={user.username} deletionScheduledFor={user.deletionScheduledFor} />
       </div>
 
       <div className="grid gap-4 lg:grid-cols-2">
@@ -291,6 +293,70 @@ function GrantPlanCard({ userId, username }: { userId: number; username: string 
           {t('grant.submit')}
         </button>
       </form>
+    </Section>
+  );
+}
+
+/** Deleting the user's account, with the reason (audited): scheduled after the grace period, cancellable until then. */
+function DeleteUserCard({ userId, username, deletionScheduledFor }: { userId: number; username: string; deletionScheduledFor: string | null }) {
+  const { t } = useTranslation('admin');
+  const dates = useDates();
+  const utils = trpc.useUtils();
+  const [reason, setReason] = useState('');
+  const [reasonError, setReasonError] = useState<string | null>(null);
+  const refresh = () => Promise.all([utils.admin.userDetail.invalidate({ userId }), utils.admin.auditLog.invalidate()]);
+  const failed = (error: unknown) => toast({ title: t('deleteUser.failed'), description: serverMessage(error) ?? t('common.networkError'), variant: 'destructive' });
+  const schedule = trpc.admin.scheduleUserDeletion.useMutation({
+    onSuccess: async (scheduled) => {
+      setReason('');
+      toast({ title: t('deleteUser.scheduled', { username, date: dates.date(scheduled.deletionScheduledFor) }), variant: 'success' });
+      await refresh();
+    },
+    onError: failed,
+  });
+  const cancel = trpc.admin.cancelUserDeletion.useMutation({ onSuccess: refresh, onError: failed });
+
+  function submit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    if (!reason.trim()) {
+      setReasonError(t('deleteUser.reasonRequired'));
+      return;
+    }
+    schedule.mutate({ userId, reason: reason.trim() });
+  }
+
+  return (
+    <Section id="delete-user-heading" title={t('deleteUser.title')}>
+      {deletionScheduledFor ? (
+        <div className="flex flex-col gap-3 p-4 sm:px-5" data-testid="user-deletion-scheduled">
+          <p className="text-sm">{t('deleteUser.pending', { date: dates.date(deletionScheduledFor) })}</p>
+          <button type="button" className="btn btn-sm self-start" disabled={cancel.isPending} onClick={() => cancel.mutate({ userId })}>
+            {t('deleteUser.cancel')}
+          </button>
+        </div>
+      ) : (
+        <form className="flex flex-col gap-3 p-4 sm:px-5" onSubmit={submit} noValidate>
+          <p className="text-base-content/75 text-sm">{t('deleteUser.intro', { days: ACCOUNT_DELETION_GRACE_DAYS })}</p>
+          <label htmlFor="delete-user-reason" className="text-sm font-medium">
+            {t('deleteUser.reason')}
+          </label>
+          <textarea
+            id="delete-user-reason"
+            className={`textarea w-full ${reasonError ? 'textarea-error' : ''}`}
+            maxLength={ACCOUNT_DELETION_REASON_MAX}
+            value={reason}
+            onChange={(event) => {
+              setReason(event.target.value);
+              setReasonError(null);
+            }}
+            aria-invalid={reasonError ? true : undefined}
+          />
+          {reasonError && <p className="text-error text-xs">{reasonError}</p>}
+          <button type="submit" className="btn btn-error btn-sm self-start" disabled={schedule.isPending} aria-busy={schedule.isPending}>
+            {t('deleteUser.submit')}
+          </button>
+        </form>
+      )}
     </Section>
   );
 }

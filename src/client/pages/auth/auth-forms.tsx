@@ -2,7 +2,8 @@ import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'wouter';
 import { PASSWORD_MIN_LENGTH } from '../../../shared/auth.ts';
-import { type CurrentUser } from '../../lib/session.ts';
+import { ACCOUNT_SCHEDULED_FOR_DELETION_MESSAGE } from '../../../shared/privacy.ts';
+import { serverMessage, type CurrentUser } from '../../lib/session.ts';
 import { trpc } from '../../lib/trpc.ts';
 import { PasswordField, TextField } from '../../components/form-fields.tsx';
 import { FormAlert, SubmitButton, useFormErrors, type FieldErrors } from '../../components/form-state.tsx';
@@ -29,11 +30,17 @@ export function SignInForm({ onSignedIn }: { onSignedIn: () => void }) {
       onSignedIn();
       storeUser(user);
     },
-    onError: errors.showServerError,
+    onError: (error) => {
+      // An account scheduled for deletion: not an error of the form, a choice (below).
+      if (serverMessage(error) === ACCOUNT_SCHEDULED_FOR_DELETION_MESSAGE) setScheduledForDeletion(true);
+      else errors.showServerError(error);
+    },
   });
+  const [scheduledForDeletion, setScheduledForDeletion] = useState(false);
 
   function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
+    setScheduledForDeletion(false);
     const found: FieldErrors = {};
     if (!username.trim()) found.username = t('auth.validation.usernameOrEmailRequired');
     if (!password) found.password = t('auth.validation.passwordRequired');
@@ -44,6 +51,14 @@ export function SignInForm({ onSignedIn }: { onSignedIn: () => void }) {
   return (
     <form className="flex flex-col gap-4" onSubmit={submit} noValidate>
       <FormAlert message={errors.formError} />
+      {scheduledForDeletion && (
+        <div role="alert" className="alert alert-warning alert-soft flex flex-col items-start gap-3 text-sm" data-testid="scheduled-for-deletion">
+          <span>{t('auth.scheduledForDeletion.body')}</span>
+          <button type="button" className="btn btn-sm btn-warning" disabled={login.isPending} onClick={() => login.mutate({ username: username.trim(), password, cancelDeletion: true })}>
+            {t('auth.scheduledForDeletion.cancel')}
+          </button>
+        </div>
+      )}
       <TextField
         id="username"
         label={t('auth.fields.usernameOrEmail')}

@@ -1,3 +1,7 @@
+import { adminDeleteUserInput } from '../../../shared/privacy.ts';
+import { AppError } from '../../errors.ts';
+import { cancelAccountDeletion, scheduleAccountDeletion } from '../privacy/account-deletion.ts';
+import { User } from '../users/user.entity.ts';
 import { z } from 'zod';
 import { emailSchema, newPasswordSchema, userOutput, usernameSchema } from '../../../shared/auth.ts';
 import { router } from '../../trpc/init.ts';
@@ -39,6 +43,27 @@ export const adminRouter = router({
     .input(z.void())
     .output(guestModeStatusOutput)
     .query(({ ctx }) => guestModeStatus(ctx.em, ctx.session)),
+
+  scheduleUserDeletion: adminProcedure
+    .meta({ openapi: { method: 'POST', path: '/admin/users/{userId}/delete', tags: ['admin'], summary: "Schedule a user's account deletion, with the reason" } })
+    .input(adminDeleteUserInput)
+    .output(z.object({ deletionScheduledFor: z.string() }))
+    .mutation(async ({ ctx, input }) => {
+      const user = await ctx.em.findOne(User, { id: input.userId });
+      if (!user) throw new AppError('NOT_FOUND', 'User not found');
+      return scheduleAccountDeletion(ctx.em, user, { adminId: ctx.actorUserId, reason: input.reason, origin: ctx.origin, clientIp: ctx.clientIp });
+    }),
+
+  cancelUserDeletion: adminProcedure
+    .meta({ openapi: { method: 'POST', path: '/admin/users/{userId}/cancel-deletion', tags: ['admin'], summary: "Cancel a user's scheduled account deletion" } })
+    .input(z.object({ userId: z.number().int().positive() }))
+    .output(z.object({ success: z.literal(true) }))
+    .mutation(async ({ ctx, input }) => {
+      const user = await ctx.em.findOne(User, { id: input.userId });
+      if (!user) throw new AppError('NOT_FOUND', 'User not found');
+      await cancelAccountDeletion(ctx.em, user, { actorId: ctx.actorUserId ?? user.id, clientIp: ctx.clientIp });
+      return { success: true as const };
+    }),
 
   enterGuestMode: adminProcedure
     .meta({ openapi: { method: 'POST', path: '/admin/enter-guest-mode', tags: ['admin'], summary: "View a user's dashboards, read-only" } })

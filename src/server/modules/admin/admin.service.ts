@@ -256,6 +256,7 @@ export async function userDetail(em: EntityManager, userId: number, now = new Da
       marketingEmails: user.marketingEmails,
       createdAt: user.createdAt.toISOString(),
       trialStartedAt: user.trialStartedAt?.toISOString() ?? null,
+      deletionScheduledFor: user.deletionScheduledFor?.toISOString() ?? null,
     },
     access: {
       hasActiveSubscription: access.hasActiveSubscription,

@@ -15,6 +15,10 @@ export const AUDIT_ACTIONS = [
   'shopify.customer_data_request',
   'shopify.customer_redact',
   'shopify.shop_redact',
+  // Account deletion (privacy/account-deletion.ts): scheduled by the user or an admin, cancelled, done.
+  'account.deletion_scheduled',
+  'account.deletion_cancelled',
+  'account.deleted',
 ] as const;
 
 export const AuditLogEntry = defineEntity({

@@ -1,3 +1,5 @@
+import { ACCOUNT_SCHEDULED_FOR_DELETION_MESSAGE } from '../../../shared/privacy.ts';
+import { cancelAccountDeletion } from '../privacy/account-deletion.ts';
 import { UniqueConstraintViolationException, sql } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { INVALID_CREDENTIALS_MESSAGE, type LoginInput, type RegisterInput } from '../../../shared/auth.ts';
@@ -101,6 +103,11 @@ export async function login(
     throw new AppError('UNAUTHORIZED', INVALID_CREDENTIALS_MESSAGE);
   }
   await deps.limiters.loginFailuresPerUsernameAndIp.reset(em, pairKey);
+  if (user.deletionScheduledFor) {
+    // Disabled until it is deleted: the right password may only cancel the deletion.
+    if (!input.cancelDeletion) throw new AppError('FORBIDDEN', ACCOUNT_SCHEDULED_FOR_DELETION_MESSAGE);
+    await cancelAccountDeletion(em, user, { actorId: user.id, clientIp: deps.clientIp });
+  }
   await deps.session.signIn(user.id);
   return user;
 }

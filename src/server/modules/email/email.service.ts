@@ -69,6 +69,23 @@ export const DEFAULT_EMAIL_TEMPLATES = {
     textBody: '{{intro}}\n\n{{anomalies}}\n\n{{outro}}\n{{dashboardUrl}}\n\n{{footer}}\n\nThe StorePulse team',
     variables: ['subject', 'storeName', 'intro', 'anomalies', 'outro', 'dashboardUrl', 'footer'],
   },
+  /** The account's deletion was scheduled (privacy/account-deletion.ts): when, and how to cancel it. */
+  account_deletion_scheduled: {
+    subject: 'Your StorePulse account will be deleted on {{deletionDate}}',
+    textBody:
+      'Hello {{username}},\n\nThe StorePulse account {{username}} is scheduled for deletion on {{deletionDate}}. ' +
+      'Until then it is disabled; on that day the account, its stores and all their data are deleted for good.\n\n' +
+      'Changed your mind? Sign in before then and choose "Cancel deletion":\n{{signInUrl}}\n\nThe StorePulse team',
+    variables: ['username', 'deletionDate', 'signInUrl'],
+  },
+  /** A user's export of all their data is ready (privacy/account-export.ts). */
+  account_export_ready: {
+    subject: 'Your StorePulse data export is ready',
+    textBody:
+      'Hello {{username}},\n\nThe export of your StorePulse data you asked for is ready. Download it from your settings until {{expiryDate}}:\n\n' +
+      '{{settingsUrl}}\n\nIf you did not ask for it, change your password.\n\nThe StorePulse team',
+    variables: ['username', 'expiryDate', 'settingsUrl'],
+  },
   /** A competitor undercut the store's price or went out of stock (price-tracker/price-alert-email.ts). */
   price_alert: {
     subject: 'Competitor price alert for {{storeName}}',

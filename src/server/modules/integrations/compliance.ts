@@ -5,7 +5,9 @@ import { hashEmail } from '../commerce/ingest.ts';
 import { sqlRunner, type SqlRunner } from '../commerce/raw-sql.ts';
 import { lockStoreForIngest, recomputeRollups } from '../commerce/rollups.ts';
 import type { PlatformConnectionEntity } from '../connections/platform-connection.entity.ts';
+import { createCustomerDataExport, deletePrivacyExports } from '../privacy/privacy.service.ts';
 import type { StoreEntity } from '../stores/store.entity.ts';
+import { redactCustomerTracking } from '../tracking/customer-redaction.ts';
 
 // Shopify's mandatory compliance webhooks acted on (docs/platform-notes.md, "Compliance webhooks";
 // https://shopify.dev/docs/apps/build/compliance/privacy-law-compliance). What we hold of a person:
@@ -65,16 +67,29 @@ async function ordersNamed(q: SqlRunner, storeId: number, customerIds: number[],
 }
 
 /**
- * customers/data_request: what we hold about the customer, recorded for the store's owner (who
- * answers the customer) in the audit log, with Shopify's request id.
+ * customers/data_request: what we hold about the customer, exported for the store's owner (who
+ * answers the customer: the privacy requests list on /settings, a zip for 30 days) and recorded in
+ * the audit log with Shopify's request id and the export's.
  */
 async function recordDataRequest(em: EntityManager, store: StoreEntity, request: ShopifyComplianceRequest): Promise<void> {
   const q = sqlRunner(em);
   const customers = await customersNamed(q, store.id, request.customer!);
   const orders = await ordersNamed(q, store.id, customers.map((row) => row.id), request.orderIds);
+  const exported = await createCustomerDataExport(
+    q,
+    {
+      storeId: store.id,
+      customerIds: customers.map((row) => row.id),
+      orderIds: orders.map((order) => order.id),
+      platformCustomerIds: request.customer!.id ? [request.customer!.id] : [],
+      emailHashes: request.customer!.email ? [hashEmail(request.customer!.email)] : [],
+    },
+    { kind: 'shopify_customer_data_request', shop: request.shopDomain, customerExternalId: request.customer!.id ?? '', platformRequestId: request.dataRequestId ?? null },
+  );
   audit(em, request, store, {
     customerId: request.customer!.id,
     dataRequestId: request.dataRequestId,
+    exportId: exported.id,
     ordersRequested: request.orderIds,
     held: {
       customerRecords: customers.length,
@@ -90,7 +105,9 @@ async function recordDataRequest(em: EntityManager, store: StoreEntity, request:
  * customers/redact: the customer row keeps its place in the store's figures (new vs returning, LTV)
  * but no longer says who it is (Shopify's id replaced, the e-mail hash and the sealed name and e-mail removed); their orders lose
  * the visit's landing page, referrer and click ids, their refunds their notes; the webhook bodies of
- * their orders (name, e-mail, addresses) are deleted. In one transaction, under the store's ingest
+ * their orders (name, e-mail, addresses) are deleted; their tracking data is made anonymous
+ * (tracking/customer-redaction.ts: visits and attribution credits stay, as the store's figures) and
+ * their loyalty scores deleted. In one transaction, under the store's ingest
  * lock, so that no batch writes the customer back in between.
  */
 async function redactCustomer(em: EntityManager, store: StoreEntity, connection: PlatformConnectionEntity, request: ShopifyComplianceRequest, deliveryRowId: number): Promise<void> {
@@ -101,6 +118,18 @@ async function redactCustomer(em: EntityManager, store: StoreEntity, connection:
     const customerIds = customers.map((row) => row.id);
     const orders = await ordersNamed(q, store.id, customerIds, request.orderIds);
     const orderIds = orders.map((order) => order.id);
+    // Before the customer rows forget their e-mail hash: the tracking data is found through it.
+    const tracking = await redactCustomerTracking(q, store.id, {
+      customerIds,
+      platformCustomerIds: request.customer!.id ? [request.customer!.id] : [],
+      emailHashes: [...customers.flatMap((row) => (row.email_hash ? [row.email_hash] : [])), ...(request.customer!.email ? [hashEmail(request.customer!.email)] : [])],
+      orderRefs: [...orders.flatMap((order) => [order.external_id, ...(order.order_number ? [order.order_number] : [])]), ...request.orderIds],
+    });
+    // The loyalty scores (segment, churn risk, predicted value) are a profile of the person: deleted.
+    // The next scoring run computes a row for the anonymous customer record again, from its orders.
+    // An export made for an earlier data request of theirs names them too.
+    const exportsDeleted = request.customer!.id ? await deletePrivacyExports(q, store.id, [request.customer!.id]) : 0;
+    const loyaltyDeleted = customerIds.length > 0 ? await q.run(`delete from customer_loyalty where store_id = $1 and customer_id = any($2::bigint[])`, [store.id, customerIds]) : 0;
     if (customerIds.length > 0) {
       await q.run(`update customers set external_id = 'redacted-' || id, email_hash = null, contact_sealed = null, contact_digest = null, name_search = null, updated_at = now() where store_id = $1 and id = any($2::bigint[])`, [store.id, customerIds]);
     }
@@ -122,7 +151,7 @@ async function redactCustomer(em: EntityManager, store: StoreEntity, connection:
                or payload::jsonb ->> 'order_id' = any($6::text[]))`,
       [store.id, connection.id, deliveryRowId, PERSONAL_TOPICS, request.customer!.id ?? '', externalOrderIds],
     );
-    audit(tx, request, store, { customersRedacted: customerIds.length, ordersRedacted: orderIds.length, deliveriesDeleted, ordersToRedact: request.orderIds.length });
+    audit(tx, request, store, { customersRedacted: customerIds.length, ordersRedacted: orderIds.length, deliveriesDeleted, ordersToRedact: request.orderIds.length, loyaltyDeleted, exportsDeleted, tracking });
     await tx.flush();
   });
 }
@@ -154,6 +183,7 @@ async function redactShop(em: EntityManager, store: StoreEntity, connection: Pla
       [store.id],
     );
     await recomputeRollups(q, store.id);
+    const exportsDeleted = await deletePrivacyExports(q, store.id);
     await q.run(`delete from webhook_deliveries where store_id = $1 and connection_id = $2 and id <> $3`, [store.id, connection.id, deliveryRowId]);
     await q.run(`delete from sync_runs where store_id = $1 and connection_id = $2`, [store.id, connection.id]);
     await q.run(`delete from reconciliation_results where store_id = $1 and connection_id = $2`, [store.id, connection.id]);
@@ -165,7 +195,7 @@ async function redactShop(em: EntityManager, store: StoreEntity, connection: Pla
         where id = $1`,
       [connection.id, SHOPIFY_SHOP_REDACTED_REASON],
     );
-    audit(tx, request, store, { shopId: request.shopId, ordersDeleted, refundsDeleted, customersDeleted, productsDeleted });
+    audit(tx, request, store, { shopId: request.shopId, ordersDeleted, refundsDeleted, customersDeleted, productsDeleted, exportsDeleted });
     await tx.flush();
   });
 }
@@ -188,7 +218,8 @@ export function keptComplianceBody(request: ShopifyComplianceRequest): string {
   return JSON.stringify({
     shop_domain: request.shopDomain,
     shop_id: request.shopId,
-    ...(request.customer ? { customer: { id: request.customer.id } } : {}),
+    // A redacted customer's Shopify id is not kept either: the orders' ids say what was redacted.
+    ...(request.customer && request.topic !== 'customers/redact' ? { customer: { id: request.customer.id } } : {}),
     ...(request.topic === 'customers/redact' ? { orders_to_redact: request.orderIds } : {}),
     ...(request.topic === 'customers/data_request' ? { orders_requested: request.orderIds, data_request: { id: request.dataRequestId } } : {}),
   });

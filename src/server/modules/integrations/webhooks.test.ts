@@ -6,12 +6,17 @@ import { createCommerceStore } from '../../../../test/commerce-fixtures.ts';
 import { startShopifyFake, type ShopifyFake } from '../../../../test/fakes/shopify.ts';
 import { startWooCommerceFake, type WooCommerceFake } from '../../../../test/fakes/woocommerce.ts';
 import { useTestApp } from '../../../../test/harness.ts';
+import { trackingEvent, useEventWriter } from '../../../../test/tracking-fixtures.ts';
 import { PLATFORM_KEYS, type PlatformKey } from '../../../shared/platforms.ts';
 import type { PlatformSettings } from '../../config.ts';
 import { auditLog } from '../admin/admin.service.ts';
 import { hashEmail, ingestOrders } from '../commerce/ingest.ts';
 import { sqlRunner } from '../commerce/raw-sql.ts';
+import { runAttribution } from '../attribution/credits.ts';
 import { PlatformConnection } from '../connections/platform-connection.entity.ts';
+import { recomputeLoyalty } from '../loyalty/loyalty-job.ts';
+import { buildSessions } from '../tracking/sessions.ts';
+import { trackingSettingsOf } from '../tracking/tracking-settings.service.ts';
 import { SHOPIFY_SHOP_REDACTED_REASON } from './compliance.ts';
 import { WebhookDelivery } from './integration.entities.ts';
 import { configureIntegrations, integrationsSettingsFrom, setIntegrationJobSender, type IntegrationsSettings } from './integrations-runtime.ts';
@@ -19,6 +24,7 @@ import { sealCredentials } from './sync-runner.ts';
 import { SHOPIFY_UNINSTALLED_REASON, WEBHOOK_QUEUE, processWebhookDeliveries, processWebhookDelivery } from './webhooks.ts';
 
 const testApp = useTestApp();
+const tracking = useEventWriter(() => testApp.databaseUrl);
 const DAY_MS = 86_400_000;
 
 let shopify: ShopifyFake;
@@ -492,6 +498,104 @@ describe("Shopify's compliance webhooks", () => {
     const [entry] = await auditFor(ownerId);
     expect(entry).toMatchObject({ action: 'shopify.customer_redact', targetUserId: ownerId, details: { shop, customersRedacted: 1, ordersRedacted: 2, deliveriesDeleted: 2, ordersToRedact: 2 } });
     expect(JSON.stringify(entry!.details)).not.toMatch(/777001|jane/i);
+  });
+
+  /**
+   * Jane's visits as the pixel saw them (her browser, an ad click, an identify with her e-mail and
+   * Shopify id, the purchase of her first order) and another visitor's purchase of the other order;
+   * then the sessions, attribution credits and loyalty scores computed from them by their jobs.
+   */
+  async function janeTracked(storeId: number, janeOrders: string[], otherOrder: string) {
+    const placed = await sqlRunner(testApp.orm.em.fork()).rows<{ external_id: string; placed_at: Date }>(`select external_id, placed_at from orders where store_id = $1`, [storeId]);
+    const at = (orderId: string, minutes: number) => new Date(new Date(placed.find((row) => row.external_id === orderId)!.placed_at).getTime() + minutes * 60_000);
+    await trackingSettingsOf(testApp.orm.em.fork(), storeId);
+    const janeIds = { emailHash: hashEmail(jane.email), customerId: String(jane.id) };
+    await tracking.writer.write([
+      trackingEvent(storeId, 'anon-jane', at(janeOrders[0]!, -120), { url: 'https://shop.example/?gclid=jane-gclid&utm_source=google&utm_campaign=brand', referrer: 'https://www.google.com/search?q=jane+doe', title: 'Hello Jane' }),
+      trackingEvent(storeId, 'anon-jane', at(janeOrders[0]!, -5), { name: 'identify', ...janeIds }),
+      trackingEvent(storeId, 'anon-jane', at(janeOrders[0]!, 1), { name: 'purchase', eventId: janeOrders[0]!, orderId: janeOrders[0]!, ...janeIds, valueMinor: 1, currency: 'USD', url: 'https://shop.example/thanks?email=jane.doe%40example.com' }),
+      trackingEvent(storeId, 'anon-other', at(otherOrder, -60), { url: 'https://shop.example/?fbclid=other-click', referrer: 'https://www.facebook.com/' }),
+      trackingEvent(storeId, 'anon-other', at(otherOrder, 1), { name: 'purchase', eventId: otherOrder, orderId: otherOrder, valueMinor: 1, currency: 'USD' }),
+    ], []);
+    await buildSessions(testApp.orm.em.fork(), storeId, { settleMs: 0 });
+    // Purchases are read once settled: moved back instead of waiting.
+    await sqlRunner(testApp.orm.em.fork()).run(`update tracking_purchases set created_at = created_at - interval '1 minute' where store_id = $1`, [storeId]);
+    await runAttribution(testApp.orm.em.fork(), storeId);
+    await runAttribution(testApp.orm.em.fork(), storeId);
+    await recomputeLoyalty(testApp.orm.em.fork(), storeId);
+  }
+
+  /** The store's figures built from tracking, attribution and loyalty: what a redaction must not change (loyalty: one row fewer). */
+  async function trackedFigures(storeId: number) {
+    const q = sqlRunner(testApp.orm.em.fork());
+    const one = async (sql: string) => (await q.rows<{ value: unknown }>(sql, [storeId]))[0]!.value;
+    return {
+      events: await one(`select count(*)::int as value from tracking_events where store_id = $1`),
+      eventsByName: await one(`select jsonb_object_agg(name, n) as value from (select name, count(*) as n from tracking_events where store_id = $1 group by name) x`),
+      sessions: await one(`select count(*)::int as value from tracking_sessions where store_id = $1`),
+      touchpointsByChannel: await one(`select jsonb_object_agg(channel, n) as value from (select channel, count(*) as n from tracking_touchpoints where store_id = $1 group by channel) x`),
+      purchases: await one(`select count(*)::int as value from tracking_purchases where store_id = $1`),
+      credits: await one(`select jsonb_object_agg(model || '/' || channel, revenue) as value from (select model, channel, sum(revenue_minor)::text as revenue from attribution_daily where store_id = $1 group by 1, 2) x`),
+      journeys: await one(`select jsonb_agg(jsonb_build_array(order_id::text, channel, touchpoint_count) order by order_id) as value from attribution_orders where store_id = $1`),
+      loyaltyRows: await one(`select count(*)::int as value from customer_loyalty where store_id = $1`),
+    };
+  }
+
+  /**
+   * Every row of the store's in every table (a query over information_schema, not a list of the
+   * tables we know: tables with a store_id column by it, the audit log by its details' store id,
+   * the others whole) whose text mentions one of `markers`.
+   */
+  async function rowsMentioning(storeId: number, markers: string[]): Promise<Record<string, number>> {
+    const q = sqlRunner(testApp.orm.em.fork());
+    const columns = await q.rows<{ table_name: string; column_name: string; by_store: boolean }>(
+      `select c.table_name, c.column_name,
+              exists (select 1 from information_schema.columns s where s.table_schema = 'public' and s.table_name = c.table_name and s.column_name = 'store_id') as by_store
+         from information_schema.columns c join information_schema.tables t using (table_schema, table_name)
+        where c.table_schema = 'public' and t.table_type = 'BASE TABLE' and c.data_type in ('text', 'character varying', 'character', 'jsonb', 'json', 'ARRAY')`,
+    );
+    const found: Record<string, number> = {};
+    const patterns = markers.map((marker) => `%${marker}%`);
+    for (const { table_name: table, column_name: column, by_store: byStore } of columns) {
+      const scope = byStore ? 'store_id = $2' : table === 'audit_log_entries' ? `details ->> 'storeId' = $2::text` : '$2::int is not null';
+      const [row] = await q.rows<{ n: number }>(`select count(*)::int as n from "${table}" where ${scope} and "${column}"::text ilike any($1::text[])`, [patterns, storeId]);
+      if (row!.n > 0) found[`${table}.${column}`] = row!.n;
+    }
+    return found;
+  }
+
+  it("customers/redact also makes Jane's tracking data anonymous and deletes her loyalty scores; visits, credits and sales unchanged", async () => {
+    const shop = 'tracking-redact.myshopify.com';
+    const { storeId, janeOrders, otherOrder } = await storeWithJane(shop);
+    await janeTracked(storeId, janeOrders, otherOrder);
+    const janeHash = hashEmail(jane.email);
+    // (Not 'jane-click': storeWithJane gives the other customer's order the same visit.)
+    const markers = [String(jane.id), janeHash, janeHash.slice(0, 62), 'anon-jane', 'jane-gclid', 'jane.doe', 'Hello Jane', 'jane+doe'];
+    const before = { sales: await rollupTotals(storeId), tracked: await trackedFigures(storeId) };
+    // The set-up is what it should be: Jane's first order credited to her Google visit, her loyalty row, her traces in the tracking tables.
+    expect(before.tracked.journeys).toContainEqual([expect.any(String), expect.any(String), 1]);
+    expect(before.tracked.loyaltyRows).toBe(2);
+    const traces = await rowsMentioning(storeId, markers);
+    for (const table of ['tracking_events', 'tracking_sessions', 'tracking_touchpoints', 'tracking_purchases', 'customers', 'webhook_deliveries']) {
+      expect(Object.keys(traces).some((key) => key.startsWith(`${table}.`)), table).toBe(true);
+    }
+
+    const request = { shop_id: 954889, shop_domain: shop, customer: jane, orders_to_redact: janeOrders.map(Number) };
+    expect((await post('/api/webhooks/shopify', shopDelivery(shop, 'customers/redact', request, 'wh-tracking-redact'))).statusCode).toBe(200);
+    await processSentJobs();
+
+    expect(await rowsMentioning(storeId, markers)).toEqual({});
+    // The other visitor's click and browser stay.
+    expect(await rowsMentioning(storeId, ['anon-other', 'other-click'])).toMatchObject({ 'tracking_events.anonymous_id': 2, 'tracking_touchpoints.click_id': 1 });
+    expect(await rollupTotals(storeId)).toEqual(before.sales);
+    expect(await trackedFigures(storeId)).toEqual({ ...before.tracked, loyaltyRows: 1 });
+    // Her first order credited again (it changes later): its journey is still found through its purchase's pseudonymous browser.
+    await sqlRunner(testApp.orm.em.fork()).run(
+      `insert into attribution_dirty_orders (store_id, order_id) select store_id, id from orders where store_id = $1 and external_id = $2 on conflict do nothing`,
+      [storeId, janeOrders[0]],
+    );
+    await runAttribution(testApp.orm.em.fork(), storeId);
+    expect((await trackedFigures(storeId)).credits).toEqual(before.tracked.credits);
   });
 
   it("shop/redact, 48 hours after the uninstall, deletes everything the shop brought and keeps the store's other data", async () => {

@@ -13,6 +13,9 @@ import { router } from '../../trpc/init.ts';
 import { authedProcedure, publicProcedure } from '../../trpc/procedures.ts';
 import { cancelEmailChanges, confirmEmailChange, requestEmailChange } from './email-change.service.ts';
 import { changePassword, toSettings, updateAccount, updatePreferences } from './settings.service.ts';
+import { assertCurrentPassword } from './current-password.ts';
+import { scheduleAccountDeletion } from '../privacy/account-deletion.ts';
+import { deleteOwnAccountInput } from '../../../shared/privacy.ts';
 
 /** The signed-in user's own account: names, e-mail address and preferences, password. Guest mode may look, not change. */
 export const settingsRouter = router({
@@ -72,4 +75,15 @@ export const settingsRouter = router({
     .input(changePasswordInput)
     .output(z.object({ success: z.literal(true) }))
     .mutation(({ ctx, input }) => changePassword(ctx.em, ctx.user, input, { session: ctx.session, clientIp: ctx.clientIp })),
+
+  deleteAccount: authedProcedure
+    .meta({ openapi: { method: 'POST', path: '/settings/delete-account', tags: ['settings'], summary: 'Schedule the deletion of the account (signed out; cancel by signing in)' } })
+    .input(deleteOwnAccountInput)
+    .output(z.object({ deletionScheduledFor: z.string() }))
+    .mutation(async ({ ctx, input }) => {
+      await assertCurrentPassword(ctx.em, ctx.user, input.currentPassword);
+      const scheduled = await scheduleAccountDeletion(ctx.em, ctx.user, { adminId: null, reason: null, origin: ctx.origin, clientIp: ctx.clientIp });
+      await ctx.session.signOut();
+      return scheduled;
+    }),
 });

@@ -8,10 +8,13 @@ import {
   type StoreRole,
 } from '../../../shared/stores.ts';
 import { AppError } from '../../errors.ts';
+import { sqlRunner } from '../commerce/raw-sql.ts';
 import { StoreGuest } from '../guests/guest-invitation.entity.ts';
+import { deletePrivacyExports } from '../privacy/privacy.service.ts';
 import type { SessionControl } from '../sessions/session-control.ts';
 import { accessOf } from '../subscriptions/subscriptions.service.ts';
 import { User, type UserEntity } from '../users/user.entity.ts';
+import { eraseStoreRows } from './store-erasure.ts';
 import { Store, type StoreEntity } from './store.entity.ts';
 import { assertKnownTimeZone, changeStoreTimezone, type ChangeStoreTimezoneOptions } from './store-timezone.service.ts';
 
@@ -154,6 +157,9 @@ export async function deleteStore(
     const lockedOwner = await tx.findOneOrFail(User, { id: owner.id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
     const store = await ownedStore(tx, lockedOwner, storeId);
     const wasActive = lockedOwner.activeStore?.id === store.id;
+    // Every row of the store, also in the tables without a cascading key to it (store-erasure.ts).
+    await deletePrivacyExports(sqlRunner(tx), store.id);
+    await eraseStoreRows(sqlRunner(tx), store.id);
     tx.remove(store);
     await tx.flush();
     if (wasActive || !lockedOwner.activeStore) {

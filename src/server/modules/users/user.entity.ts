@@ -15,6 +15,10 @@ export const User = defineEntity({
     marketingEmails: p.boolean().default(false),
     activeStore: () => p.manyToOne(Store).nullable().deleteRule('set null'),
     trialStartedAt: p.datetime().nullable(),
+    /** Set: the account is disabled and its data is deleted at this time, unless the deletion is cancelled first (privacy/account-deletion.ts). */
+    deletionScheduledFor: p.datetime().nullable(),
+    /** What an administrator gave as the reason when they scheduled the deletion. */
+    deletionReason: p.text().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
     updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
   },

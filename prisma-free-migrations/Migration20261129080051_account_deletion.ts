@@ -1,0 +1,45 @@
+import { Migration } from '@mikro-orm/migrations';
+
+/** The audit actions of account deletion (modules/privacy/account-deletion.ts). */
+const ADDED_AUDIT_ACTIONS = ['account.deletion_scheduled', 'account.deletion_cancelled', 'account.deleted'];
+
+/**
+ * Account deletion with a grace period: `deletion_scheduled_for` is when the account's data goes (the
+ * account is disabled until then), `deletion_reason` what an administrator gave when they asked.
+ */
+export class Migration20261129080051_account_deletion extends Migration {
+
+  override name = 'Migration20261129080051_account_deletion';
+
+  override up(): void | Promise<void> {
+    this.addSql(`alter table "users" add column "deletion_scheduled_for" timestamptz null, add column "deletion_reason" text null;`);
+    // Other migrations may have added actions of their own: the list is extended, not rewritten.
+    this.addSql(extendAuditActions(ADDED_AUDIT_ACTIONS, 'add'));
+  }
+
+  override down(): void | Promise<void> {
+    this.addSql(`delete from "audit_log_entries" where "action" in (${ADDED_AUDIT_ACTIONS.map((action) => `'${action}'`).join(', ')});`);
+    this.addSql(extendAuditActions(ADDED_AUDIT_ACTIONS, 'remove'));
+    this.addSql(`alter table "users" drop column "deletion_scheduled_for", drop column "deletion_reason";`);
+  }
+
+}
+
+/** Rewrites audit_log_entries_action_check as its current values plus (or minus) `actions` (a copy of the one in Migration20261126010000: a migration stays as it was written, so it imports no other). */
+function extendAuditActions(actions: string[], change: 'add' | 'remove'): string {
+  const list = `array[${actions.map((action) => `'${action}'`).join(', ')}]::text[]`;
+  const combine = change === 'add' ? `select distinct unnest(current || ${list})` : `select unnest(current) except select unnest(${list})`;
+  return `do $$
+declare
+  current text[];
+  wanted text[];
+begin
+  select coalesce(array_agg(m[1]), '{}') into current
+    from pg_constraint c, regexp_matches(pg_get_constraintdef(c.oid), '''([^'']+)''', 'g') as m
+   where c.conrelid = 'audit_log_entries'::regclass and c.conname = 'audit_log_entries_action_check';
+  select array_agg(value order by value) into wanted from (${combine}) as t(value);
+  alter table "audit_log_entries" drop constraint if exists "audit_log_entries_action_check";
+  execute format('alter table "audit_log_entries" add constraint "audit_log_entries_action_check" check ("action" in (%s))',
+                 (select string_agg(quote_literal(value), ', ') from unnest(wanted) as value));
+end $$;`;
+}
