@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { jobDatabaseOf } from '../../jobs/job-database.ts';
+import { sqlRunner } from '../commerce/raw-sql.ts';
 import { sendIntegrationJob } from '../integrations/integrations-runtime.ts';
 import { EmailTemplate } from './email-template.entity.ts';
 import { EMAIL_DELIVER_QUEUE } from './email-delivery-queue.ts';
@@ -93,6 +94,13 @@ export const DEFAULT_EMAIL_TEMPLATES = {
       'You receive this e-mail because e-mail alerts are on for these competitor pages.\n\nThe StorePulse team',
     variables: ['storeName', 'alerts', 'trackerUrl'],
   },
+  comment_complaints: {
+    subject: 'New complaints in the comments of {{storeName}}',
+    textBody: 'Hello,\n\nThe Meta comments manager of {{storeName}} found new complaints on your Facebook Page or Instagram account:\n\n{{complaints}}\n\n' +
+      'Answer them in StorePulse:\n{{commentsUrl}}\n\n' +
+      'You receive this e-mail because "Flag complaints that need a reply" is on for this store.\n\nThe StorePulse team',
+    variables: ['storeName', 'complaints', 'commentsUrl'],
+  },
 } as const satisfies Record<string, DefaultTemplate>;
 
 export type EmailTemplateKey = keyof typeof DEFAULT_EMAIL_TEMPLATES;
@@ -135,6 +143,15 @@ export interface EmailRequest {
   /** Mail people may opt out of (reports, marketing, alerts): the List-Unsubscribe target and where the app is reached. */
   unsubscribe?: { target: UnsubscribeTarget; baseUrl: string };
   attachments?: EmailAttachment[];
+}
+
+/** Who receives a store's alert e-mails: its owner. */
+export async function storeOwnerContact(em: EntityManager, storeId: number): Promise<{ email: string; userId: number; storeName: string } | null> {
+  const [owner] = await sqlRunner(em).rows<{ email: string; userId: number; storeName: string }>(
+    `select u.email, u.id as "userId", s.name as "storeName" from stores s join users u on u.id = s.owner_id where s.id = $1`,
+    [storeId],
+  );
+  return owner ?? null;
 }
 
 /** Puts a pending e-mail on the delivery queue, in the caller's transaction when there is one. */

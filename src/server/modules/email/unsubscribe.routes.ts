@@ -9,13 +9,14 @@ import { unsubscribe, UNSUBSCRIBE_PATH, verifyUnsubscribeToken, type Unsubscribe
 
 type Language = 'en' | 'es' | 'fr' | 'de';
 
-const TEXTS: Record<Language, { title: string; report: string; marketing: string; anomalyAlerts: string; priceAlerts: string; confirm: string; done: string; invalid: string }> = {
+const TEXTS: Record<Language, { title: string; report: string; marketing: string; anomalyAlerts: string; priceAlerts: string; commentComplaints: string; confirm: string; done: string; invalid: string }> = {
   en: {
     title: 'Unsubscribe',
     report: 'Stop sending the scheduled report to {email}?',
     marketing: 'Stop sending product news to this account?',
     anomalyAlerts: 'Stop the anomaly alert e-mails of this store?',
     priceAlerts: 'Stop the competitor price alert e-mails of this store?',
+    commentComplaints: 'Stop the e-mails about new complaints in the comments of this store?',
     confirm: 'Unsubscribe',
     done: 'You are unsubscribed. You will not receive these e-mails any more.',
     invalid: 'This unsubscribe link is not valid. Open the link from the latest e-mail, or change your e-mail preferences in StorePulse.',
@@ -26,6 +27,7 @@ const TEXTS: Record<Language, { title: string; report: string; marketing: string
     marketing: '¿Dejar de enviar novedades del producto a esta cuenta?',
     anomalyAlerts: '¿Dejar de recibir los correos de alertas de anomalías de esta tienda?',
     priceAlerts: '¿Dejar de recibir los correos de alertas de precios de la competencia de esta tienda?',
+    commentComplaints: '¿Dejar de recibir los correos sobre nuevas quejas en los comentarios de esta tienda?',
     confirm: 'Darse de baja',
     done: 'Te has dado de baja. Ya no recibirás estos correos.',
     invalid: 'Este enlace para darse de baja no es válido. Abre el enlace del correo más reciente o cambia tus preferencias de correo en StorePulse.',
@@ -36,6 +38,7 @@ const TEXTS: Record<Language, { title: string; report: string; marketing: string
     marketing: 'Ne plus envoyer les nouveautés du produit à ce compte ?',
     anomalyAlerts: 'Ne plus recevoir les e-mails d’alerte d’anomalies de cette boutique ?',
     priceAlerts: 'Ne plus recevoir les e-mails d’alerte de prix des concurrents de cette boutique ?',
+    commentComplaints: 'Ne plus recevoir les e-mails sur les nouvelles réclamations dans les commentaires de cette boutique ?',
     confirm: 'Se désabonner',
     done: 'Vous êtes désabonné. Vous ne recevrez plus ces e-mails.',
     invalid: 'Ce lien de désabonnement n’est pas valide. Ouvrez le lien du dernier e-mail, ou modifiez vos préférences d’e-mail dans StorePulse.',
@@ -46,6 +49,7 @@ const TEXTS: Record<Language, { title: string; report: string; marketing: string
     marketing: 'Keine Produktneuigkeiten mehr an dieses Konto senden?',
     anomalyAlerts: 'Keine E-Mails zu Anomalie-Warnungen dieses Shops mehr erhalten?',
     priceAlerts: 'Keine E-Mails zu Preiswarnungen der Konkurrenz für diesen Shop mehr erhalten?',
+    commentComplaints: 'Keine E-Mails zu neuen Beschwerden in den Kommentaren dieses Shops mehr erhalten?',
     confirm: 'Abmelden',
     done: 'Sie sind abgemeldet. Sie erhalten diese E-Mails nicht mehr.',
     invalid: 'Dieser Abmeldelink ist ungültig. Öffnen Sie den Link aus der neuesten E-Mail oder ändern Sie Ihre E-Mail-Einstellungen in StorePulse.',
@@ -80,6 +84,8 @@ function question(language: Language, target: UnsubscribeTarget): string {
       return texts.anomalyAlerts;
     case 'price_alerts':
       return texts.priceAlerts;
+    case 'comment_complaints':
+      return texts.commentComplaints;
   }
 }
 

@@ -3,13 +3,14 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { LockMode } from '@mikro-orm/core';
 import { z } from 'zod';
 import { sqlRunner } from '../commerce/raw-sql.ts';
+import { MetaCommentSettings } from '../meta-comments/meta-comments.entities.ts';
 import { PriceTrackedUrl } from '../price-tracker/price-tracker.entities.ts';
 import { SavedReport } from '../reports/saved-report.entity.ts';
 import { User } from '../users/user.entity.ts';
 
 // One-click unsubscribe (RFC 2369 List-Unsubscribe + RFC 8058 List-Unsubscribe-Post) for mail people
 // can opt out of: a scheduled report's recipient stops receiving that report; a user's marketing and
-// alert mail: a store's anomaly alerts or competitor price alerts are switched off (the switches the
+// alert mail: a store's anomaly alerts, competitor price alerts or comment complaint notices are switched off (the switches the
 // owner turned them on with); marketing mail follows the user's marketing-emails opt-in, which the
 // link turns off. The address carries its
 // target signed with a key derived from the session secret, so it works without signing in and cannot
@@ -20,6 +21,7 @@ export const unsubscribeTarget = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('marketing'), userId: z.number().int() }),
   z.object({ kind: z.literal('anomaly_alerts'), storeId: z.number().int() }),
   z.object({ kind: z.literal('price_alerts'), storeId: z.number().int() }),
+  z.object({ kind: z.literal('comment_complaints'), storeId: z.number().int() }),
 ]);
 export type UnsubscribeTarget = z.infer<typeof unsubscribeTarget>;
 
@@ -69,6 +71,10 @@ export async function unsubscribe(em: EntityManager, target: UnsubscribeTarget):
   }
   if (target.kind === 'anomaly_alerts') {
     await sqlRunner(em).run(`update anomaly_settings set email_alerts = false, updated_at = now() where store_id = $1`, [target.storeId]);
+    return;
+  }
+  if (target.kind === 'comment_complaints') {
+    await em.nativeUpdate(MetaCommentSettings, { store: target.storeId }, { notifyComplaints: false });
     return;
   }
   if (target.kind === 'price_alerts') {

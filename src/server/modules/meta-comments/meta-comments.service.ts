@@ -11,6 +11,7 @@ import { baseUrlFor, integrationsSettings } from '../integrations/integrations-r
 import { openCredentials } from '../integrations/sealed-credentials.ts';
 import type { LlmProvider } from '../llm/llm-provider.ts';
 import { classifyComment } from './comment-classifier.ts';
+import { sendComplaintEmail } from './complaint-email.ts';
 import { llmLabels } from './llm-labels.ts';
 import { MetaComment, MetaCommentSettings, MetaReplyTemplate, MetaWebhookDelivery, type MetaCommentEntity, type MetaCommentSettingsEntity } from './meta-comments.entities.ts';
 import { MetaGraph, type GraphPost, type PageAccount } from './meta-graph.ts';
@@ -94,9 +95,13 @@ function upsertComment(em: EntityManager, storeId: number, existing: Map<string,
 }
 
 /** The store's rules on new comments: auto-hide spam / profanity (through Meta), mark complaints to notify. */
-async function applyRules(graph: MetaGraph | null, pages: PageAccount[], settings: MetaCommentSettingsEntity, fresh: { row: MetaCommentEntity; profanity: boolean }[]): Promise<void> {
+async function applyRules(em: EntityManager, storeId: number, graph: MetaGraph | null, pages: PageAccount[], settings: MetaCommentSettingsEntity, fresh: { row: MetaCommentEntity; profanity: boolean }[]): Promise<void> {
+  const complaints: MetaCommentEntity[] = [];
   for (const { row, profanity } of fresh) {
-    if (settings.notifyComplaints && row.category === 'complaint' && !row.notifiedAt) row.notifiedAt = new Date();
+    if (settings.notifyComplaints && row.category === 'complaint' && !row.notifiedAt) {
+      row.notifiedAt = new Date();
+      complaints.push(row);
+    }
     const hide = !row.hidden && ((settings.autoHideSpam && row.category === 'spam') || (settings.autoHideProfanity && profanity));
     const token = pageTokenFor(pages, row);
     if (!hide || !graph || !token) continue;
@@ -107,6 +112,7 @@ async function applyRules(graph: MetaGraph | null, pages: PageAccount[], setting
       // The comment stays visible; the next sync tries again.
     }
   }
+  await sendComplaintEmail(em, storeId, complaints);
 }
 
 function pageTokenFor(pages: PageAccount[], row: Pick<MetaCommentEntity, 'accountId'>): string | null {
@@ -155,7 +161,7 @@ export async function syncComments(em: EntityManager, store: StoreRef, options: 
       const better = await llmLabels(options.llm, fresh.map(({ row }) => ({ id: row.commentId, message: row.message })));
       for (const { row } of fresh) Object.assign(row, better.get(row.commentId) ?? {});
     }
-    await applyRules(graph, pages, settings, fresh);
+    await applyRules(em, store.id, graph, pages, settings, fresh);
     settings.accountIds = pages.flatMap((page) => [page.id, ...(page.instagram_business_account ? [page.instagram_business_account.id] : [])]);
     settings.lastSyncAt = new Date();
     settings.lastSyncError = null;
@@ -397,7 +403,7 @@ async function applyEntry(em: EntityManager, settings: MetaCommentSettingsEntity
     } catch {
       pages = [];
     }
-    await applyRules(access?.graph ?? null, pages, settings, fresh);
+    await applyRules(em, storeId, access?.graph ?? null, pages, settings, fresh);
   }
   await em.flush();
   return applied;

@@ -10,6 +10,8 @@ import { integrationsSettings } from '../integrations/integrations-runtime.ts';
 import { sealCredentials } from '../integrations/sealed-credentials.ts';
 import { FAKE_LLM_KEY, FakeLlm } from '../../../../test/fakes/llm.ts';
 import { openAiCompatibleProvider } from '../llm/llm-provider.ts';
+import { OutboundEmail } from '../email/outbound-email.entity.ts';
+import { unsubscribe } from '../email/unsubscribe.ts';
 import { MetaComment } from './meta-comments.entities.ts';
 import { syncComments } from './meta-comments.service.ts';
 
@@ -137,6 +139,27 @@ describe('metaComments: sync, list and actions against the Graph API fake', () =
     const list = data(await trpcQuery(admin.client, 'metaComments.list', {}));
     expect(list.comments.find((row: any) => row.commentId === spam.id)).toMatchObject({ hidden: true, category: 'spam' });
     expect(list.complaintsToSee).toBe(before + 1);
+    data(await trpcMutation(admin.client, 'metaComments.updateRules', { autoHideSpam: false, autoHideProfanity: false, notifyComplaints: true }));
+  });
+
+  it("new complaints are e-mailed to the store's owner, once, until the e-mail's unsubscribe link turns the notices off", async () => {
+    const complaintMails = (text: string) =>
+      database.orm.em.fork().find(OutboundEmail, { template: 'comment_complaints', textBody: { $like: `%${text}%` } });
+    comments.addComment({ platform: 'facebook', objectId: comments.posts[0]!.id, authorName: 'Irate Ida', message: 'Awful service: the parcel arrived broken, I want a refund' });
+    data(await trpcMutation(admin.client, 'metaComments.syncNow', {}));
+    const [mail, ...more] = await complaintMails('Awful service: the parcel arrived broken');
+    expect(more).toEqual([]);
+    const [owner] = await database.orm.em.fork().getConnection().execute<{ email: string }[]>('select u.email from stores s join users u on u.id = s.owner_id where s.id = ?', [admin.storeId]);
+    expect(mail).toMatchObject({ toAddress: owner!.email, subject: 'New complaints in the comments of Comments Shop' });
+    expect(mail!.textBody).toContain('Irate Ida (Facebook');
+    data(await trpcMutation(admin.client, 'metaComments.syncNow', {}));
+    expect(await complaintMails('Awful service: the parcel arrived broken')).toHaveLength(1);
+
+    await unsubscribe(database.orm.em.fork(), { kind: 'comment_complaints', storeId: admin.storeId });
+    expect(data(await trpcQuery(admin.client, 'metaComments.rules'))).toMatchObject({ notifyComplaints: false });
+    comments.addComment({ platform: 'facebook', objectId: comments.posts[0]!.id, authorName: 'Grumpy Gus', message: 'Broken on arrival, refund please, terrible' });
+    data(await trpcMutation(admin.client, 'metaComments.syncNow', {}));
+    expect(await complaintMails('Broken on arrival')).toEqual([]);
     data(await trpcMutation(admin.client, 'metaComments.updateRules', { autoHideSpam: false, autoHideProfanity: false, notifyComplaints: true }));
   });
 });

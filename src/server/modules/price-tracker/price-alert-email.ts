@@ -1,8 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { PriceAlert } from '../../../shared/price-tracker.ts';
 import { loadConfig } from '../../config.ts';
-import { sqlRunner } from '../commerce/raw-sql.ts';
-import { sendEmail } from '../email/email.service.ts';
+import { sendEmail, storeOwnerContact } from '../email/email.service.ts';
 
 // The optional e-mail of the price tracker's alerts (per tracked page, off by default): one e-mail per
 // check that raised alerts, to the store's owner, through the e-mail outbox (template `price_alert`).
@@ -15,10 +14,7 @@ function alertLine(alert: PriceAlert): string {
 
 export async function sendPriceAlertEmail(em: EntityManager, storeId: number, alerts: PriceAlert[], log?: (message: string) => void): Promise<number | null> {
   if (alerts.length === 0) return null;
-  const [owner] = await sqlRunner(em).rows<{ email: string; userId: number; storeName: string }>(
-    `select u.email, u.id as "userId", s.name as "storeName" from stores s join users u on u.id = s.owner_id where s.id = $1`,
-    [storeId],
-  );
+  const owner = await storeOwnerContact(em, storeId);
   if (!owner) return null;
   const publicUrl = (loadConfig().publicUrl ?? '').replace(/\/$/, '');
   const email = await sendEmail(em, {
