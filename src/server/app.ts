@@ -18,6 +18,7 @@ import { reportsRoutes } from './modules/reports/reports.routes.ts';
 import { financeRoutes } from './modules/finance/finance.routes.ts';
 import { shoppingFeedRoutes } from './modules/shopping-optimizer/shopping-optimizer.routes.ts';
 import { integrationsRoutes } from './modules/integrations/integrations.routes.ts';
+import { stripeWebhookRoutes } from './modules/subscriptions/stripe-webhook.routes.ts';
 import { createAuthLimiters, deleteExpiredAttempts } from './modules/auth/attempt-limiter.ts';
 import { storedOrigin } from './public-origin.ts';
 import { trackingCollectorPlugin, trackingPixelPlugin } from './modules/tracking/collector.routes.ts';
@@ -117,6 +118,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     await main.register(ordersExportPlugin, { createContext });
     await main.register(pageReviewerRoutes, { createContext });
     await main.register(integrationsRoutes, { createContext, config, orm });
+    await main.register(stripeWebhookRoutes, { orm, provider: services.paymentProvider });
     await main.register(shoppingFeedRoutes, { createContext });
     await main.register(trackingPixelPlugin);
     await main.register(spaPlugin, { clientDistDir: config.clientDistDir });

@@ -11,6 +11,7 @@ import { ECB_RATES_JOB } from '../modules/exchange-rates/ecb-job.ts';
 import { PRICE_TRACKER_JOB } from '../modules/price-tracker/price-tracker-jobs.ts';
 import { PAGE_REVIEW_CHECKS, PAGE_REVIEW_JOB } from '../modules/page-reviewer/review-job.ts';
 import { PAGE_CHECK_CHECKS, PAGE_CHECK_JOB } from '../modules/shopping-optimizer/page-check.ts';
+import { STRIPE_EVENTS_JOB } from '../modules/subscriptions/stripe-events.ts';
 
 // Every background job of the app: its pg-boss queue, an optional schedule (cron, UTC) that puts a
 // job on the queue, and the work one job does. Platform syncs add their entries here.
@@ -94,6 +95,7 @@ export const JOBS: readonly JobDefinition[] = [
   PAGE_REVIEW_JOB,
   // The shopping optimizer's product page checks, one job per run (modules/shopping-optimizer).
   PAGE_CHECK_JOB,
+  STRIPE_EVENTS_JOB,
 ];
 
 export const CHECKS: readonly RecurringCheck[] = [...INTEGRATION_CHECKS, ...PAGE_REVIEW_CHECKS, ...PAGE_CHECK_CHECKS];
