@@ -21,8 +21,8 @@ const jobs = await startJobs({
   unscheduled: [...(config.scheduledSyncs ? [] : [SCHEDULE_QUEUE]), ...(config.fxSource === 'ecb' ? [] : [ECB_RATES_QUEUE])],
 });
 setIntegrationJobSender((queue, data, options) => jobs.boss.send(queue, data, options));
-// One queued run at a time processes every stored Stripe event (a burst of webhooks makes one job).
-setStripeEventsNotifier(() => jobs.boss.send(STRIPE_EVENTS_QUEUE, {}, { singletonKey: STRIPE_EVENTS_QUEUE }));
+// Each stored Stripe event queues a run; a run processes every pending event (claimed one by one).
+setStripeEventsNotifier(() => jobs.boss.send(STRIPE_EVENTS_QUEUE, {}));
 // Real exchange rates from the first minutes of a new installation, not only from the next working day's run.
 if (config.fxSource === 'ecb') await jobs.boss.send(ECB_RATES_QUEUE, {}, { singletonKey: ECB_RATES_QUEUE, singletonSeconds: 3600 });
 

@@ -71,7 +71,7 @@ export class StripeFake {
     return this.server.url;
   }
 
-  async start(): Promise<this> {
+  async start(port = 0): Promise<this> {
     const s = this.server;
     s.route('GET', '/v1/prices', (r) => this.api(r, () => this.list('price', r, (p) => (listOf(this.q(r).lookup_keys).length === 0 || listOf(this.q(r).lookup_keys).includes(p.lookup_key as string)) && (this.q(r).active === undefined || String(p.active) === this.q(r).active))));
     s.route('POST', '/v1/prices', (r) => this.api(r, () => this.createPrice(this.form(r))));
@@ -91,7 +91,7 @@ export class StripeFake {
       return { status: 303, headers: { location: String(session.success_url).replace('{CHECKOUT_SESSION_ID}', session.id) }, body: '' };
     });
     s.route('GET', '/invoice/:id/pdf', () => ({ headers: { 'content-type': 'application/pdf' }, body: Buffer.from('%PDF-1.4\n% fake invoice\n%%EOF\n') }));
-    await s.start();
+    await s.start(port);
     return this;
   }
 

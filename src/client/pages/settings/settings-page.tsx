@@ -2,12 +2,13 @@ import { useTranslation } from 'react-i18next';
 import { trpc } from '../../lib/trpc.ts';
 import { errorText } from '../account-shared/messages.ts';
 import { InlineLoading, PageHeader } from '../account-shared/page-header.tsx';
+import { BillingSection } from '../billing/billing-section.tsx';
 import { AccountSection } from './account-section.tsx';
 import { EmailSection } from './email-section.tsx';
 import { PasswordSection } from './password-section.tsx';
 import { PreferencesSection } from './preferences-section.tsx';
 
-const SECTIONS = ['account', 'email', 'preferences', 'password'] as const;
+const SECTIONS = ['account', 'email', 'preferences', 'password', 'billing'] as const;
 
 /** /settings: account (username), e-mail address (changed by confirmation), preferences (marketing e-mails, theme), change password. */
 export function SettingsPage() {
@@ -46,6 +47,7 @@ export function SettingsPage() {
             </>
           )}
           <PasswordSection />
+          <BillingSection />
         </div>
       </div>
     </div>

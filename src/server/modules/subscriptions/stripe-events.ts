@@ -198,13 +198,14 @@ export async function processPendingStripeEvents(em: EntityManager, stripe: Stri
   let processed = 0;
   let failed = 0;
   for (const row of pending) {
-    const fork = em.fork();
+    // Claimed first, so two jobs running at once never handle one event twice (e-mails included).
+    const claimed = await em.nativeUpdate(StripeEvent, { id: row.id, processedAt: null }, { processedAt: new Date(), error: null });
+    if (claimed === 0) continue;
     try {
-      await handleEvent({ em: fork, stripe, baseUrl: options.baseUrl, log: options.log ?? (() => {}), now: options.now ?? new Date() }, row.payload as unknown as Stripe.Event);
-      await em.nativeUpdate(StripeEvent, { id: row.id }, { processedAt: new Date(), error: null });
+      await handleEvent({ em: em.fork(), stripe, baseUrl: options.baseUrl, log: options.log ?? (() => {}), now: options.now ?? new Date() }, row.payload as unknown as Stripe.Event);
       processed += 1;
     } catch (error) {
-      await em.nativeUpdate(StripeEvent, { id: row.id }, { error: (error as Error).message.slice(0, 1000) });
+      await em.nativeUpdate(StripeEvent, { id: row.id }, { processedAt: null, error: (error as Error).message.slice(0, 1000) });
       options.log?.(`Stripe event ${row.id} (${row.type}) failed: ${(error as Error).message}`);
       failed += 1;
     }
