@@ -98,6 +98,8 @@ test('pricing -> Stripe Checkout -> back: waits for the webhook, then the plan i
   await expect(page).toHaveURL(/\/pricing\?checkout=success/);
   await expect(page.getByTestId('checkout-return')).toHaveAttribute('data-state', 'active');
   await expect(page.getByTestId('checkout-return')).toContainText('Basic');
+  // A first store, so the pages open without the first-store dialog in front.
+  expect((await page.request.post('/api/stores', { data: { name: 'Stripe Shop' } })).status()).toBe(201);
 
   // The trial ends and the card pays: the invoice with its PDF link.
   await fake.advanceClock(15 * DAY);
@@ -105,7 +107,7 @@ test('pricing -> Stripe Checkout -> back: waits for the webhook, then the plan i
   await expect(async () => {
     await page.goto('/settings#billing');
     await expect(page.getByTestId('invoice-row').filter({ hasText: '£29' })).toHaveAttribute('data-status', 'paid', { timeout: 2000 });
-  }).toPass();
+  }).toPass({ timeout: 5 * 60_000 });
   await expect(page.getByTestId('invoice-row').filter({ hasText: '£29' }).getByTestId('invoice-pdf')).toHaveAttribute('href', /\/pdf$/);
   await shootAll(page, 'billing-invoices', '/settings#billing', () => expect(page.getByTestId('invoice-row').first()).toBeVisible());
 
@@ -116,13 +118,13 @@ test('pricing -> Stripe Checkout -> back: waits for the webhook, then the plan i
   await expect(async () => {
     await page.goto('/pricing');
     await expect(page.getByTestId('past-due-banner')).toContainText('Your last payment failed', { timeout: 2000 });
-  }).toPass();
+  }).toPass({ timeout: 5 * 60_000 });
   await shootAll(page, 'past-due-banner', '/settings#billing', () => expect(page.getByTestId('past-due-banner')).toBeVisible());
   await fake.recoverPayment(subscription.id);
   await expect(async () => {
     await page.goto('/settings#billing');
     await expect(page.getByTestId('billing-state')).toContainText('renews', { timeout: 2000 });
-  }).toPass();
+  }).toPass({ timeout: 5 * 60_000 });
   await expect(page.getByTestId('past-due-banner')).toHaveCount(0);
   expect(username).toBeTruthy();
 });

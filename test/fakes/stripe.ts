@@ -84,6 +84,13 @@ export class StripeFake {
     s.route('GET', '/v1/subscriptions', (r) => this.api(r, () => this.list('subscription', r, (sub) => !this.q(r).customer || sub.customer === this.q(r).customer)));
     s.route('GET', '/v1/invoices/:id', (r) => this.api(r, () => this.retrieve(r, 'invoice')));
     s.route('GET', '/v1/invoices', (r) => this.api(r, () => this.list('invoice', r, (inv) => !this.q(r).customer || inv.customer === this.q(r).customer)));
+    s.route('GET', '/v1/charges/:id', (r) => this.api(r, () => this.retrieve(r, 'charge')));
+    s.route('GET', '/v1/invoice_payments', (r) =>
+      this.api(r, () => {
+        const payment = (this.q(r).payment ?? {}) as Record<string, string>;
+        return this.list('invoice_payment', r, (item) => (!this.q(r).invoice || item.invoice === this.q(r).invoice) && (!payment.payment_intent || (item.payment as { payment_intent: string }).payment_intent === payment.payment_intent));
+      }),
+    );
     // The hosted pages a buyer sees.
     s.route('GET', '/pay/:id', (r) => this.checkoutPage(r.params.id!));
     s.route('POST', '/pay/:id', async (r) => {
@@ -295,6 +302,36 @@ export class StripeFake {
     return invoice;
   }
 
+  /** A paid invoice's money: its payment intent, charge and invoice payment (https://docs.stripe.com/api/invoice-payment). */
+  private recordPayment(invoice: StripeObject): void {
+    if (Number(invoice.amount_paid) <= 0) return;
+    const intent = this.create('pi', 'payment_intent', { amount: invoice.amount_paid, currency: invoice.currency, customer: invoice.customer, status: 'succeeded' });
+    this.create('ch', 'charge', { amount: invoice.amount_paid, amount_refunded: 0, refunded: false, disputed: false, currency: invoice.currency, customer: invoice.customer, payment_intent: intent.id, paid: true, status: 'succeeded' });
+    this.create('inpay', 'invoice_payment', { invoice: invoice.id, amount_paid: invoice.amount_paid, amount_requested: invoice.amount_due, currency: invoice.currency, is_default: true, status: 'paid', payment: { type: 'payment_intent', payment_intent: intent.id } });
+  }
+
+  private chargeOf(invoiceId: string): StripeObject {
+    const payment = [...this.objects.values()].find((item) => item.object === 'invoice_payment' && item.invoice === invoiceId)!;
+    const intent = (payment.payment as { payment_intent: string }).payment_intent;
+    return [...this.objects.values()].find((item) => item.object === 'charge' && item.payment_intent === intent)!;
+  }
+
+  /** A refund (from the Dashboard) of part or all of an invoice's charge: charge.refunded. */
+  async refund(invoiceId: string, amount: number): Promise<void> {
+    const charge = this.chargeOf(invoiceId);
+    charge.amount_refunded = Number(charge.amount_refunded) + amount;
+    charge.refunded = charge.amount_refunded === charge.amount;
+    await this.emit('charge.refunded', charge);
+  }
+
+  /** The cardholder disputes an invoice's charge: charge.dispute.created. */
+  async dispute(invoiceId: string): Promise<void> {
+    const charge = this.chargeOf(invoiceId);
+    charge.disputed = true;
+    const dispute = this.create('dp', 'dispute', { charge: charge.id, amount: charge.amount, currency: charge.currency, status: 'needs_response', reason: 'fraudulent', payment_intent: charge.payment_intent });
+    await this.emit('charge.dispute.created', dispute);
+  }
+
   /** Tries to collect an open invoice with the customer's card; sends invoice.paid or invoice.payment_failed. */
   private async collect(subscription: StripeObject, invoice: StripeObject): Promise<boolean> {
     const declined = Number(invoice.amount_due) > 0 && this.decliningCustomers.has(String(subscription.customer));
@@ -306,6 +343,7 @@ export class StripeFake {
     }
     Object.assign(invoice, { status: 'paid', amount_paid: invoice.amount_due, amount_remaining: 0 });
     (invoice.status_transitions as Record<string, unknown>).paid_at = this.now;
+    this.recordPayment(invoice);
     if (subscription.status !== 'trialing' || Number(invoice.amount_due) > 0) subscription.status = 'active';
     await this.emit('invoice.paid', invoice);
     await this.emit('customer.subscription.updated', subscription);
@@ -335,6 +373,7 @@ export class StripeFake {
     Object.assign(session, { status: 'complete', payment_status: trialDays ? 'no_payment_required' : 'paid', customer, subscription: subscription.id });
     Object.assign(first, { status: 'paid', amount_paid: first.amount_due, amount_remaining: 0 });
     (first.status_transitions as Record<string, unknown>).paid_at = this.now;
+    this.recordPayment(first);
     if (!trialDays) subscription.status = 'active';
     await this.emit('checkout.session.completed', session);
     await this.emit('customer.subscription.created', subscription);

@@ -90,6 +90,7 @@ export function PlanCards({ onTrialStarted, interval = 'month' }: PlanCardsProps
   const { session } = useAuth();
   const signedIn = session.status === 'signedIn';
   const plans = trpc.subscription.plans.useQuery();
+  const provider = trpc.subscription.provider.useQuery();
   const current = trpc.subscription.current.useQuery(undefined, { ...SUBSCRIPTION_QUERY, enabled: signedIn });
   const language = currentLanguage();
 
@@ -126,7 +127,8 @@ export function PlanCards({ onTrialStarted, interval = 'month' }: PlanCardsProps
 
   const subscription = current.data?.access === 'own' ? current.data.subscription : null;
   const livePlanId = current.data?.hasActiveSubscription && subscription ? subscription.plan.id : null;
-  const offerTrial = signedIn && trialOnOffer(current.data);
+  // With Stripe the trial is part of checkout (trial_period_days), so there is no separate trial button.
+  const offerTrial = signedIn && provider.data !== undefined && provider.data.id !== 'stripe' && trialOnOffer(current.data);
   const waitingForSubscription = signedIn && current.isPending;
 
   return (

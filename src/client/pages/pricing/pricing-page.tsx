@@ -41,7 +41,7 @@ export function PricingPage() {
         </div>
       </div>
       <PlanCards interval={interval} />
-      <p className="text-base-content/70 text-center text-sm text-balance">{t('pricing.footnote', { days: TRIAL_DAYS })}</p>
+      <p className="text-base-content/70 text-center text-sm text-balance">{interval === 'year' ? t('pricing.footnoteYearly') : t('pricing.footnote', { days: TRIAL_DAYS })}</p>
     </div>
   );
 }

@@ -64,7 +64,7 @@ async function subscribed(prefix: string, plan = 'Professional', interval: 'mont
 }
 
 const current = async (client: ApiClient) => (await client.get('/api/subscription/current')).body;
-const invoices = async (client: ApiClient) => (await client.get('/api/subscription/invoices')).body as { status: string; amountPaidMinor: number; invoicePdf: string }[];
+const invoices = async (client: ApiClient) => (await client.get('/api/subscription/invoices')).body as { status: string; amountPaidMinor: number; amountRefundedMinor: number; disputed: boolean; invoicePdf: string }[];
 
 describe('Stripe checkout', () => {
   it('creates the monthly and yearly prices by lookup key once, and a checkout session for the user with the 14-day trial', async () => {
@@ -131,6 +131,21 @@ describe('failed payments', () => {
     expect(await current(client)).toMatchObject({ hasActiveSubscription: false, subscription: { status: 'past_due' } });
     expect((await client.get('/api/stores/dashboard-limits')).body.maxDashboards).toBe(1);
     expect(await database.orm.em.fork().count(Subscription, { user: user.id, status: 'past_due' })).toBe(1);
+  });
+});
+
+describe('refunds and chargebacks', () => {
+  it('records a partial refund and a dispute against the invoice the charge paid', async () => {
+    const { client } = await subscribed('refund');
+    await stripe.advanceClock(15 * DAY);
+    await runEventsJob();
+    const paid = [...stripe.objects.values()].filter((item) => item.object === 'invoice' && item.amount_paid === 7900).at(-1)!;
+    await stripe.refund(paid.id, 2000);
+    await runEventsJob();
+    expect((await invoices(client)).find((invoice) => invoice.amountPaidMinor === 7900)).toMatchObject({ amountRefundedMinor: 2000, disputed: false });
+    await stripe.dispute(paid.id);
+    await runEventsJob();
+    expect((await invoices(client)).find((invoice) => invoice.amountPaidMinor === 7900)).toMatchObject({ amountRefundedMinor: 2000, disputed: true });
   });
 });
 

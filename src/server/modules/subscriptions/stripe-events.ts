@@ -184,9 +184,37 @@ async function handleEvent(context: ProcessContext, event: Stripe.Event): Promis
       }
       return;
     }
+    case 'charge.refunded':
+      await recordChargeOutcome(context, event.data.object.id, false);
+      return;
+    case 'charge.dispute.created': {
+      const charge = event.data.object.charge;
+      await recordChargeOutcome(context, typeof charge === 'string' ? charge : charge.id, true);
+      return;
+    }
     default:
       return;
   }
+}
+
+/**
+ * A refund or a chargeback, recorded against the invoice the charge paid (what an affiliate
+ * commission must be reversed by). Charge -> payment intent -> invoice payment -> invoice.
+ */
+async function recordChargeOutcome(context: ProcessContext, chargeId: string, disputed: boolean): Promise<void> {
+  const { em, stripe } = context;
+  const charge = await stripe.charges.retrieve(chargeId);
+  const intent = typeof charge.payment_intent === 'string' ? charge.payment_intent : charge.payment_intent?.id;
+  const userId = await userOfCustomer(em, charge.customer as string | null);
+  if (!intent || userId === null) return;
+  const payments = await stripe.invoicePayments.list({ payment: { type: 'payment_intent', payment_intent: intent }, limit: 1 });
+  const invoice = payments.data[0]?.invoice;
+  const invoiceId = typeof invoice === 'string' ? invoice : invoice?.id;
+  if (!invoiceId) return;
+  await em.getConnection().execute(
+    `update billing_invoices set amount_refunded = ?, disputed = disputed or ?, updated_at = now() where stripe_invoice_id = ? and user_id = ?`,
+    [charge.amount_refunded, disputed, invoiceId, userId],
+  );
 }
 
 /**
