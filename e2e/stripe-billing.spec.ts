@@ -104,8 +104,9 @@ test('pricing -> Stripe Checkout -> back: waits for the webhook, then the plan i
   // The trial ends and the card pays: the invoice with its PDF link.
   await fake.advanceClock(15 * DAY);
   // The job applies the webhooks in the background: the list shows the invoice once it has.
+  await page.goto('/settings#billing');
   await expect(async () => {
-    await page.goto('/settings#billing');
+    await page.reload();
     await expect(page.getByTestId('invoice-row').filter({ hasText: '£29' })).toHaveAttribute('data-status', 'paid', { timeout: 2000 });
   }).toPass({ timeout: 5 * 60_000 });
   await expect(page.getByTestId('invoice-row').filter({ hasText: '£29' }).getByTestId('invoice-pdf')).toHaveAttribute('href', /\/pdf$/);
@@ -115,14 +116,16 @@ test('pricing -> Stripe Checkout -> back: waits for the webhook, then the plan i
   const subscription = [...fake.objects.values()].find((item) => item.object === 'subscription')!;
   fake.declineCard(String(subscription.customer));
   await fake.advanceClock(32 * DAY);
+  await page.goto('/pricing');
   await expect(async () => {
-    await page.goto('/pricing');
+    await page.reload();
     await expect(page.getByTestId('past-due-banner')).toContainText('Your last payment failed', { timeout: 2000 });
   }).toPass({ timeout: 5 * 60_000 });
   await shootAll(page, 'past-due-banner', '/settings#billing', () => expect(page.getByTestId('past-due-banner')).toBeVisible());
   await fake.recoverPayment(subscription.id);
+  await page.goto('/settings#billing');
   await expect(async () => {
-    await page.goto('/settings#billing');
+    await page.reload();
     await expect(page.getByTestId('billing-state')).toContainText('renews', { timeout: 2000 });
   }).toPass({ timeout: 5 * 60_000 });
   await expect(page.getByTestId('past-due-banner')).toHaveCount(0);
