@@ -72,6 +72,8 @@ async function shootAll(page: Page, name: string, url: string, ready: () => Prom
       await page.setViewportSize(viewport);
       await page.evaluate((value) => localStorage.setItem('theme', value), theme);
       await page.goto(url);
+      // The theme is read at load; a goto that only changes the hash does not load the page again.
+      await page.reload();
       await ready();
       await screenSettled(page);
       await page.screenshot({ path: path.join(directory, `${name}-${size}-${theme}.png`), fullPage: true });

@@ -70,7 +70,7 @@ export function BillingSection() {
               <tbody>
                 {invoices.data.map((invoice) => (
                   <tr key={invoice.id} data-testid="invoice-row" data-status={invoice.status}>
-                    <td className="whitespace-nowrap">
+                    <td>
                       {formatDate(invoice.periodStart, language)} – {formatDate(invoice.periodEnd, language)}
                     </td>
                     <td className="text-right tabular-nums">
