@@ -2,6 +2,7 @@ import { useTranslation } from 'react-i18next';
 import { useLocation, useSearch } from 'wouter';
 import { TRIAL_DAYS } from '../../../shared/plans.ts';
 import { useAuth } from '../../lib/auth.tsx';
+import { trpc } from '../../lib/trpc.ts';
 import { PageHeader } from '../account-shared/page-header.tsx';
 import { intervalFromSearch, searchForInterval } from '../billing/billing-texts.ts';
 import { CheckoutReturn } from '../billing/checkout-return.tsx';
@@ -19,6 +20,8 @@ export function PricingPage() {
   const { session } = useAuth();
   const interval = intervalFromSearch(search);
   const checkoutResult = new URLSearchParams(search).get('checkout');
+  // Stripe Checkout asks for the card up front and charges it when the trial ends.
+  const cardTrial = trpc.subscription.provider.useQuery().data?.id === 'stripe';
   return (
     <div className="mx-auto max-w-6xl space-y-6">
       <PageHeader title={t('pricing.title')} description={t('pricing.description')} />
@@ -41,7 +44,7 @@ export function PricingPage() {
         </div>
       </div>
       <PlanCards interval={interval} />
-      <p className="text-base-content/70 text-center text-sm text-balance">{interval === 'year' ? t('pricing.footnoteYearly') : t('pricing.footnote', { days: TRIAL_DAYS })}</p>
+      <p className="text-base-content/70 text-center text-sm text-balance">{interval === 'year' ? t('pricing.footnoteYearly') : t(cardTrial ? 'pricing.footnoteCardTrial' : 'pricing.footnote', { days: TRIAL_DAYS })}</p>
     </div>
   );
 }
