@@ -24,6 +24,7 @@ import { financeRoutes } from './modules/finance/finance.routes.ts';
 import { metaCommentsRoutes } from './modules/meta-comments/meta-comments.routes.ts';
 import { shoppingFeedRoutes } from './modules/shopping-optimizer/shopping-optimizer.routes.ts';
 import { integrationsRoutes } from './modules/integrations/integrations.routes.ts';
+import { stripeWebhookRoutes } from './modules/subscriptions/stripe-webhook.routes.ts';
 import { createAuthLimiters, deleteExpiredAttempts } from './modules/auth/attempt-limiter.ts';
 import { storedOrigin } from './public-origin.ts';
 import { trackingCollectorPlugin, trackingPixelPlugin } from './modules/tracking/collector.routes.ts';
@@ -128,6 +129,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     await main.register(productImagesRoutes, { createContext, dataDir: config.dataDir });
     await main.register(integrationsRoutes, { createContext, config, orm });
     await main.register(metaCommentsRoutes, { config, orm });
+    await main.register(stripeWebhookRoutes, { orm, provider: services.paymentProvider });
     await main.register(shoppingFeedRoutes, { createContext });
     await main.register(privacyRoutes, { createContext, dataDir: config.dataDir });
     await main.register(trackingPixelPlugin);

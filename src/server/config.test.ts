@@ -34,4 +34,16 @@ describe('loadConfig', () => {
     expect(loadConfig({ SCHEDULED_SYNCS: 'false' }).scheduledSyncs).toBe(false);
     expect(() => loadConfig({ SCHEDULED_SYNCS: 'sometimes' })).toThrow('SCHEDULED_SYNCS');
   });
+
+  it('PAYMENT_PROVIDER=stripe needs the secret key and the webhook secret, each in its own form', () => {
+    expect(loadConfig({}).paymentProvider).toBe('test');
+    expect(loadConfig({}).stripe).toBeNull();
+    expect(() => loadConfig({ PAYMENT_PROVIDER: 'paypal' })).toThrow('PAYMENT_PROVIDER must be test or stripe');
+    expect(() => loadConfig({ PAYMENT_PROVIDER: 'stripe' })).toThrow('PAYMENT_PROVIDER=stripe needs STRIPE_SECRET_KEY');
+    expect(() => loadConfig({ PAYMENT_PROVIDER: 'stripe', STRIPE_SECRET_KEY: 'pk_test_abc', STRIPE_WEBHOOK_SECRET: 'whsec_abc' })).toThrow('STRIPE_SECRET_KEY must be a Stripe secret');
+    expect(() => loadConfig({ PAYMENT_PROVIDER: 'stripe', STRIPE_SECRET_KEY: 'sk_test_abc', STRIPE_WEBHOOK_SECRET: 'abc' })).toThrow('STRIPE_WEBHOOK_SECRET must be the endpoint signing secret');
+    const config = loadConfig({ PAYMENT_PROVIDER: 'stripe', STRIPE_SECRET_KEY: 'sk_test_abc', STRIPE_WEBHOOK_SECRET: 'whsec_abc', STRIPE_API_BASE: 'http://127.0.0.1:4861' });
+    expect(config.stripe).toMatchObject({ secretKey: 'sk_test_abc', webhookSecret: 'whsec_abc' });
+    expect(config.stripe!.apiBase!.port).toBe('4861');
+  });
 });

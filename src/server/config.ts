@@ -24,7 +24,10 @@ const envSchema = z.object({
   SESSION_SECRET: z.string().min(32, 'SESSION_SECRET must be at least 32 characters').optional(),
   TRUST_PROXY: z.string().default('false'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  PAYMENT_PROVIDER: z.enum(['test']).default('test'),
+  PAYMENT_PROVIDER: z.enum(['test', 'stripe'], { error: 'PAYMENT_PROVIDER must be test or stripe' }).default('test'),
+  STRIPE_SECRET_KEY: z.string().regex(/^(sk|rk)_(test|live)_\w+$/, 'STRIPE_SECRET_KEY must be a Stripe secret or restricted key (sk_live_..., sk_test_..., rk_...)').optional(),
+  STRIPE_WEBHOOK_SECRET: z.string().regex(/^whsec_\w+$/, 'STRIPE_WEBHOOK_SECRET must be the endpoint signing secret (whsec_...)').optional(),
+  STRIPE_API_BASE: z.url({ protocol: /^https?$/, error: 'STRIPE_API_BASE must be an http or https address' }).optional(),
   ALLOW_TEST_PAYMENTS: booleanFromEnv.default(false),
   CLIENT_DIST_DIR: z.string().min(1).default('dist/client'),
   RATE_LIMIT_LOGINS_PER_IP: z.coerce.number().int().min(1).default(DEFAULT_AUTH_RATE_LIMITS.loginPerIp.max),
@@ -163,7 +166,9 @@ export interface AppConfig {
   /** Which peers' X-Forwarded-* headers count (TRUST_PROXY): see parseTrustProxy. */
   trustProxy: TrustProxySetting;
   logLevel: string;
-  paymentProvider: 'test';
+  paymentProvider: 'test' | 'stripe';
+  /** PAYMENT_PROVIDER=stripe: the secret key, the webhook endpoint's signing secret and the API's address (a fake in tests). */
+  stripe: { secretKey: string; webhookSecret: string; apiBase: URL | null } | null;
   /** ALLOW_TEST_PAYMENTS: lets the test provider hand out plans in production (everything free). */
   allowTestPayments: boolean;
   clientDistDir: string;
@@ -213,6 +218,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
         '(e.g. https://app.example.com): links in e-mails, OAuth redirect addresses and webhook addresses are built from it.',
     );
   }
+  if (values.PAYMENT_PROVIDER === 'stripe' && (!values.STRIPE_SECRET_KEY || !values.STRIPE_WEBHOOK_SECRET)) {
+    throw new Error(
+      'Invalid environment: PAYMENT_PROVIDER=stripe needs STRIPE_SECRET_KEY (Dashboard > Developers > API keys) and ' +
+        'STRIPE_WEBHOOK_SECRET (the signing secret of the endpoint <PUBLIC_URL>/api/webhooks/stripe).',
+    );
+  }
   const llm = llmSettingsFromEnv(env);
   const imageModel = imageModelSettingsFromEnv(env);
   let outboundAllowHosts: AllowEntry[];
@@ -241,6 +252,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     logLevel: values.LOG_LEVEL,
     paymentProvider: values.PAYMENT_PROVIDER,
     allowTestPayments: values.ALLOW_TEST_PAYMENTS,
+    stripe:
+      values.PAYMENT_PROVIDER === 'stripe'
+        ? { secretKey: values.STRIPE_SECRET_KEY!, webhookSecret: values.STRIPE_WEBHOOK_SECRET!, apiBase: values.STRIPE_API_BASE ? new URL(values.STRIPE_API_BASE) : null }
+        : null,
     clientDistDir: path.resolve(values.CLIENT_DIST_DIR),
     authRateLimits: {
       loginPerIp: { max: values.RATE_LIMIT_LOGINS_PER_IP, windowMs: 15 * 60_000 },

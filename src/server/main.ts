@@ -5,6 +5,8 @@ import { startJobs } from './jobs/boss.ts';
 import { ECB_RATES_QUEUE } from './modules/exchange-rates/ecb-job.ts';
 import { SCHEDULE_QUEUE } from './modules/integrations/integration-jobs.ts';
 import { setIntegrationJobSender } from './modules/integrations/integrations-runtime.ts';
+import { STRIPE_EVENTS_QUEUE } from './modules/subscriptions/stripe-events.ts';
+import { setStripeEventsNotifier } from './modules/subscriptions/stripe-webhook.routes.ts';
 
 const config = loadConfig();
 const database = await openDatabase(config, (line) => {
@@ -19,6 +21,8 @@ const jobs = await startJobs({
   unscheduled: [...(config.scheduledSyncs ? [] : [SCHEDULE_QUEUE]), ...(config.fxSource === 'ecb' ? [] : [ECB_RATES_QUEUE])],
 });
 setIntegrationJobSender((queue, data, options) => jobs.boss.send(queue, data, options));
+// Each stored Stripe event queues a run; a run processes every pending event (claimed one by one).
+setStripeEventsNotifier(() => jobs.boss.send(STRIPE_EVENTS_QUEUE, {}));
 // Real exchange rates from the first minutes of a new installation, not only from the next working day's run.
 if (config.fxSource === 'ecb') await jobs.boss.send(ECB_RATES_QUEUE, {}, { singletonKey: ECB_RATES_QUEUE, singletonSeconds: 3600 });
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { billingIntervalSchema } from './billing.ts';
 import { SUBSCRIPTION_STATUSES } from './plans.ts';
 
 export const planOutput = z.object({
@@ -18,6 +19,11 @@ export const subscriptionOutput = z.object({
   currentPeriodEnd: z.string(),
   provider: z.string(),
   plan: planOutput,
+  /** Stripe: cancelled in the Customer Portal, ends with the period. */
+  cancelAtPeriodEnd: z.boolean(),
+  /** past_due: when access ends unless the payment succeeds. */
+  graceUntil: z.string().nullable(),
+  billingInterval: billingIntervalSchema.nullable(),
 });
 
 /** 'own': the user's plan; 'guest': through a store shared with them (subscription is then null); 'none'. */

@@ -5,6 +5,7 @@ import { useAccess, useGuestStatus, useStores } from '../lib/use-access.ts';
 import type { CurrentUser } from '../lib/session.ts';
 import { FirstStoreGate } from './first-store-gate.tsx';
 import { GuestBanner } from './guest-banner.tsx';
+import { PaymentBanner } from './payment-banner.tsx';
 import { Header } from './header.tsx';
 import { sectionOf, shellLinks } from './navigation.ts';
 import { SectionTabs } from './section-tabs.tsx';
@@ -62,6 +63,7 @@ export function AppLayout({ user, readsStoreData = true, children }: { user: Cur
         {t('skipToContent')}
       </a>
       {guest.inGuestMode && <GuestBanner name={guest.guestUsername ?? ''} />}
+      {!guest.inGuestMode && access.ready && <PaymentBanner />}
       <div className="flex flex-1">
         <Sidebar access={access} />
         <MobileNavigation access={access} open={menuOpen} onClose={closeMenu} />

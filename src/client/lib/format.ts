@@ -1,15 +1,6 @@
 import { DEFAULT_CURRENCY } from '../../shared/currencies.ts';
 
-/** Money from integer minor units; whole amounts drop the decimals ("£29", "£29.50"). For plan prices. */
-export function formatMoney(amountMinor: number, currency: string, locale: string): string {
-  const whole = amountMinor % 100 === 0;
-  return new Intl.NumberFormat(locale, {
-    style: 'currency',
-    currency,
-    minimumFractionDigits: whole ? 0 : 2,
-    maximumFractionDigits: 2,
-  }).format(amountMinor / 100);
-}
+export { formatMoney } from '../../shared/billing.ts';
 
 /** An amount in major units with exactly 2 decimals: 1234.5 GBP -> "£1,234.50". */
 export function formatCurrency(amount: number, currency: string = DEFAULT_CURRENCY, locale = 'en'): string {

@@ -16,6 +16,7 @@ import { PAGE_CHECK_CHECKS, PAGE_CHECK_JOB } from '../modules/shopping-optimizer
 import { EMAIL_DELIVERY_CHECKS, EMAIL_DELIVERY_JOB } from '../modules/email/email-delivery.ts';
 import { ACCOUNT_DELETION_JOB, PRIVACY_CLEANUP_JOB } from '../modules/privacy/privacy-jobs.ts';
 import { ACCOUNT_EXPORT_JOB } from '../modules/privacy/account-export.ts';
+import { STRIPE_EVENTS_JOB } from '../modules/subscriptions/stripe-events.ts';
 
 // Every background job of the app: its pg-boss queue, an optional schedule (cron, UTC) that puts a
 // job on the queue, and the work one job does. Platform syncs add their entries here.
@@ -111,6 +112,7 @@ export const JOBS: readonly JobDefinition[] = [
   EMAIL_DELIVERY_JOB,
   // Product image batches, one job per batch (modules/product-images).
   PRODUCT_IMAGE_BATCH_JOB,
+  STRIPE_EVENTS_JOB,
 ];
 
 export const CHECKS: readonly RecurringCheck[] = [...INTEGRATION_CHECKS, ...PAGE_REVIEW_CHECKS, ...PAGE_CHECK_CHECKS, ...EMAIL_DELIVERY_CHECKS, ...PRODUCT_IMAGE_CHECKS];

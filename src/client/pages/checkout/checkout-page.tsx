@@ -1,5 +1,5 @@
 import { useTranslation } from 'react-i18next';
-import { Link, useLocation } from 'wouter';
+import { Link, useLocation, useSearch } from 'wouter';
 import { ArrowLeftIcon, CreditCardIcon, FlaskConicalIcon, ShieldCheckIcon } from 'lucide-react';
 import { toast } from '../../components/toast.tsx';
 import { currentLanguage } from '../../lib/i18n.ts';
@@ -8,6 +8,7 @@ import { trpc } from '../../lib/trpc.ts';
 import { formatDate } from '../account-shared/format.ts';
 import { errorText } from '../account-shared/messages.ts';
 import { InlineLoading, PageHeader } from '../account-shared/page-header.tsx';
+import { intervalFromSearch } from '../billing/billing-texts.ts';
 import { PlanFeatures, PlanPrice } from '../pricing/plan-cards.tsx';
 
 function BackToPlans() {
@@ -38,6 +39,7 @@ function PlanNotFound() {
 export function CheckoutPage({ planId }: { planId: string }) {
   const { t } = useTranslation('account');
   const [, navigate] = useLocation();
+  const interval = intervalFromSearch(useSearch());
   const utils = trpc.useUtils();
   const language = currentLanguage();
   const plans = trpc.subscription.plans.useQuery();
@@ -106,7 +108,7 @@ export function CheckoutPage({ planId }: { planId: string }) {
             </h2>
             <div className="flex flex-wrap items-baseline justify-between gap-2">
               <h3 className="text-xl font-bold">{plan.name}</h3>
-              <PlanPrice plan={plan} size="md" className="flex-none" />
+              <PlanPrice plan={plan} size="md" className="flex-none" interval={interval} />
             </div>
             <div className="divider my-0" />
             <PlanFeatures plan={plan} />
@@ -134,7 +136,7 @@ export function CheckoutPage({ planId }: { planId: string }) {
             <button
               type="button"
               className="btn btn-primary w-full"
-              onClick={() => checkout.mutate({ planId: plan.id })}
+              onClick={() => checkout.mutate({ planId: plan.id, interval })}
               disabled={checkout.isPending || samePlan}
               aria-busy={checkout.isPending}
             >

@@ -2,7 +2,9 @@ import { Trans, useTranslation } from 'react-i18next';
 import { Link } from 'wouter';
 import { CheckIcon, XIcon } from 'lucide-react';
 import { TRIAL_DAYS, tierFromPlanName, type PlanTier } from '../../../shared/plans.ts';
+import type { BillingInterval } from '../../../shared/billing.ts';
 import type { CurrentSubscription, Plan } from '../../../shared/subscriptions.ts';
+import { searchForInterval } from '../billing/billing-texts.ts';
 import { toast } from '../../components/toast.tsx';
 import { useAuth } from '../../lib/auth.tsx';
 import { formatMoney } from '../../lib/format.ts';
@@ -21,15 +23,15 @@ function planTier(plan: Pick<Plan, 'name' | 'tier'>): PlanTier {
   return tierFromPlanName(plan.name) ?? tierFromPlanName(plan.tier) ?? 'basic';
 }
 
-/** "£29 / month" with the amount set large. */
-export function PlanPrice({ plan, size = 'lg', className = '' }: { plan: Plan; size?: 'lg' | 'md'; className?: string }) {
+/** "£29 / month" (or "£290 / year": ten months, two free) with the amount set large. */
+export function PlanPrice({ plan, size = 'lg', className = '', interval = 'month' }: { plan: Plan; size?: 'lg' | 'md'; className?: string; interval?: BillingInterval }) {
   const { t } = useTranslation('account');
   return (
     <p className={`text-base-content/70 text-sm ${className}`} data-testid="plan-price">
       <Trans
         t={t}
-        i18nKey="pricing.pricePerMonth"
-        values={{ price: formatMoney(plan.monthlyPriceMinor, plan.currency, currentLanguage()) }}
+        i18nKey={interval === 'year' ? 'pricing.pricePerYear' : 'pricing.pricePerMonth'}
+        values={{ price: formatMoney(interval === 'year' ? plan.monthlyPriceMinor * 10 : plan.monthlyPriceMinor, plan.currency, currentLanguage()) }}
         components={{ amount: <span className={`text-base-content font-bold tracking-tight ${size === 'lg' ? 'text-4xl' : 'text-2xl'}`} /> }}
       />
     </p>
@@ -77,15 +79,18 @@ function trialOnOffer(current: CurrentSubscription | undefined): boolean {
 interface PlanCardsProps {
   /** Where a started trial leads; stays on the page when not given. */
   onTrialStarted?: () => void;
+  /** The prices shown and the checkout links' interval. */
+  interval?: BillingInterval;
 }
 
 /** The four plans side by side, with the signed-in user's current plan marked and the ways to take one. */
-export function PlanCards({ onTrialStarted }: PlanCardsProps) {
+export function PlanCards({ onTrialStarted, interval = 'month' }: PlanCardsProps) {
   const { t } = useTranslation('account');
   const utils = trpc.useUtils();
   const { session } = useAuth();
   const signedIn = session.status === 'signedIn';
   const plans = trpc.subscription.plans.useQuery();
+  const provider = trpc.subscription.provider.useQuery();
   const current = trpc.subscription.current.useQuery(undefined, { ...SUBSCRIPTION_QUERY, enabled: signedIn });
   const language = currentLanguage();
 
@@ -122,7 +127,8 @@ export function PlanCards({ onTrialStarted }: PlanCardsProps) {
 
   const subscription = current.data?.access === 'own' ? current.data.subscription : null;
   const livePlanId = current.data?.hasActiveSubscription && subscription ? subscription.plan.id : null;
-  const offerTrial = signedIn && trialOnOffer(current.data);
+  // With Stripe the trial is part of checkout (trial_period_days), so there is no separate trial button.
+  const offerTrial = signedIn && provider.data !== undefined && provider.data.id !== 'stripe' && trialOnOffer(current.data);
   const waitingForSubscription = signedIn && current.isPending;
 
   return (
@@ -157,7 +163,7 @@ export function PlanCards({ onTrialStarted }: PlanCardsProps) {
                 <p className="text-base-content/70 mt-1 text-sm sm:min-h-10">{t(`pricing.taglines.${tier}`)}</p>
               </div>
               <div>
-                <PlanPrice plan={plan} />
+                <PlanPrice plan={plan} interval={interval} />
                 <p className="text-base-content/80 mt-1 text-xs sm:min-h-4">
                   {isCurrent && subscription
                     ? t(onTrial ? 'pricing.trialEnds' : 'pricing.renews', { date: formatDate(subscription.currentPeriodEnd, language) })
@@ -194,7 +200,7 @@ export function PlanCards({ onTrialStarted }: PlanCardsProps) {
                         {t('pricing.current')}
                       </button>
                     ) : (
-                      <Link href={`/checkout/${plan.id}`} className={`btn ${offerTrial || !highlighted ? 'btn-outline' : 'btn-primary'}`}>
+                      <Link href={`/checkout/${plan.id}${searchForInterval(interval)}`} className={`btn ${offerTrial || !highlighted ? 'btn-outline' : 'btn-primary'}`}>
                         {t('pricing.choose', { plan: plan.name })}
                       </Link>
                     )}

@@ -3,6 +3,7 @@ import { trpc } from '../../lib/trpc.ts';
 import { useAccess } from '../../lib/use-access.ts';
 import { errorText } from '../account-shared/messages.ts';
 import { InlineLoading, PageHeader } from '../account-shared/page-header.tsx';
+import { BillingSection } from '../billing/billing-section.tsx';
 import { AccountSection } from './account-section.tsx';
 import { DeleteAccountSection } from './delete-account-section.tsx';
 import { EmailSection } from './email-section.tsx';
@@ -11,7 +12,7 @@ import { PasswordSection } from './password-section.tsx';
 import { PreferencesSection } from './preferences-section.tsx';
 import { PrivacyRequestsSection } from './privacy-requests-section.tsx';
 
-const SECTIONS = ['account', 'email', 'preferences', 'password', 'exportData', 'privacyRequests', 'deleteAccount'] as const;
+const SECTIONS = ['account', 'email', 'preferences', 'password', 'billing', 'exportData', 'privacyRequests', 'deleteAccount'] as const;
 const ANCHORS: Partial<Record<(typeof SECTIONS)[number], string>> = { exportData: 'export-data', privacyRequests: 'privacy-requests', deleteAccount: 'delete-account' };
 
 /** /settings: account (username), e-mail address (changed by confirmation), preferences (marketing e-mails, theme), change password. */
@@ -55,6 +56,7 @@ export function SettingsPage() {
             </>
           )}
           <PasswordSection />
+          <BillingSection />
           {!guestMode && <ExportDataSection />}
           {!guestMode && <PrivacyRequestsSection />}
           {!guestMode && <DeleteAccountSection />}

@@ -70,6 +70,7 @@ interface UserListRow {
   plan: string | null;
   status: SubscriptionStatus | null;
   current_period_end: Date | null;
+  grace_until: Date | null;
 }
 
 /** Every account with its store count and latest subscription, in one query. */
@@ -77,10 +78,10 @@ export async function listUsers(em: EntityManager) {
   const rows = await em.getConnection().execute<UserListRow[]>(`
     select u.id, u.username, u.email, u.is_admin, u.created_at,
            (select count(*) from stores s where s.owner_id = u.id)::int as stores,
-           p.name as plan, latest.status, latest.current_period_end
+           p.name as plan, latest.status, latest.current_period_end, latest.grace_until
       from users u
       left join lateral (
-        select plan_id, status, current_period_end from subscriptions
+        select plan_id, status, current_period_end, grace_until from subscriptions
          where user_id = u.id order by created_at desc, id desc limit 1
       ) latest on true
       left join plans p on p.id = latest.plan_id
@@ -88,7 +89,7 @@ export async function listUsers(em: EntityManager) {
   const now = new Date();
   return rows.map((row) => {
     const subscription = row.status && row.current_period_end
-      ? { status: row.status, currentPeriodEnd: new Date(row.current_period_end) }
+      ? { status: row.status, currentPeriodEnd: new Date(row.current_period_end), graceUntil: row.grace_until ? new Date(row.grace_until) : null }
       : null;
     return {
       id: row.id,

@@ -101,6 +101,22 @@ export const DEFAULT_EMAIL_TEMPLATES = {
       'You receive this e-mail because "Flag complaints that need a reply" is on for this store.\n\nThe StorePulse team',
     variables: ['storeName', 'complaints', 'commentsUrl'],
   },
+  /** Stripe's customer.subscription.trial_will_end, three days before the trial ends (subscriptions/stripe-events.ts). */
+  trial_will_end: {
+    subject: 'Your StorePulse trial ends on {{trialEnd}}',
+    textBody:
+      'Hello {{username}},\n\nYour free trial of the {{planName}} plan ends on {{trialEnd}}. After that your card is charged {{amount}} ' +
+      'and the plan continues without interruption.\n\nTo change plan, update your card or cancel, open Billing:\n{{billingUrl}}\n\nThe StorePulse team',
+    variables: ['username', 'planName', 'trialEnd', 'amount', 'billingUrl'],
+  },
+  /** Stripe's invoice.payment_failed: the subscription is past_due and access ends after the grace period. */
+  payment_failed: {
+    subject: 'Your StorePulse payment failed',
+    textBody:
+      'Hello {{username}},\n\nWe could not collect the payment of {{amount}} for your {{planName}} plan. We will try again; ' +
+      'please update your card before {{graceUntil}}, or your plan ends then.\n\nUpdate your card:\n{{billingUrl}}\n\nThe StorePulse team',
+    variables: ['username', 'planName', 'amount', 'graceUntil', 'billingUrl'],
+  },
 } as const satisfies Record<string, DefaultTemplate>;
 
 export type EmailTemplateKey = keyof typeof DEFAULT_EMAIL_TEMPLATES;

@@ -1,7 +1,10 @@
 import { randomUUID } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { BillingInterval } from '../../../shared/billing.ts';
 import type { AppConfig } from '../../config.ts';
 import { AppError } from '../../errors.ts';
 import type { PlanEntity } from './plan.entity.ts';
+import { stripePaymentProvider } from './stripe-billing.ts';
 
 export type CheckoutOutcome =
   /** Paid (or nothing to pay): the subscription starts now. */
@@ -13,7 +16,19 @@ export interface PaymentProvider {
   readonly id: string;
   /** True when no money moves; the UI labels checkout as test mode. */
   readonly testMode: boolean;
-  startCheckout(request: { userId: number; email: string; plan: PlanEntity }): Promise<CheckoutOutcome>;
+  startCheckout(request: CheckoutRequest): Promise<CheckoutOutcome>;
+  /** The provider's own billing page (cards, plan changes, cancellation); absent when there is none. */
+  openBillingPortal?(request: { em: EntityManager; userId: number; origin: string }): Promise<string>;
+}
+
+export interface CheckoutRequest {
+  em: EntityManager;
+  userId: number;
+  email: string;
+  plan: PlanEntity;
+  interval: BillingInterval;
+  /** The app's origin, for the provider's return addresses. */
+  origin: string;
 }
 
 /** Completes every checkout at once without charging anyone. */
@@ -41,8 +56,10 @@ export const unavailablePaymentProvider: PaymentProvider = {
  * The provider of PAYMENT_PROVIDER. The test provider activates any plan for free, so in production
  * it is used only when ALLOW_TEST_PAYMENTS says so (a self-hosted server where everything is free).
  */
-export function paymentProviderFor(config: Pick<AppConfig, 'env' | 'paymentProvider' | 'allowTestPayments'>): PaymentProvider {
+export function paymentProviderFor(config: Pick<AppConfig, 'env' | 'paymentProvider' | 'allowTestPayments' | 'stripe'>): PaymentProvider {
   switch (config.paymentProvider) {
+    case 'stripe':
+      return stripePaymentProvider(config.stripe!);
     case 'test':
       return config.env === 'production' && !config.allowTestPayments ? unavailablePaymentProvider : testPaymentProvider;
   }

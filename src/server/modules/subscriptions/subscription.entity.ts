@@ -1,4 +1,5 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import { BILLING_INTERVALS } from '../../../shared/billing.ts';
 import { SUBSCRIPTION_STATUSES } from '../../../shared/plans.ts';
 import { User } from '../users/user.entity.ts';
 import { Plan } from './plan.entity.ts';
@@ -17,6 +18,11 @@ export const Subscription = defineEntity({
     currentPeriodStart: p.datetime(),
     currentPeriodEnd: p.datetime(),
     canceledAt: p.datetime().nullable(),
+    /** Stripe: the subscription ends when its period does (cancelled in the Customer Portal). */
+    cancelAtPeriodEnd: p.boolean().default(false),
+    /** past_due: access lasts until then while Stripe retries the payment. */
+    graceUntil: p.datetime().nullable(),
+    billingInterval: p.enum(BILLING_INTERVALS).nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
     updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
   },

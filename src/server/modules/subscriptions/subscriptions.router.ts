@@ -1,6 +1,9 @@
 import { z } from 'zod';
 import { currentSubscriptionOutput, planIdSchema, planOutput } from '../../../shared/subscriptions.ts';
+import { billingIntervalSchema, billingInvoiceOutput } from '../../../shared/billing.ts';
+import { AppError } from '../../errors.ts';
 import { router } from '../../trpc/init.ts';
+import { listInvoices } from './stripe-events.ts';
 import { authedProcedure, publicProcedure } from '../../trpc/procedures.ts';
 import { checkout, currentSubscription, listPlans, startTrial } from './subscriptions.service.ts';
 
@@ -34,7 +37,7 @@ export const subscriptionsRouter = router({
 
   checkout: authedProcedure
     .meta({ openapi: { method: 'POST', path: '/subscription/checkout', tags: ['subscription'], summary: 'Buy a plan' } })
-    .input(z.object({ planId: planIdSchema }))
+    .input(z.object({ planId: planIdSchema, interval: billingIntervalSchema.default('month') }))
     .output(
       z.object({
         status: z.enum(['completed', 'redirect']),
@@ -44,7 +47,22 @@ export const subscriptionsRouter = router({
       }),
     )
     .mutation(async ({ ctx, input }) => {
-      const result = await checkout(ctx.em, ctx.user, input.planId, ctx.services.paymentProvider);
+      const result = await checkout(ctx.em, ctx.user, input.planId, ctx.services.paymentProvider, { interval: input.interval, origin: ctx.origin });
       return { ...result, current: await currentSubscription(ctx.em, ctx.user.id) };
     }),
+  /** The payment provider's billing page (Stripe Customer Portal): card, plan change, cancellation. */
+  billingPortal: authedProcedure
+    .meta({ openapi: { method: 'POST', path: '/subscription/billing-portal', tags: ['subscription'], summary: 'Open the billing portal' } })
+    .input(z.void())
+    .output(z.object({ url: z.string() }))
+    .mutation(async ({ ctx }) => {
+      const provider = ctx.services.paymentProvider;
+      if (!provider.openBillingPortal) throw new AppError('NOT_FOUND', 'This server has no billing portal: plans are managed here.');
+      return { url: await provider.openBillingPortal({ em: ctx.em, userId: ctx.user.id, origin: ctx.origin ?? 'http://localhost:3000' }) };
+    }),
+  invoices: authedProcedure
+    .meta({ openapi: { method: 'GET', path: '/subscription/invoices', tags: ['subscription'], summary: "The user's invoices" } })
+    .input(z.void())
+    .output(z.array(billingInvoiceOutput))
+    .query(({ ctx }) => listInvoices(ctx.em, ctx.user.id)),
 });

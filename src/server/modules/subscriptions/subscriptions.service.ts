@@ -6,6 +6,7 @@ import { AppError } from '../../errors.ts';
 import { StoreGuest } from '../guests/guest-invitation.entity.ts';
 import { User, type UserEntity } from '../users/user.entity.ts';
 import type { PaymentProvider } from './payment-provider.ts';
+import type { BillingInterval } from '../../../shared/billing.ts';
 import { Plan, type PlanEntity } from './plan.entity.ts';
 import { Subscription, type SubscriptionEntity } from './subscription.entity.ts';
 
@@ -28,14 +29,13 @@ export function addOneMonth(from: Date): Date {
 
 /** Trial and paid subscriptions give access until their period ends; past_due keeps it while payment is retried. */
 export function grantsAccess(
-  subscription: Pick<SubscriptionEntity, 'status' | 'currentPeriodEnd'> | null,
+  subscription: Pick<SubscriptionEntity, 'status' | 'currentPeriodEnd' | 'graceUntil'> | null,
   now = new Date(),
 ): boolean {
-  return (
-    subscription !== null &&
-    subscription.status !== 'canceled' &&
-    subscription.currentPeriodEnd.getTime() > now.getTime()
-  );
+  if (subscription === null || subscription.status === 'canceled') return false;
+  // A failed payment (Stripe) keeps access for the grace period only, whatever the period says.
+  if (subscription.status === 'past_due' && subscription.graceUntil && subscription.graceUntil.getTime() <= now.getTime()) return false;
+  return subscription.currentPeriodEnd.getTime() > now.getTime();
 }
 
 export function toPlanDto(plan: PlanEntity): PlanDto {
@@ -113,6 +113,9 @@ export async function currentSubscription(em: EntityManager, userId: number, now
     currentPeriodEnd: subscription.currentPeriodEnd.toISOString(),
     provider: subscription.provider,
     plan: toPlanDto(subscription.plan),
+    cancelAtPeriodEnd: subscription.cancelAtPeriodEnd,
+    graceUntil: subscription.graceUntil?.toISOString() ?? null,
+    billingInterval: subscription.billingInterval ?? null,
   };
   if (dto && grantsAccess(subscription, now)) return { hasActiveSubscription: true, subscription: dto, access: 'own' };
   if (await hasGuestAccess(em, userId, now)) return { hasActiveSubscription: true, subscription: null, access: 'guest' };
@@ -165,10 +168,11 @@ export async function checkout(
   user: UserEntity,
   planId: number,
   provider: PaymentProvider,
-  now = new Date(),
+  options: { interval?: BillingInterval; origin?: string | null; now?: Date } = {},
 ) {
+  const now = options.now ?? new Date();
   const plan = await activePlan(em, planId);
-  const outcome = await provider.startCheckout({ userId: user.id, email: user.email, plan });
+  const outcome = await provider.startCheckout({ em, userId: user.id, email: user.email, plan, interval: options.interval ?? 'month', origin: options.origin ?? 'http://localhost:3000' });
   if (outcome.kind === 'redirect') {
     return { status: 'redirect' as const, redirectUrl: outcome.url, testMode: provider.testMode };
   }
