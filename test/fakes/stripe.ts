@@ -81,6 +81,8 @@ export class StripeFake {
     s.route('GET', '/v1/checkout/sessions/:id', (r) => this.api(r, () => this.retrieve(r, 'checkout.session')));
     s.route('POST', '/v1/billing_portal/sessions', (r) => this.api(r, () => this.createPortalSession(this.form(r))));
     s.route('GET', '/v1/subscriptions/:id', (r) => this.api(r, () => this.retrieve(r, 'subscription')));
+    // Cancel a subscription (https://docs.stripe.com/api/subscriptions/cancel): at once, answered with the subscription.
+    s.route('DELETE', '/v1/subscriptions/:id', (r) => this.api(r, () => this.cancelNow(r.params.id!)));
     s.route('GET', '/v1/subscriptions', (r) => this.api(r, () => this.list('subscription', r, (sub) => !this.q(r).customer || sub.customer === this.q(r).customer)));
     s.route('GET', '/v1/invoices/:id', (r) => this.api(r, () => this.retrieve(r, 'invoice')));
     s.route('GET', '/v1/invoices', (r) => this.api(r, () => this.list('invoice', r, (inv) => !this.q(r).customer || inv.customer === this.q(r).customer)));
@@ -419,6 +421,15 @@ export class StripeFake {
     this.declineCard(String(subscription.customer), false);
     const invoice = this.objects.get(String(subscription.latest_invoice))!;
     if (invoice.status === 'open') await this.collect(subscription, invoice);
+  }
+
+  private async cancelNow(subscriptionId: string): Promise<FakeResponse> {
+    const subscription = this.objects.get(subscriptionId);
+    if (!subscription || subscription.object !== 'subscription') return error(404, 'invalid_request_error', `No such subscription: '${subscriptionId}'`);
+    if (subscription.status === 'canceled') return error(400, 'invalid_request_error', `A canceled subscription can only update its cancellation_details and metadata.`);
+    Object.assign(subscription, { status: 'canceled', canceled_at: this.now, ended_at: this.now });
+    await this.emit('customer.subscription.deleted', subscription);
+    return this.ok(subscription);
   }
 
   /** The portal's "Cancel plan": the subscription runs to its period end. */

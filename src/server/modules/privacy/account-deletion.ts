@@ -6,6 +6,9 @@ import { deleteSessionsOfUser } from '../auth/user-sessions.ts';
 import { sqlRunner, type SqlRunner } from '../commerce/raw-sql.ts';
 import { sendEmail } from '../email/email.service.ts';
 import { eraseStoreRows } from '../stores/store-erasure.ts';
+import { removeStoreImages } from '../product-images/image-storage.ts';
+import { cancelStripeSubscriptionsOf } from '../subscriptions/stripe-billing.ts';
+import { configuredStripe } from '../subscriptions/stripe-events.ts';
 import { User, type UserEntity } from '../users/user.entity.ts';
 import { deleteAccountExportFiles } from './account-export.ts';
 import { deletePrivacyExports } from './privacy.service.ts';
@@ -66,7 +69,7 @@ export async function cancelAccountDeletion(em: EntityManager, user: UserEntity,
 }
 
 /** Deletes one account whose time has come, in one transaction: its stores' rows, then what names it. */
-async function deleteAccount(q: SqlRunner, userId: number): Promise<{ stores: number }> {
+async function deleteAccount(q: SqlRunner, userId: number): Promise<number[]> {
   const stores = await q.rows<{ id: number }>(`select id from stores where owner_id = $1 order by id`, [userId]);
   for (const store of stores) {
     await deletePrivacyExports(q, store.id);
@@ -96,23 +99,30 @@ async function deleteAccount(q: SqlRunner, userId: number): Promise<{ stores: nu
   await q.run(`update audit_log_entries set actor_user_id = null where actor_user_id = $1`, [userId]);
   await q.run(`update audit_log_entries set target_user_id = null where target_user_id = $1`, [userId]);
   await q.run(`delete from users where id = $1`, [userId]);
-  return { stores: stores.length };
+  return stores.map((store) => store.id);
 }
 
 /** The job: every account whose grace period is over is deleted (each in its own transaction). */
 export async function deleteDueAccounts(fork: () => EntityManager, now = new Date()): Promise<number> {
   const due = await sqlRunner(fork()).rows<{ id: number }>(`select id from users where deletion_scheduled_for <= $1 order by id`, [now]);
   for (const { id } of due) {
+    const [stillDue] = await sqlRunner(fork()).rows<{ id: number }>(`select id from users where id = $1 and deletion_scheduled_for <= $2`, [id, now]);
+    if (!stillDue) continue;
+    // Billing first: a failure leaves the account for the next run rather than charging a deleted one.
+    const stripe = configuredStripe();
+    if (stripe) await cancelStripeSubscriptionsOf(fork(), stripe, id);
+    let deletedStores: number[] = [];
     await fork().transactional(async (tx) => {
       const q = sqlRunner(tx);
       // Cancelled in the meantime: kept.
       const [still] = await q.rows<{ id: number }>(`select id from users where id = $1 and deletion_scheduled_for <= $2 for update`, [id, now]);
       if (!still) return;
-      const { stores } = await deleteAccount(q, id);
+      deletedStores = await deleteAccount(q, id);
       await deleteAccountExportFiles(id);
-      audit(tx, 'account.deleted', null, null, { stores }, null);
+      audit(tx, 'account.deleted', null, null, { stores: deletedStores.length }, null);
       await tx.flush();
     });
+    for (const storeId of deletedStores) await removeStoreImages(storeId);
   }
   return due.length;
 }

@@ -49,6 +49,11 @@ export async function removeImageFiles(storeId: number, imageId: number): Promis
   for (const extension of IMAGE_EXTENSIONS) await rm(storeFilePath(storeId, imageFileName(imageId, extension)), { force: true });
 }
 
+/** Every image file of a deleted store (its rows went with the store). */
+export async function removeStoreImages(storeId: number): Promise<void> {
+  await rm(storeFolder(storeId), { recursive: true, force: true });
+}
+
 /** Bytes the store's folder holds on disk (what the quota counts). */
 export async function storeUsageBytes(storeId: number): Promise<number> {
   const folder = storeFolder(storeId);

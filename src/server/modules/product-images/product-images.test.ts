@@ -263,3 +263,19 @@ describe('the image model (OpenAI-compatible Images API fake)', () => {
     }
   });
 });
+
+describe('a deleted store', () => {
+  it("takes its image files with it, and leaves other stores' files alone", async () => {
+    const leaving = await ownerWithStore(testApp.app, testApp.orm, 'Closing Shop');
+    const em = testApp.orm.em.fork();
+    const product = em.create(Product, { store: leaving.store.id, platform: 'shopify', externalId: 'p-closing', title: 'Last Kettle', priceMinor: 2500, currency: 'EUR', imageUrl: `${shopImages.origin}/red.jpg` });
+    await em.flush();
+    const [image] = ok<GalleryImage[]>(await trpcMutation(leaving.client, 'productImages.generate', { productId: product.id, formats: ['main'] }));
+    expect(await readdir(storeFolder(leaving.store.id))).toEqual([`${image!.id}.jpg`, `${image!.id}.webp`]);
+    const ownersFiles = await readdir(storeFolder(owner.store.id));
+
+    expect((await leaving.client.delete(`/api/stores/${leaving.store.id}`)).status).toBe(200);
+    await expect(readdir(storeFolder(leaving.store.id))).rejects.toMatchObject({ code: 'ENOENT' });
+    expect(await readdir(storeFolder(owner.store.id))).toEqual(ownersFiles);
+  }, 60_000);
+});

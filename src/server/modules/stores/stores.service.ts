@@ -11,6 +11,7 @@ import { AppError } from '../../errors.ts';
 import { sqlRunner } from '../commerce/raw-sql.ts';
 import { StoreGuest } from '../guests/guest-invitation.entity.ts';
 import { deletePrivacyExports } from '../privacy/privacy.service.ts';
+import { removeStoreImages } from '../product-images/image-storage.ts';
 import type { SessionControl } from '../sessions/session-control.ts';
 import { accessOf } from '../subscriptions/subscriptions.service.ts';
 import { User, type UserEntity } from '../users/user.entity.ts';
@@ -153,7 +154,7 @@ export async function deleteStore(
   owner: UserEntity,
   storeId: number,
 ): Promise<{ success: true; activeStoreId: number | null }> {
-  return em.transactional(async (tx) => {
+  const result = await em.transactional(async (tx) => {
     const lockedOwner = await tx.findOneOrFail(User, { id: owner.id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
     const store = await ownedStore(tx, lockedOwner, storeId);
     const wasActive = lockedOwner.activeStore?.id === store.id;
@@ -169,6 +170,9 @@ export async function deleteStore(
     }
     return { success: true as const, activeStoreId: lockedOwner.activeStore?.id ?? null };
   });
+  // Files after the commit: a deletion that failed keeps its images.
+  await removeStoreImages(storeId);
+  return result;
 }
 
 /** Switches to a store the user owns or was invited to; in guest mode only the admin's session changes. */

@@ -3,6 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseStripeForm, StripeFake } from '../../../../test/fakes/stripe.ts';
 import { ApiClient, createTestApp, signedInClient, testServices, useTestDatabase } from '../../../../test/harness.ts';
 import { OutboundEmail } from '../email/outbound-email.entity.ts';
+import { deleteDueAccounts } from '../privacy/account-deletion.ts';
+import { User } from '../users/user.entity.ts';
 import { BillingInvoice, StripeEvent } from './billing.entities.ts';
 import { stripePaymentProvider, type StripePaymentProvider } from './stripe-billing.ts';
 import { processPendingStripeEvents } from './stripe-events.ts';
@@ -182,6 +184,18 @@ describe('portal changes', () => {
     expect(portal.customer).toBe(customerId);
     const { client: stranger } = await signedInClient(app, 'noportal');
     expect((await stranger.post('/api/subscription/billing-portal')).status).toBe(404);
+  });
+});
+
+describe('account deletion', () => {
+  it('cancels the live Stripe subscription before the account is deleted, and the late deleted event finds nothing left to update', async () => {
+    const { user, subscriptionId } = await subscribed('deleting');
+    expect(stripe.objects.get(subscriptionId)).toMatchObject({ status: 'trialing' });
+    await database.orm.em.fork().getConnection().execute(`update users set deletion_scheduled_for = now() - interval '1 minute' where id = ?`, [user.id]);
+    expect(await deleteDueAccounts(() => database.orm.em.fork())).toBe(1);
+    expect(stripe.objects.get(subscriptionId)).toMatchObject({ status: 'canceled' });
+    expect(await database.orm.em.fork().count(User, { id: user.id })).toBe(0);
+    expect(await runEventsJob()).toMatchObject({ failed: 0 });
   });
 });
 

@@ -8,6 +8,7 @@ import { User } from '../users/user.entity.ts';
 import { BillingCustomer } from './billing.entities.ts';
 import type { CheckoutOutcome, PaymentProvider } from './payment-provider.ts';
 import type { PlanEntity } from './plan.entity.ts';
+import { Subscription } from './subscription.entity.ts';
 
 /** The API version every request is pinned to: the stripe package's own (stripe-node 23.1.0). */
 export const STRIPE_API_VERSION = Stripe.API_VERSION;
@@ -116,4 +117,21 @@ export function stripePaymentProvider(settings: NonNullable<AppConfig['stripe']>
       return portal.url;
     },
   };
+}
+
+/**
+ * Ends the user's live Stripe subscriptions at once, before their account is deleted, so that the card
+ * is never charged again (https://docs.stripe.com/api/subscriptions/cancel). The customer and its
+ * invoices stay in Stripe: they are the business's accounting records.
+ */
+export async function cancelStripeSubscriptionsOf(em: EntityManager, stripe: Stripe, userId: number): Promise<number> {
+  const live = await em.find(Subscription, { user: userId, provider: 'stripe', status: { $ne: 'canceled' }, providerReference: { $ne: null } });
+  let cancelled = 0;
+  for (const row of live) {
+    const remote = await stripe.subscriptions.retrieve(row.providerReference!);
+    if (remote.status === 'canceled' || remote.status === 'incomplete_expired') continue;
+    await stripe.subscriptions.cancel(row.providerReference!, {}, { idempotencyKey: `storepulse-account-deletion-${row.providerReference}` });
+    cancelled++;
+  }
+  return cancelled;
 }

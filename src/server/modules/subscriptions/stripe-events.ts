@@ -64,7 +64,11 @@ async function userOfCustomer(em: EntityManager, customer: string | { id: string
 export async function syncSubscription(em: EntityManager, stripe: Stripe, subscriptionId: string, now = new Date()): Promise<SubscriptionEntity | null> {
   const remote = await stripe.subscriptions.retrieve(subscriptionId, { expand: ['items.data.price'] });
   const userId = await userOfCustomer(em, remote.customer);
-  if (userId === null) throw new Error(`Subscription ${subscriptionId} belongs to a customer we do not know`);
+  if (userId === null) {
+    // Ended with a deleted account (privacy/account-deletion.ts cancels it first): nothing left to update.
+    if (remote.status === 'canceled') return null;
+    throw new Error(`Subscription ${subscriptionId} belongs to a customer we do not know`);
+  }
   const status = STATUS_FROM_STRIPE[remote.status] ?? null;
   if (status === null) return null;
   const item = remote.items.data[0];
@@ -263,6 +267,11 @@ export async function listInvoices(em: EntityManager, userId: number): Promise<B
 let jobStripe: Stripe | null = null;
 export function configureStripeEventsJob(stripe: Stripe | null): void {
   jobStripe = stripe;
+}
+
+/** The Stripe client of this server, when PAYMENT_PROVIDER=stripe. */
+export function configuredStripe(): Stripe | null {
+  return jobStripe;
 }
 
 export const STRIPE_EVENTS_JOB: JobDefinition = {
