@@ -24,14 +24,3 @@ export const billingInvoiceOutput = z.object({
   paidAt: z.string().nullable(),
 });
 export type BillingInvoice = z.infer<typeof billingInvoiceOutput>;
-
-/** Money from integer minor units; whole amounts drop the decimals ("£29", "£29.50"). For plan prices. */
-export function formatMoney(amountMinor: number, currency: string, locale: string): string {
-  const whole = amountMinor % 100 === 0;
-  return new Intl.NumberFormat(locale, {
-    style: 'currency',
-    currency,
-    minimumFractionDigits: whole ? 0 : 2,
-    maximumFractionDigits: 2,
-  }).format(amountMinor / 100);
-}

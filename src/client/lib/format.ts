@@ -1,6 +1,7 @@
 import { DEFAULT_CURRENCY } from '../../shared/currencies.ts';
 
-export { formatMoney } from '../../shared/billing.ts';
+// Zod-free (shared/currencies.ts): this module is on the first load.
+export { formatMoney } from '../../shared/currencies.ts';
 
 /** An amount in major units with exactly 2 decimals: 1234.5 GBP -> "£1,234.50". */
 export function formatCurrency(amount: number, currency: string = DEFAULT_CURRENCY, locale = 'en'): string {

@@ -13,7 +13,7 @@ type Translations = { [key: string]: string | Translations };
 /**
  * Only the language in use is downloaded: one chunk per language with every namespace (a feature adds
  * its own locales/<language>/<namespace>.json and locales/<language>/texts-<language>.ts picks it up), and the long help and legal
- * texts apart, fetched when their page asks for them. Switching language fetches the new one.
+ * texts and the tools' texts apart, fetched when their page asks for them. Switching language fetches the new one.
  */
 const LANGUAGE_BUNDLES: Record<Language, () => Promise<{ default: Record<string, Record<string, unknown>> }>> = {
   en: () => import('../locales/en/texts-en.ts'),
@@ -21,9 +21,12 @@ const LANGUAGE_BUNDLES: Record<Language, () => Promise<{ default: Record<string,
   fr: () => import('../locales/fr/texts-fr.ts'),
   de: () => import('../locales/de/texts-de.ts'),
 };
-const LONG_TEXT_FILES = import.meta.glob<Translations>('../locales/*/{help,legal}.json', { import: 'default' });
-export const LONG_TEXT_NAMESPACES = ['help', 'legal'];
-/** The namespaces in the language bundles (every locales/en/*.json but help and legal). */
+// Namespaces fetched with their page, not in the language bundle: the long help and legal texts, and the
+// tools' texts, which only their own pages use (the first load's script budget, e2e/first-load.spec.ts).
+// The texts-<language>.ts files leave the same names out.
+const LONG_TEXT_FILES = import.meta.glob<Translations>('../locales/*/{help,legal,meta-comments,product-images,shopping-optimizer,page-reviewer,tracking-setup}.json', { import: 'default' });
+export const LONG_TEXT_NAMESPACES = ['help', 'legal', 'meta-comments', 'product-images', 'shopping-optimizer', 'page-reviewer', 'tracking-setup'];
+/** The namespaces in the language bundles (every locales/en/*.json but those above). */
 export const NAMESPACES = Object.keys(import.meta.glob('../locales/en/*.json'))
   .map((file) => /([^/]+)\.json$/.exec(file)![1]!)
   .filter((namespace) => !LONG_TEXT_NAMESPACES.includes(namespace));

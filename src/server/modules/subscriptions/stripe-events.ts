@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type Stripe from 'stripe';
-import { formatMoney, PAYMENT_GRACE_DAYS, type BillingInvoice as BillingInvoiceDto } from '../../../shared/billing.ts';
+import { PAYMENT_GRACE_DAYS, type BillingInvoice as BillingInvoiceDto } from '../../../shared/billing.ts';
+import { formatMoney } from '../../../shared/currencies.ts';
 import type { JobDefinition } from '../../jobs/queues.ts';
 import { sendEmail } from '../email/email.service.ts';
 import { User } from '../users/user.entity.ts';
