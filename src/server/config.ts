@@ -46,6 +46,19 @@ const envSchema = z.object({
   ECB_RATES_URL: z.url({ protocol: /^https?$/, error: 'ECB_RATES_URL must be an http or https address' }).default('https://www.ecb.europa.eu/stats/eurofxref'),
   SMTP_URL: z.string().trim().optional(),
   MAIL_FROM: z.string().trim().optional(),
+  IMAGE_STORAGE: z.enum(['local', 's3'], { error: 'IMAGE_STORAGE must be local or s3' }).default('local'),
+  S3_ENDPOINT: z.url({ protocol: /^https?$/, error: 'S3_ENDPOINT must be an http or https address (e.g. https://s3.eu-west-1.amazonaws.com)' }).optional(),
+  S3_REGION: z.string().trim().regex(/^[a-z0-9-]{2,40}$/, 'S3_REGION must be a region name such as eu-west-1 (auto for Cloudflare R2)').default('us-east-1'),
+  S3_BUCKET: z.string().trim().regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'S3_BUCKET must be a bucket name: 3-63 lower-case letters, digits, dots and dashes').optional(),
+  S3_ACCESS_KEY_ID: z.string().trim().min(1, 'S3_ACCESS_KEY_ID must not be empty').optional(),
+  S3_SECRET_ACCESS_KEY: z.string().min(1, 'S3_SECRET_ACCESS_KEY must not be empty').optional(),
+  S3_FORCE_PATH_STYLE: z.enum(['true', 'false'], { error: 'S3_FORCE_PATH_STYLE must be true or false' }).default('false'),
+  S3_PREFIX: z
+    .string()
+    .trim()
+    .regex(/^([A-Za-z0-9._-]+\/)*[A-Za-z0-9._-]*$/, 'S3_PREFIX may only hold letters, digits, dots, dashes, underscores and slashes between them (e.g. storepulse/)')
+    .refine((prefix) => !prefix.split('/').some((part) => part === '.' || part === '..'), 'S3_PREFIX must not hold . or .. as a folder (MinIO refuses such keys)')
+    .default(''),
   SMTP_TLS_REJECT_UNAUTHORIZED: z.enum(['true', 'false'], { error: 'SMTP_TLS_REJECT_UNAUTHORIZED must be true or false' }).default('true'),
 });
 
@@ -202,6 +215,39 @@ export interface AppConfig {
   mail: MailSettings | null;
   /** The optional image model (IMAGE_API_URL, IMAGE_API_KEY, IMAGE_MODEL): null, the default, keeps it off. */
   imageModel: ImageModelSettings | null;
+  /** Where the product image generator keeps its files (IMAGE_STORAGE, S3_*): DATA_DIR (local, the default) or a bucket. */
+  imageStorage: ImageStorageSettings;
+}
+
+export interface S3Settings {
+  /** Unset: AWS's own endpoint for the region. */
+  endpoint: string | undefined;
+  region: string;
+  bucket: string;
+  accessKeyId: string;
+  secretAccessKey: string;
+  forcePathStyle: boolean;
+  /** Put before every key; empty or ending with a slash. */
+  prefix: string;
+}
+
+export type ImageStorageSettings = { kind: 'local' } | ({ kind: 's3' } & S3Settings);
+
+function imageStorageFrom(values: z.infer<typeof envSchema>): ImageStorageSettings {
+  if (values.IMAGE_STORAGE === 'local') return { kind: 'local' };
+  const missing = (['S3_BUCKET', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY'] as const).filter((name) => !values[name]);
+  if (missing.length > 0) throw new Error(`Invalid environment: IMAGE_STORAGE=s3 needs ${missing.join(', ')} (the bucket and an access key allowed to put, get, list and delete objects in it).`);
+  const prefix = values.S3_PREFIX;
+  return {
+    kind: 's3',
+    endpoint: values.S3_ENDPOINT?.replace(/\/+$/, ''),
+    region: values.S3_REGION,
+    bucket: values.S3_BUCKET!,
+    accessKeyId: values.S3_ACCESS_KEY_ID!,
+    secretAccessKey: values.S3_SECRET_ACCESS_KEY!,
+    forcePathStyle: values.S3_FORCE_PATH_STYLE === 'true',
+    prefix: prefix === '' || prefix.endsWith('/') ? prefix : `${prefix}/`,
+  };
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
@@ -279,5 +325,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     llm,
     mail,
     imageModel,
+    imageStorage: imageStorageFrom(values),
   };
 }

@@ -5,7 +5,7 @@ import { User } from '../users/user.entity.ts';
 
 /**
  * One generated image: metadata only. Its bytes are two files (WebP and JPEG) under
- * DATA_DIR/product-images/<store_id>/<id>.webp|.jpg (image-storage.ts), never in the database.
+ * DATA_DIR/product-images/<store_id>/<id>.webp|.jpg or objects in an S3 bucket (image-storage.ts), never in the database.
  */
 export const ProductImage = defineEntity({
   name: 'ProductImage',

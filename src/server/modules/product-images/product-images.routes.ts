@@ -1,5 +1,3 @@
-import { createReadStream } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import { PassThrough } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Zip, ZipPassThrough } from 'fflate';
@@ -7,7 +5,7 @@ import { MAX_SOURCE_BYTES, UPLOAD_TOO_LARGE_MESSAGE, UPLOAD_TYPE_MESSAGE } from 
 import { sendError } from '../../plugins/rest.ts';
 import type { Context } from '../../trpc/context.ts';
 import { createCaller } from '../../trpc/router.ts';
-import { configureImageStorage, imageFileName, storeFilePath, type ImageExtension } from './image-storage.ts';
+import { configureImageStorage, readImageFile, type ImageExtension } from './image-storage.ts';
 
 type CreateContext = (options: { req: FastifyRequest; res: FastifyReply }) => Promise<Context>;
 
@@ -48,11 +46,11 @@ export async function productImagesRoutes(app: FastifyInstance, options: { creat
       const context = await options.createContext({ req: request, res: reply });
       const scope = await createCaller(context).productImages.fileScope({ ids: [id] });
       const image = scope.images[0]!;
-      const bytes = await readFile(storeFilePath(scope.storeId, imageFileName(id, extension)));
+      const file = await readImageFile(scope.storeId, id, extension);
       return reply
         .type(CONTENT_TYPES[extension])
         .header('Content-Disposition', `attachment; filename="${downloadName(image.title, id, image.format, extension)}"`)
-        .send(bytes);
+        .send(file);
     } catch (error) {
       return sendError(reply, error);
     }
@@ -70,12 +68,12 @@ export async function productImagesRoutes(app: FastifyInstance, options: { creat
         out.write(chunk);
         if (final) out.end();
       });
-      // Files are added one after another, each streamed from disk (JPEG/WebP are stored, not deflated again).
+      // Files are added one after another, each streamed from the storage (JPEG/WebP are stored, not deflated again).
       void (async () => {
         for (const image of scope.images) {
           const entry = new ZipPassThrough(downloadName(image.title, image.id, image.format, extension));
           zip.add(entry);
-          for await (const chunk of createReadStream(storeFilePath(scope.storeId, imageFileName(image.id, extension)))) entry.push(chunk as Uint8Array);
+          for await (const chunk of await readImageFile(scope.storeId, image.id, extension)) entry.push(chunk as Uint8Array);
           entry.push(new Uint8Array(0), true);
         }
         zip.end();

@@ -1,4 +1,3 @@
-import { readFile } from 'node:fs/promises';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import sharp from 'sharp';
 import {
@@ -13,7 +12,7 @@ import { sendIntegrationJob } from '../integrations/integrations-runtime.ts';
 import { discountBadge, formatPrice, renderMainImage, renderSocialImage, type RenderedImage } from './image-generator.ts';
 import { demoProductPhoto, fetchProductImage, isDemoProduct } from './image-source.ts';
 import { IMAGE_MODEL_FAILED_MESSAGE, IMAGE_MODEL_NOT_CONFIGURED_MESSAGE, type ImageModel } from './image-model.ts';
-import { imageFileName, removeImageFiles, storeFilePath, storeUsageBytes, writeImageFiles } from './image-storage.ts';
+import { readImageBytes, removeImageFiles, storeUsageBytes, writeImageFiles } from './image-storage.ts';
 import { ProductImage, ProductImageBatch, ProductImageSettings, type ProductImageBatchEntity, type ProductImageEntity } from './product-images.entities.ts';
 
 // The product image generator of the active store. Every query is scoped by store id, so another
@@ -144,7 +143,8 @@ async function storeImages(
     try {
       await writeImageFiles(storeId, row.id, image);
     } catch (error) {
-      await removeImageFiles(storeId, row.id);
+      // The storage that refused the write may refuse the clean-up too: the row goes in any case.
+      await removeImageFiles(storeId, row.id).catch(() => undefined);
       await em.nativeDelete(ProductImage, { store: storeId, id: row.id });
       throw error;
     }
@@ -160,7 +160,7 @@ async function storeImages(
 export async function aiVariant(em: EntityManager, storeId: number, imageId: number, prompt: string, quotaBytes: number, model: ImageModel | null): Promise<GalleryImage> {
   if (!model) throw new AppError('PRECONDITION_FAILED', IMAGE_MODEL_NOT_CONFIGURED_MESSAGE);
   const [image] = await ownImages(em, storeId, [imageId]);
-  const png = await sharp(await readFile(storeFilePath(storeId, imageFileName(image!.id, 'jpg'))))
+  const png = await sharp(await readImageBytes(storeId, image!.id, 'jpg'))
     .resize(1024, 1024, { fit: 'contain', background: '#ffffff' })
     .png()
     .toBuffer();
