@@ -3,7 +3,6 @@ import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { loadConfig, type ImageStorageSettings } from '../../config.ts';
 import { AppError } from '../../errors.ts';
-import { S3ImageStore } from './s3-image-store.ts';
 
 // Generated images are files <store_id>/<image id>.<webp|jpg>: on disk under DATA_DIR/product-images
 // (IMAGE_STORAGE=local, the default) or as objects <S3_PREFIX>product-images/<store_id>/... in a bucket
@@ -97,29 +96,33 @@ export const localImageStore: ImageStore = {
 // ---------------------------------------------------------------------------------------------
 // The store the configuration chooses.
 
-let selected: ImageStore | null = null;
+let selected: Promise<ImageStore> | null = null;
 
-export function imageStoreFor(settings: ImageStorageSettings): ImageStore {
-  return settings.kind === 's3' ? new S3ImageStore(settings) : localImageStore;
+/** The S3 client is loaded only when a bucket is configured. */
+export async function imageStoreFor(settings: ImageStorageSettings): Promise<ImageStore> {
+  if (settings.kind === 'local') return localImageStore;
+  const { S3ImageStore } = await import('./s3-image-store.ts');
+  return new S3ImageStore(settings);
 }
 
 /** Another store than the configuration's (tests); null goes back to the configuration's. */
 export function useImageStore(store: ImageStore | null): void {
-  selected = store;
+  selected = store ? Promise.resolve(store) : null;
 }
 
-export function imageStore(): ImageStore {
+export function imageStore(): Promise<ImageStore> {
   selected ??= imageStoreFor(loadConfig().imageStorage);
   return selected;
 }
 
 export async function writeImageFiles(storeId: number, imageId: number, files: { webp: Buffer; jpeg: Buffer }): Promise<void> {
-  await imageStore().put(storeId, imageFileName(imageId, 'webp'), files.webp);
-  await imageStore().put(storeId, imageFileName(imageId, 'jpg'), files.jpeg);
+  const store = await imageStore();
+  await store.put(storeId, imageFileName(imageId, 'webp'), files.webp);
+  await store.put(storeId, imageFileName(imageId, 'jpg'), files.jpeg);
 }
 
 export async function readImageFile(storeId: number, imageId: number, extension: ImageExtension): Promise<Readable> {
-  return imageStore().get(storeId, imageFileName(imageId, extension));
+  return (await imageStore()).get(storeId, imageFileName(imageId, extension));
 }
 
 export async function readImageBytes(storeId: number, imageId: number, extension: ImageExtension): Promise<Buffer> {
@@ -129,15 +132,16 @@ export async function readImageBytes(storeId: number, imageId: number, extension
 }
 
 export async function removeImageFiles(storeId: number, imageId: number): Promise<void> {
-  for (const extension of IMAGE_EXTENSIONS) await imageStore().delete(storeId, imageFileName(imageId, extension));
+  const store = await imageStore();
+  for (const extension of IMAGE_EXTENSIONS) await store.delete(storeId, imageFileName(imageId, extension));
 }
 
 /** Every image file of a deleted store (its rows went with the store). */
 export async function removeStoreImages(storeId: number): Promise<void> {
-  await imageStore().deleteStore(storeId);
+  await (await imageStore()).deleteStore(storeId);
 }
 
 /** Bytes the store's files hold (what the quota counts). */
 export async function storeUsageBytes(storeId: number): Promise<number> {
-  return imageStore().usageBytes(storeId);
+  return (await imageStore()).usageBytes(storeId);
 }

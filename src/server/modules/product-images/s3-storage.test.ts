@@ -54,7 +54,7 @@ beforeAll(async () => {
   bucket = await new FakeS3().start();
   localRoot = await mkdtemp(path.join(os.tmpdir(), 'product-images-s3-test-'));
   configureImageStorage(localRoot);
-  useImageStore(imageStoreFor(loadConfig(s3Env()).imageStorage));
+  useImageStore(await imageStoreFor(loadConfig(s3Env()).imageStorage));
   owner = await ownerWithStore(testApp.app, testApp.orm, 'Bucket Shop');
   stranger = await ownerWithStore(testApp.app, testApp.orm, 'Other Bucket Shop');
 });
@@ -159,13 +159,13 @@ describe('a bucket that refuses', () => {
     const em = testApp.orm.em.fork();
     const keysBefore = bucket.keysUnder(PREFIX);
     const rowsBefore = await em.count(ProductImage, { store: owner.store.id });
-    useImageStore(imageStoreFor(loadConfig(s3Env({ S3_SECRET_ACCESS_KEY: 'not-the-secret' })).imageStorage));
+    useImageStore(await imageStoreFor(loadConfig(s3Env({ S3_SECRET_ACCESS_KEY: 'not-the-secret' })).imageStorage));
     try {
       const refused = await upload(owner, ['main']);
       expect(refused.status).toBe(502);
       expect(refused.body.error.message).toBe(`${STORAGE_REFUSED_MESSAGE} (S3: SignatureDoesNotMatch, HTTP 403)`);
     } finally {
-      useImageStore(imageStoreFor(loadConfig(s3Env()).imageStorage));
+      useImageStore(await imageStoreFor(loadConfig(s3Env()).imageStorage));
     }
     expect(bucket.calls.at(-1)).toMatchObject({ status: 403 });
     expect(bucket.keysUnder(PREFIX)).toEqual(keysBefore);
