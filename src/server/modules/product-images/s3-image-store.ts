@@ -29,6 +29,8 @@ export class S3ImageStore implements ImageStore {
       requestChecksumCalculation: 'WHEN_REQUIRED',
       responseChecksumValidation: 'WHEN_REQUIRED',
       maxAttempts: 2,
+      // Without them a bucket that stops answering would hold a generation or a download open for ever.
+      requestHandler: { connectionTimeout: 5000, requestTimeout: 60_000 },
     });
   }
 

@@ -172,6 +172,23 @@ describe('a bucket that refuses', () => {
     expect(await em.count(ProductImage, { store: owner.store.id })).toBe(rowsBefore);
   });
 
+  it('that does not answer (a wrong S3_ENDPOINT): a clear error, and nothing kept', async () => {
+    const em = testApp.orm.em.fork();
+    const rowsBefore = await em.count(ProductImage, { store: owner.store.id });
+    const closed = await new FakeS3().start();
+    await closed.close();
+    useImageStore(await imageStoreFor(loadConfig(s3Env({ S3_ENDPOINT: closed.url })).imageStorage));
+    try {
+      const refused = await upload(owner, ['main']);
+      expect(refused.status).toBe(502);
+      expect(refused.body.error.message).toContain(`${STORAGE_REFUSED_MESSAGE} (S3: `);
+      expect(refused.body.error.message).toContain('ECONNREFUSED');
+    } finally {
+      useImageStore(await imageStoreFor(loadConfig(s3Env()).imageStorage));
+    }
+    expect(await em.count(ProductImage, { store: owner.store.id })).toBe(rowsBefore);
+  });
+
   it('refusing a write after the row exists: the row and any written object go', async () => {
     const em = testApp.orm.em.fork();
     const keysBefore = bucket.keysUnder(PREFIX);
