@@ -38,7 +38,8 @@ test('"Today" compares like with like in the tiles and the card, draws hours, an
   const tileDelta = tile(page, 'Net sales').getByTestId('kpi-delta');
   const cardDelta = page.getByTestId('today-net-sales').getByTestId('kpi-delta');
   await expect(tile(page, 'Net sales')).toContainText(/vs yesterday until \d{1,2}:\d{2}(?:\s[AP]M)?/);
-  await expect(tile(page, 'Net sales').getByTestId('kpi-value')).toHaveText(/£[\d,]+\.\d\d$/);
+  // Cards show pence below £1,000 and whole pounds from there up ("£48.25", "£1,187"); today can be negative.
+  await expect(tile(page, 'Net sales').getByTestId('kpi-value')).toHaveText(/^-?£(?:\d{1,3}\.\d\d|\d{1,3}(?:,\d{3})+)$/);
   // Just after the store's midnight, yesterday up to the same time can have no sales: then there is
   // no percentage ("—"), and the previous value below is £0.00.
   await expect(tileDelta).toHaveText(/^[+-]?\d[\d,]*\.\d%$|^0\.0%$|^—$/);

@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startSmtpPeer, type SmtpPeer } from '../test/fakes/smtp-peer.ts';
-import { distinctAddress, registered, signedInAdmin, uniqueName, PASSWORD } from './admin-helpers.ts';
+import { distinctAddress, registered, screenshots, signedInAdmin, uniqueName, PASSWORD } from './admin-helpers.ts';
 import { E2E_PORT } from './integration-fakes-env.ts';
 import { screenSettled } from './waits.ts';
 
@@ -17,8 +17,6 @@ const MAIL_SERVER_PORT = E2E_PORT + 1;
 const SMTP_PEER_PORT = E2E_PORT + 2;
 const mailBase = `http://localhost:${MAIL_SERVER_PORT}`;
 const SCREENS = process.env.SCREENSHOTS_DIR;
-const VIEWPORTS = { desktop: { width: 1280, height: 860 }, mobile: { width: 390, height: 844 } } as const;
-const THEMES = ['light', 'dark'] as const;
 
 test.describe.configure({ mode: 'serial' });
 
@@ -76,6 +74,7 @@ function mailAdminCli(...args: string[]): string {
 
 async function shoot(page: Page, name: string): Promise<void> {
   await screenSettled(page);
+  mkdirSync(SCREENS!, { recursive: true });
   await page.screenshot({ path: path.join(SCREENS!, `${name}.png`), fullPage: true });
 }
 
@@ -137,19 +136,11 @@ test('the admin outbox shows sent and refused e-mails with the server\'s answer,
   await expect(sentRow).toContainText('1 attempt');
 
   if (SCREENS) {
-    mkdirSync(SCREENS, { recursive: true });
-    for (const theme of THEMES) {
-      await page.evaluate((value) => localStorage.setItem('theme', value), theme);
-      for (const [size, viewport] of Object.entries(VIEWPORTS)) {
-        await page.setViewportSize(viewport);
-        await page.reload();
-        await expect(page.getByTestId('mail-delivery')).toBeVisible();
-        await expect(failedRow).toBeVisible();
-        await shoot(page, `email-outbox-configured-${size}-${theme}`);
-      }
-    }
+    await screenshots(page, 'email-outbox-configured', async () => {
+      await expect(page.getByTestId('mail-delivery')).toBeVisible();
+      await expect(failedRow).toBeVisible();
+    });
     await page.evaluate(() => localStorage.setItem('theme', 'light'));
-    await page.setViewportSize(VIEWPORTS.desktop);
     await page.reload();
   }
 
@@ -175,14 +166,7 @@ test('the shared server has no SMTP_URL: the e-mail screen says mail is not conf
   await expect(page.getByTestId('mail-delivery')).toContainText('E-mail is not configured');
   await expect(page.getByTestId('mail-delivery')).toContainText('Set SMTP_URL and MAIL_FROM on the server');
   if (!SCREENS) return;
-  mkdirSync(SCREENS, { recursive: true });
-  for (const theme of THEMES) {
-    await page.evaluate((value) => localStorage.setItem('theme', value), theme);
-    for (const [size, viewport] of Object.entries(VIEWPORTS)) {
-      await page.setViewportSize(viewport);
-      await page.reload();
-      await expect(page.getByTestId('mail-delivery')).toBeVisible();
-      await shoot(page, `email-outbox-not-configured-${size}-${theme}`);
-    }
-  }
+  await screenshots(page, 'email-outbox-not-configured', async () => {
+    await expect(page.getByTestId('mail-delivery')).toBeVisible();
+  });
 });
