@@ -4,7 +4,7 @@ import { AudiencePush } from '../modules/audiences/audience-push.entity.ts';
 import { PageReview } from '../modules/page-reviewer/page-review.entity.ts';
 import { PriceAlertRecord, PriceCheck, PriceTrackedUrl } from '../modules/price-tracker/price-tracker.entities.ts';
 import { MetaComment, MetaCommentSettings, MetaReplyTemplate, MetaWebhookDelivery } from '../modules/meta-comments/meta-comments.entities.ts';
-import { ProductImage, ProductImageBatch, ProductImageSettings } from '../modules/product-images/product-images.entities.ts';
+import { ProductImage, ProductImageBatch, ProductImageRemoval, ProductImageSettings } from '../modules/product-images/product-images.entities.ts';
 import { ShoppingFeedOverride, ShoppingFeedSettings, ShoppingPageCheck } from '../modules/shopping-optimizer/shopping-optimizer.entities.ts';
 import { AuditLogEntry } from '../modules/admin/audit-log.entity.ts';
 import { AttemptLimitCounter } from '../modules/auth/attempt-limit.entity.ts';
@@ -94,6 +94,7 @@ export const entities = [
   ProductImage,
   ProductImageBatch,
   ProductImageSettings,
+  ProductImageRemoval,
   ShoppingFeedOverride,
   ShoppingPageCheck,
   MetaComment,

@@ -11,7 +11,7 @@ import { ECB_RATES_JOB } from '../modules/exchange-rates/ecb-job.ts';
 import { PRICE_TRACKER_JOB } from '../modules/price-tracker/price-tracker-jobs.ts';
 import { PAGE_REVIEW_CHECKS, PAGE_REVIEW_JOB } from '../modules/page-reviewer/review-job.ts';
 import { META_COMMENTS_JOB } from '../modules/meta-comments/meta-comments-jobs.ts';
-import { PRODUCT_IMAGE_BATCH_JOB, PRODUCT_IMAGE_CHECKS } from '../modules/product-images/batch-job.ts';
+import { PRODUCT_IMAGE_BATCH_JOB, PRODUCT_IMAGE_CHECKS, PRODUCT_IMAGE_REMOVAL_JOB } from '../modules/product-images/batch-job.ts';
 import { PAGE_CHECK_CHECKS, PAGE_CHECK_JOB } from '../modules/shopping-optimizer/page-check.ts';
 import { EMAIL_DELIVERY_CHECKS, EMAIL_DELIVERY_JOB } from '../modules/email/email-delivery.ts';
 import { ACCOUNT_DELETION_JOB, PRIVACY_CLEANUP_JOB } from '../modules/privacy/privacy-jobs.ts';
@@ -112,6 +112,7 @@ export const JOBS: readonly JobDefinition[] = [
   EMAIL_DELIVERY_JOB,
   // Product image batches, one job per batch (modules/product-images).
   PRODUCT_IMAGE_BATCH_JOB,
+  PRODUCT_IMAGE_REMOVAL_JOB,
   STRIPE_EVENTS_JOB,
 ];
 

@@ -6,7 +6,7 @@ import { deleteSessionsOfUser } from '../auth/user-sessions.ts';
 import { sqlRunner, type SqlRunner } from '../commerce/raw-sql.ts';
 import { sendEmail } from '../email/email.service.ts';
 import { eraseStoreRows } from '../stores/store-erasure.ts';
-import { removeStoreImages } from '../product-images/image-storage.ts';
+import { removeDeletedStoresImages, scheduleStoreImageRemoval } from '../product-images/image-storage.ts';
 import { cancelStripeSubscriptionsOf } from '../subscriptions/stripe-billing.ts';
 import { configuredStripe } from '../subscriptions/stripe-events.ts';
 import { User, type UserEntity } from '../users/user.entity.ts';
@@ -118,11 +118,12 @@ export async function deleteDueAccounts(fork: () => EntityManager, now = new Dat
       const [still] = await q.rows<{ id: number }>(`select id from users where id = $1 and deletion_scheduled_for <= $2 for update`, [id, now]);
       if (!still) return;
       deletedStores = await deleteAccount(q, id);
+      await scheduleStoreImageRemoval(q, deletedStores);
       await deleteAccountExportFiles(id);
       audit(tx, 'account.deleted', null, null, { stores: deletedStores.length }, null);
       await tx.flush();
     });
-    for (const storeId of deletedStores) await removeStoreImages(storeId);
+    await removeDeletedStoresImages(sqlRunner(fork()), deletedStores);
   }
   return due.length;
 }

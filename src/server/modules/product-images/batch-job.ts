@@ -2,6 +2,8 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { JobDefinition, RecurringCheck } from '../../jobs/queues.ts';
 import { accessOf } from '../subscriptions/subscriptions.service.ts';
 import { User } from '../users/user.entity.ts';
+import { sqlRunner } from '../commerce/raw-sql.ts';
+import { removeDeletedStoresImages } from './image-storage.ts';
 import { ProductImageBatch } from './product-images.entities.ts';
 import { PRODUCT_IMAGE_QUEUE, quotaBytesFor, runBatch } from './product-images.service.ts';
 
@@ -42,5 +44,18 @@ export const PRODUCT_IMAGE_BATCH_JOB: JobDefinition = {
     const { storeId, batchId } = (data ?? {}) as { storeId?: unknown; batchId?: unknown };
     if (typeof storeId !== 'number' || typeof batchId !== 'number') return;
     await runBatchJob(context.em.fork(), storeId, batchId);
+  },
+};
+
+export const PRODUCT_IMAGE_REMOVAL_QUEUE = 'product-images.removals';
+
+/** Hourly: the files of deleted stores that the storage refused to delete at the time (image-storage.ts). */
+export const PRODUCT_IMAGE_REMOVAL_JOB: JobDefinition = {
+  queue: PRODUCT_IMAGE_REMOVAL_QUEUE,
+  cron: '37 * * * *',
+  retryLimit: 1,
+  handle: async (context) => {
+    const { removed, failed } = await removeDeletedStoresImages(sqlRunner(context.em.fork()));
+    if (removed + failed > 0) context.log(`product images: files of ${removed} deleted store(s) removed, ${failed} refused by the storage (retried next hour)`);
   },
 };

@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { loadConfig, type ImageStorageSettings } from '../../config.ts';
 import { AppError } from '../../errors.ts';
+import type { SqlRunner } from '../commerce/raw-sql.ts';
 
 // Generated images are files <store_id>/<image id>.<webp|jpg>: on disk under DATA_DIR/product-images
 // (IMAGE_STORAGE=local, the default) or as objects <S3_PREFIX>product-images/<store_id>/... in a bucket
@@ -139,6 +140,38 @@ export async function removeImageFiles(storeId: number, imageId: number): Promis
 /** Every image file of a deleted store (its rows went with the store). */
 export async function removeStoreImages(storeId: number): Promise<void> {
   await (await imageStore()).deleteStore(storeId);
+}
+
+/** Records that the stores' files must go: in the transaction that deletes the stores, so none is forgotten. */
+export async function scheduleStoreImageRemoval(q: SqlRunner, storeIds: readonly number[]): Promise<void> {
+  if (storeIds.length === 0) return;
+  await q.run(`insert into product_image_removals (deleted_store_id, requested_at) select unnest($1::int[]), now() on conflict do nothing`, [storeIds]);
+}
+
+/** Deleted stores' files per removal run: one run of the job stays short even after a long outage of the bucket. */
+export const REMOVALS_PER_RUN = 200;
+
+/**
+ * Removes the files of deleted stores (the ones given, or the oldest pending): a store whose files are
+ * gone leaves the list, one the storage refused stays on it with the error for the next run. Never
+ * throws: the deletion that asked has already happened, and its user is not told it failed.
+ */
+export async function removeDeletedStoresImages(q: SqlRunner, storeIds?: readonly number[]): Promise<{ removed: number; failed: number }> {
+  const pending = storeIds
+    ? await q.rows<{ deleted_store_id: number }>(`select deleted_store_id from product_image_removals where deleted_store_id = any($1::int[]) order by deleted_store_id`, [storeIds])
+    : await q.rows<{ deleted_store_id: number }>(`select deleted_store_id from product_image_removals order by requested_at, deleted_store_id limit ${REMOVALS_PER_RUN}`);
+  const outcome = { removed: 0, failed: 0 };
+  for (const { deleted_store_id: storeId } of pending) {
+    try {
+      await removeStoreImages(storeId);
+      await q.run(`delete from product_image_removals where deleted_store_id = $1`, [storeId]);
+      outcome.removed += 1;
+    } catch (error) {
+      await q.run(`update product_image_removals set attempts = attempts + 1, last_error = $2 where deleted_store_id = $1`, [storeId, (error as Error).message.slice(0, 1000)]);
+      outcome.failed += 1;
+    }
+  }
+  return outcome;
 }
 
 /** Bytes the store's files hold (what the quota counts). */

@@ -62,3 +62,19 @@ export const ProductImageSettings = defineEntity({
     brandColor: p.string().length(7),
   },
 });
+
+/**
+ * The image files of a deleted store still to remove: written in the deleting transaction, removed
+ * once the storage has deleted them, so a bucket that refuses at that moment is retried by a job
+ * instead of leaving the files behind. Not a `store_id` column: the store row is gone.
+ */
+export const ProductImageRemoval = defineEntity({
+  name: 'ProductImageRemoval',
+  tableName: 'product_image_removals',
+  properties: {
+    deletedStoreId: p.integer().primary().autoincrement(false),
+    requestedAt: p.datetime().onCreate(() => new Date()),
+    attempts: p.integer().default(0),
+    lastError: p.text().nullable(),
+  },
+});

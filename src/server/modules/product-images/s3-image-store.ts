@@ -89,7 +89,7 @@ export class S3ImageStore implements ImageStore {
     try {
       return await request();
     } catch (error) {
-      if (error instanceof S3ServiceException && (error.name === 'NoSuchKey' || error.$metadata.httpStatusCode === 404)) throw new AppError('NOT_FOUND', FILE_MISSING_MESSAGE);
+      if (error instanceof S3ServiceException && error.name !== 'NoSuchBucket' && (error.name === 'NoSuchKey' || error.$metadata.httpStatusCode === 404)) throw new AppError('NOT_FOUND', FILE_MISSING_MESSAGE);
       throw new AppError('BAD_GATEWAY', storageRefusedMessage(error));
     }
   }

@@ -10,6 +10,8 @@ import { trpcMutation, trpcQuery, useTestApp } from '../../../../test/harness.ts
 import { QUOTA_FULL_MESSAGE, type GalleryImage } from '../../../shared/product-images.ts';
 import { loadConfig } from '../../config.ts';
 import { SESSION_COOKIE_NAME } from '../sessions/session-control.ts';
+import { sqlRunner } from '../commerce/raw-sql.ts';
+import { PRODUCT_IMAGE_REMOVAL_JOB } from './batch-job.ts';
 import { configureImageStorage, FILE_REFUSED_MESSAGE, imageStoreFor, useImageStore } from './image-storage.ts';
 import { ProductImage } from './product-images.entities.ts';
 import { generateImages, IMAGE_NOT_FOUND_MESSAGE } from './product-images.service.ts';
@@ -215,8 +217,30 @@ describe('deleting the store', () => {
     expect(bucket.keysUnder(PREFIX)).toEqual(othersBefore);
     const batches = bucket.calls.filter((call) => call.operation === 'DeleteObjects').slice(deleteCallsBefore);
     expect(batches.map((call) => [call.status, call.keys.length])).toEqual([[200, 1000], [200, 1000], [200, 302]]);
+    expect(await pendingRemovals()).toEqual([]);
+  }, 60_000);
+
+  it('when the bucket refuses at that moment: the store is still deleted, and the hourly job removes its files once the bucket answers', async () => {
+    const doomed = await ownerWithStore(testApp.app, testApp.orm, 'Refused Shop');
+    ok(await upload(doomed, ['main']));
+    const doomedKeys = bucket.keysUnder(storePrefix(doomed.store.id));
+    expect(doomedKeys).toHaveLength(2);
+
+    bucket.failNext('ListObjectsV2', 'AccessDenied', 403);
+    const removed = await doomed.client.request('DELETE', `/api/stores/${doomed.store.id}`);
+    expect(removed.status, JSON.stringify(removed.body)).toBe(200);
+    expect(bucket.keysUnder(storePrefix(doomed.store.id))).toEqual(doomedKeys);
+    expect(await pendingRemovals()).toEqual([{ deleted_store_id: doomed.store.id, attempts: 1, last_error: `${STORAGE_REFUSED_MESSAGE} (S3: AccessDenied, HTTP 403)` }]);
+
+    const log: string[] = [];
+    await PRODUCT_IMAGE_REMOVAL_JOB.handle({ em: testApp.orm.em.fork(), baseUrl: 'http://localhost', log: (line) => log.push(line) }, null);
+    expect(bucket.keysUnder(storePrefix(doomed.store.id))).toEqual([]);
+    expect(await pendingRemovals()).toEqual([]);
+    expect(log).toEqual(['product images: files of 1 deleted store(s) removed, 0 refused by the storage (retried next hour)']);
   }, 60_000);
 });
+
+const pendingRemovals = () => sqlRunner(testApp.orm.em.fork()).rows(`select deleted_store_id, attempts, last_error from product_image_removals order by deleted_store_id`);
 
 describe('the settings', () => {
   it('default to local, and name what is missing or wrong for s3', () => {

@@ -11,7 +11,7 @@ import { AppError } from '../../errors.ts';
 import { sqlRunner } from '../commerce/raw-sql.ts';
 import { StoreGuest } from '../guests/guest-invitation.entity.ts';
 import { deletePrivacyExports } from '../privacy/privacy.service.ts';
-import { removeStoreImages } from '../product-images/image-storage.ts';
+import { removeDeletedStoresImages, scheduleStoreImageRemoval } from '../product-images/image-storage.ts';
 import type { SessionControl } from '../sessions/session-control.ts';
 import { accessOf } from '../subscriptions/subscriptions.service.ts';
 import { User, type UserEntity } from '../users/user.entity.ts';
@@ -161,6 +161,7 @@ export async function deleteStore(
     // Every row of the store, also in the tables without a cascading key to it (store-erasure.ts).
     await deletePrivacyExports(sqlRunner(tx), store.id);
     await eraseStoreRows(sqlRunner(tx), store.id);
+    await scheduleStoreImageRemoval(sqlRunner(tx), [store.id]);
     tx.remove(store);
     await tx.flush();
     if (wasActive || !lockedOwner.activeStore) {
@@ -170,8 +171,8 @@ export async function deleteStore(
     }
     return { success: true as const, activeStoreId: lockedOwner.activeStore?.id ?? null };
   });
-  // Files after the commit: a deletion that failed keeps its images.
-  await removeStoreImages(storeId);
+  // Files after the commit, so a deletion that failed keeps its images; a storage that refuses now is retried by a job.
+  await removeDeletedStoresImages(sqlRunner(em), [storeId]);
   return result;
 }
 
