@@ -128,3 +128,22 @@ describe('translations', () => {
     expect(common.auth.checking).toBe('Checking authentication status...');
   });
 });
+
+describe('the texts that load with their pages', () => {
+  // Vite needs literal globs, so the list of namespaces kept out of the language bundles is written three times:
+  // LONG_TEXT_NAMESPACES, the LONG_TEXT_FILES glob (both in lib/i18n.ts) and each texts-<language>.ts. A namespace
+  // missing from one of them is either loaded twice (the first-load budget) or never (its keys shown raw).
+  const i18nSource = readFileSync(path.join(LOCALES_DIR, '../lib/i18n.ts'), 'utf8');
+  const declared = [...(/LONG_TEXT_NAMESPACES = \[([^\]]*)\]/.exec(i18nSource)?.[1] ?? '').matchAll(/'([a-z-]+)'/g)].map((match) => match[1]).sort();
+
+  it('are the same namespaces in lib/i18n.ts and in every language bundle', () => {
+    expect(declared.length).toBeGreaterThan(0);
+    const globbed = (/LONG_TEXT_FILES = import\.meta\.glob<Translations>\('\.\.\/locales\/\*\/\{([^}]*)\}\.json'/.exec(i18nSource)?.[1] ?? '').split(',').sort();
+    expect(globbed).toEqual(declared);
+    for (const language of LANGUAGES) {
+      const bundle = readFileSync(path.join(LOCALES_DIR, language, `texts-${language}.ts`), 'utf8');
+      const excluded = [...bundle.matchAll(/'!\.\/([a-z-]+)\.json'/g)].map((match) => match[1]).sort();
+      expect(excluded, `texts-${language}.ts`).toEqual(declared);
+    }
+  });
+});
