@@ -1,8 +1,9 @@
 import { expect, test, type Page } from '@playwright/test';
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { configureUnsubscribeSigning, unsubscribeUrl } from '../src/server/modules/email/unsubscribe.ts';
 import { startSmtpPeer, type SmtpPeer } from '../test/fakes/smtp-peer.ts';
 import { distinctAddress, registered, screenshots, signedInAdmin, uniqueName, PASSWORD } from './admin-helpers.ts';
 import { E2E_PORT } from './integration-fakes-env.ts';
@@ -110,6 +111,44 @@ test('the password reset link, taken from the e-mail the SMTP server received, s
   await expect(page).not.toHaveURL(/\/auth/);
   expect((await page.request.get(`${mailBase}/api/user`)).status()).toBe(200);
 });
+
+test('an unsubscribe link asks first, then turns product news off; the page follows the system\'s light or dark theme', async ({ page, playwright }) => {
+  const visitor = await playwright.request.newContext({ baseURL: mailBase, extraHTTPHeaders: distinctAddress() });
+  const account = await registered(visitor, 'smtpunsub');
+  expect((await visitor.patch('/api/settings/preferences', { data: { marketingEmails: true } })).status()).toBe(200);
+  // The link as product news would carry it: signed with the key the mail server derives from its session secret.
+  configureUnsubscribeSigning(readFileSync(path.join(dataDir, 'session-secret'), 'utf8').trim());
+  const link = unsubscribeUrl(mailBase, { kind: 'marketing', userId: account.id });
+
+  await page.goto(link);
+  await expect(page.getByTestId('unsubscribe-question')).toHaveText('Stop sending product news to this account?');
+  // Opening the link (or a mail scanner fetching it) changes nothing.
+  expect((await (await visitor.get('/api/settings')).json()).marketingEmails).toBe(true);
+  if (SCREENS) await unsubscribeScreens(page, 'unsubscribe-confirm');
+
+  await page.getByRole('button', { name: 'Unsubscribe' }).click();
+  await expect(page.getByTestId('unsubscribe-done')).toHaveText('You are unsubscribed. You will not receive these e-mails any more.');
+  expect((await (await visitor.get('/api/settings')).json()).marketingEmails).toBe(false);
+  await expect(page.getByRole('link', { name: 'E-mail preferences in StorePulse' })).toHaveAttribute('href', '/settings');
+  if (SCREENS) await unsubscribeScreens(page, 'unsubscribe-done');
+
+  await page.goto(`${mailBase}/api/unsubscribe?token=forged.token`);
+  await expect(page.getByTestId('unsubscribe-invalid')).toContainText('This unsubscribe link is not valid.');
+  await visitor.dispose();
+});
+
+/** The server-rendered page has no theme switch: it follows prefers-color-scheme. */
+async function unsubscribeScreens(page: Page, name: string): Promise<void> {
+  for (const colorScheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme });
+    for (const width of [1280, 390]) {
+      await page.setViewportSize({ width, height: width === 390 ? 844 : 900 });
+      await shoot(page, `${name}-${width}-${colorScheme}`);
+    }
+  }
+  await page.emulateMedia({ colorScheme: null });
+  await page.setViewportSize({ width: 1280, height: 720 });
+}
 
 test('the admin outbox shows sent and refused e-mails with the server\'s answer, and retries a failed one', async ({ page, playwright }) => {
   const admin = uniqueName('mailadmin');

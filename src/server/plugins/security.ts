@@ -20,6 +20,9 @@ export function isCrossOrigin(request: FastifyRequest): boolean {
   if (request.headers['sec-fetch-site'] === 'cross-site') return true;
   const origin = request.headers.origin;
   if (!origin) return false;
+  // A form POST from a page whose Referrer-Policy is no-referrer (ours: helmet's default) carries
+  // "Origin: null" (Fetch standard, "append a request Origin header"); the browser's own Sec-Fetch-Site then says where it came from.
+  if (origin === 'null') return request.headers['sec-fetch-site'] !== 'same-origin';
   try {
     // Through URL on both sides, so an explicit default port (":80", ":443") compares equal to none.
     return new URL(origin).host !== new URL(`${request.protocol}://${request.host}`).host;

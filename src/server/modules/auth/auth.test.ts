@@ -179,6 +179,14 @@ describe('sessions', () => {
     expect((await client.get('/api/stores')).body).toEqual([]);
     const sameOrigin = await client.request('POST', '/api/stores', { name: 'Mine' }, { origin: 'http://localhost:80' });
     expect(sameOrigin.status).toBe(201);
+    // A form posted from one of our own pages (Referrer-Policy: no-referrer) says "Origin: null"; Sec-Fetch-Site tells.
+    const nullOrigin = await client.request('POST', '/api/stores', { name: 'Evil' }, { origin: 'null' });
+    expect(nullOrigin.status).toBe(403);
+    const nullCrossSite = await client.request('POST', '/api/stores', { name: 'Evil' }, { origin: 'null', 'sec-fetch-site': 'same-site' });
+    expect(nullCrossSite.status).toBe(403);
+    expect((await client.get('/api/stores')).body).toMatchObject([{ name: 'Mine' }]);
+    const ownForm = await client.request('PATCH', '/api/settings/preferences', { marketingEmails: true }, { origin: 'null', 'sec-fetch-site': 'same-origin' });
+    expect(ownForm.status, JSON.stringify(ownForm.body)).toBe(200);
   });
 
   it('marks the cookie Secure when the request came over https through a trusted proxy', async () => {

@@ -9,7 +9,7 @@ import { unsubscribe, UNSUBSCRIBE_PATH, verifyUnsubscribeToken, type Unsubscribe
 
 type Language = 'en' | 'es' | 'fr' | 'de';
 
-const TEXTS: Record<Language, { title: string; report: string; marketing: string; anomalyAlerts: string; priceAlerts: string; commentComplaints: string; confirm: string; done: string; invalid: string }> = {
+const TEXTS: Record<Language, { title: string; report: string; marketing: string; anomalyAlerts: string; priceAlerts: string; commentComplaints: string; confirm: string; done: string; invalid: string; preferences: string }> = {
   en: {
     title: 'Unsubscribe',
     report: 'Stop sending the scheduled report to {email}?',
@@ -20,6 +20,7 @@ const TEXTS: Record<Language, { title: string; report: string; marketing: string
     confirm: 'Unsubscribe',
     done: 'You are unsubscribed. You will not receive these e-mails any more.',
     invalid: 'This unsubscribe link is not valid. Open the link from the latest e-mail, or change your e-mail preferences in StorePulse.',
+    preferences: 'E-mail preferences in StorePulse',
   },
   es: {
     title: 'Darse de baja',
@@ -31,6 +32,7 @@ const TEXTS: Record<Language, { title: string; report: string; marketing: string
     confirm: 'Darse de baja',
     done: 'Te has dado de baja. Ya no recibirás estos correos.',
     invalid: 'Este enlace para darse de baja no es válido. Abre el enlace del correo más reciente o cambia tus preferencias de correo en StorePulse.',
+    preferences: 'Preferencias de correo en StorePulse',
   },
   fr: {
     title: 'Se désabonner',
@@ -42,6 +44,7 @@ const TEXTS: Record<Language, { title: string; report: string; marketing: string
     confirm: 'Se désabonner',
     done: 'Vous êtes désabonné. Vous ne recevrez plus ces e-mails.',
     invalid: 'Ce lien de désabonnement n’est pas valide. Ouvrez le lien du dernier e-mail, ou modifiez vos préférences d’e-mail dans StorePulse.',
+    preferences: 'Préférences d’e-mail dans StorePulse',
   },
   de: {
     title: 'Abmelden',
@@ -53,6 +56,7 @@ const TEXTS: Record<Language, { title: string; report: string; marketing: string
     confirm: 'Abmelden',
     done: 'Sie sind abgemeldet. Sie erhalten diese E-Mails nicht mehr.',
     invalid: 'Dieser Abmeldelink ist ungültig. Öffnen Sie den Link aus der neuesten E-Mail oder ändern Sie Ihre E-Mail-Einstellungen in StorePulse.',
+    preferences: 'E-Mail-Einstellungen in StorePulse',
   },
 };
 
@@ -64,12 +68,22 @@ function languageOf(acceptLanguage: string | undefined): Language {
   return 'en';
 }
 
+// The app's own colours (client/styles.css: orange-700 on light, orange-500 on dark), following the reader's system theme.
+const PAGE_STYLE =
+  ':root{color-scheme:light dark;--bg:#f5f5f4;--card:#fff;--text:#1c1917;--muted:#57534e;--line:#e7e5e4;--primary:oklch(55.3% .195 38.402);--on-primary:#fff}' +
+  '@media (prefers-color-scheme:dark){:root{--bg:#0c0a09;--card:#1c1917;--text:#f5f5f4;--muted:#a8a29e;--line:#292524;--primary:oklch(70.5% .213 47.604);--on-primary:oklch(26.6% .079 36.259)}}' +
+  'body{margin:0;min-height:100vh;background:var(--bg);color:var(--text);font:16px/1.5 system-ui,sans-serif;display:flex;align-items:flex-start;justify-content:center}' +
+  'main{box-sizing:border-box;width:100%;max-width:30rem;margin:4rem 1rem;padding:2rem;background:var(--card);border:1px solid var(--line);border-radius:1rem}' +
+  '.brand{margin:0 0 1.5rem;font-weight:700;color:var(--primary)}h1{margin:0 0 .5rem;font-size:1.5rem}p{margin:0 0 1.5rem}' +
+  'button{padding:.625rem 1.25rem;font:inherit;font-weight:600;border:0;border-radius:.5rem;background:var(--primary);color:var(--on-primary);cursor:pointer}' +
+  'button:focus-visible,a:focus-visible{outline:2px solid var(--primary);outline-offset:2px}a{color:var(--primary)}.back{margin:0;font-size:.875rem;color:var(--muted)}';
+
 function page(language: Language, body: string): string {
   const texts = TEXTS[language];
   return (
     `<!doctype html><html lang="${language}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">` +
-    `<title>${escapeHtml(texts.title)} · StorePulse</title></head>` +
-    `<body style="font-family:system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem;line-height:1.5">${body}</body></html>`
+    `<meta name="robots" content="noindex"><title>${escapeHtml(texts.title)} · StorePulse</title><style>${PAGE_STYLE}</style></head>` +
+    `<body><main><p class="brand">StorePulse</p>${body}<p class="back"><a href="/settings">${escapeHtml(texts.preferences)}</a></p></main></body></html>`
   );
 }
 
@@ -102,9 +116,9 @@ export async function unsubscribeRoutes(app: FastifyInstance, options: { orm: Mi
     return reply.send(
       page(
         language,
-        `<h1>${escapeHtml(TEXTS[language].title)}</h1><p>${escapeHtml(question(language, target))}</p>` +
-          `<form method="post" action="${escapeHtml(action)}"><input type="hidden" name="List-Unsubscribe" value="One-Click">` +
-          `<button type="submit" style="padding:.5rem 1rem;font:inherit">${escapeHtml(TEXTS[language].confirm)}</button></form>`,
+        `<h1>${escapeHtml(TEXTS[language].title)}</h1><p data-testid="unsubscribe-question">${escapeHtml(question(language, target))}</p>` +
+          `<form method="post" action="${escapeHtml(action)}" style="margin:0 0 1.5rem"><input type="hidden" name="List-Unsubscribe" value="One-Click">` +
+          `<button type="submit">${escapeHtml(TEXTS[language].confirm)}</button></form>`,
       ),
     );
   });
