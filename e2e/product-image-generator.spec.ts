@@ -132,6 +132,13 @@ test('product image generator screenshots at 1280 and 390 px, light and dark', a
       await page.evaluate(() => window.scrollTo(0, 0));
       await screenSettled(page);
       await page.screenshot({ path: path.join(directory!, `product-images-${size}-${theme}.png`), fullPage: true });
+      // The other source: a photo of one's own.
+      const form = page.getByTestId('image-generator-form');
+      await form.getByRole('tab', { name: 'Upload a photo' }).click();
+      await expect(form.getByLabel('Photo')).toBeVisible();
+      await page.evaluate(() => window.scrollTo(0, 0));
+      await screenSettled(page);
+      await page.screenshot({ path: path.join(directory!, `product-images-upload-${size}-${theme}.png`), fullPage: true });
     }
   }
 });
