@@ -1,5 +1,5 @@
 import { createHash, createHmac, randomBytes } from 'node:crypto';
-import { FakeServer, type FakeRequest, type FakeResponse } from './fake-server.ts';
+import { escapeHtml, FakeServer, type FakeRequest, type FakeResponse } from './fake-server.ts';
 
 // A loopback Stripe speaking the documented REST shapes (https://docs.stripe.com/api): form-encoded
 // bodies with a[b][0][c] nesting, Bearer auth, Stripe-Version, Idempotency-Key, expand[], list
@@ -99,6 +99,7 @@ export class StripeFake {
       const session = await this.completeCheckout(r.params.id!);
       return { status: 303, headers: { location: String(session.success_url).replace('{CHECKOUT_SESSION_ID}', session.id) }, body: '' };
     });
+    s.route('GET', '/portal/:id', (r) => this.portalPage(r.params.id!));
     s.route('GET', '/invoice/:id/pdf', () => ({ headers: { 'content-type': 'application/pdf' }, body: Buffer.from('%PDF-1.4\n% fake invoice\n%%EOF\n') }));
     await s.start(port);
     return this;
@@ -233,6 +234,17 @@ export class StripeFake {
     const portal = this.create('bps', 'billing_portal.session', { customer: customer.id, return_url: form.return_url ?? null });
     portal.url = `${this.url}/portal/${portal.id}`;
     return this.ok(portal);
+  }
+
+  /** The Customer Portal a portal session's url opens: its "Return to …" link goes to the session's return_url. */
+  private portalPage(id: string): FakeResponse {
+    const portal = this.objects.get(id);
+    if (!portal || portal.object !== 'billing_portal.session') return { status: 404, body: 'No such portal session' };
+    const back = portal.return_url ? `<a href="${escapeHtml(String(portal.return_url))}">Return to StorePulse</a>` : '';
+    return {
+      headers: { 'content-type': 'text/html; charset=utf-8' },
+      body: `<!doctype html><html><head><title>Stripe Customer Portal (fake)</title></head><body><main><h1>Manage your StorePulse billing</h1><p>Customer ${escapeHtml(String(portal.customer))}</p>${back}</main></body></html>`,
+    };
   }
 
   private checkoutPage(id: string): FakeResponse {
