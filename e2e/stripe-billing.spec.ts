@@ -153,3 +153,26 @@ test('/settings -> Manage billing -> the Stripe Customer Portal -> Return to Sto
   await expect(page).toHaveURL(`${APP_URL}/settings`);
   await expect(page.getByTestId('billing-state')).toContainText('Basic');
 });
+
+test('/settings lists a refunded and disputed invoice with "Refunded £10" and a "Disputed" badge', async ({ page }) => {
+  await registerInPage(page, 'dispute');
+  await subscribeToBasic(page);
+  const customer = String([...fake.objects.values()].filter((item) => item.object === 'checkout.session').at(-1)!.customer);
+  // The trial ends and the card pays £29; then part of it is refunded and the rest disputed.
+  await fake.advanceClock(15 * DAY);
+  const paid = [...fake.objects.values()].find((item) => item.object === 'invoice' && item.customer === customer && Number(item.amount_paid) > 0)!;
+  await fake.refund(paid.id, 1000);
+  await fake.dispute(paid.id);
+  await page.goto('/settings#billing');
+  const row = page.getByTestId('invoice-row').filter({ hasText: '£29' });
+  await expect(async () => {
+    await page.reload();
+    await expect(row.getByTestId('invoice-disputed')).toHaveText('Disputed', { timeout: 2000 });
+  }).toPass({ timeout: 5 * 60_000 });
+  await expect(row.getByTestId('invoice-refunded')).toHaveText('Refunded £10');
+  await expect(row).toHaveAttribute('data-status', 'paid');
+  // The trial's £0 invoice was neither refunded nor disputed.
+  await expect(page.getByTestId('invoice-row').getByTestId('invoice-disputed')).toHaveCount(1);
+  await expect(page.getByTestId('invoice-row').getByTestId('invoice-refunded')).toHaveCount(1);
+  await shootAll(page, 'billing-invoices-disputed', '/settings#billing', () => expect(page.getByTestId('invoice-disputed')).toBeVisible());
+});
