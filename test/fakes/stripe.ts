@@ -304,6 +304,9 @@ export class StripeFake {
       amount_due: amount,
       amount_paid: 0,
       amount_remaining: amount,
+      attempted: false,
+      attempt_count: 0,
+      next_payment_attempt: null,
       period_start: periodStart,
       period_end: periodEnd,
       parent: { type: 'subscription_details', subscription_details: { subscription: subscription.id, metadata: {} }, quote_details: null },
@@ -346,9 +349,14 @@ export class StripeFake {
     await this.emit('charge.dispute.created', dispute);
   }
 
-  /** Tries to collect an open invoice with the customer's card; sends invoice.paid or invoice.payment_failed. */
+  /**
+   * Tries to collect an open invoice with the customer's card; sends invoice.paid or
+   * invoice.payment_failed. Every attempt raises attempt_count; a failure schedules the next one
+   * (next_payment_attempt, Smart Retries) that retryPayment makes.
+   */
   private async collect(subscription: StripeObject, invoice: StripeObject): Promise<boolean> {
     const declined = Number(invoice.amount_due) > 0 && this.decliningCustomers.has(String(subscription.customer));
+    Object.assign(invoice, { attempted: true, attempt_count: Number(invoice.attempt_count ?? 0) + 1, next_payment_attempt: declined ? this.now + 3 * DAY : null });
     if (declined) {
       subscription.status = 'past_due';
       await this.emit('invoice.payment_failed', invoice);
@@ -425,6 +433,15 @@ export class StripeFake {
   declineCard(customerId: string, declining = true): void {
     if (declining) this.decliningCustomers.add(customerId);
     else this.decliningCustomers.delete(customerId);
+  }
+
+  /** Smart Retries: the open invoice of the subscription is tried again with the card on file. */
+  async retryPayment(subscriptionId: string): Promise<StripeObject> {
+    const subscription = this.objects.get(subscriptionId)!;
+    const invoice = this.objects.get(String(subscription.latest_invoice))!;
+    if (invoice.status !== 'open') throw new Error(`invoice ${invoice.id} is not open`);
+    await this.collect(subscription, invoice);
+    return invoice;
   }
 
   /** The customer fixed their card: the open invoice is paid now (Smart Retries or the portal). */
