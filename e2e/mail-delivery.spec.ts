@@ -195,6 +195,10 @@ test('the admin outbox shows sent and refused e-mails with the server\'s answer,
   await expect(failedRow).toContainText('Sent');
   await expect(failedRow).toContainText('2 attempts');
   expect(peer.to('bounced@example.com')).toHaveLength(1);
+  // The retry is in the admin console's recent activity, with the administrator and the e-mail's number.
+  await page.goto(`${mailBase}/admin/dashboard`);
+  await expect(page.getByTestId('audit-list').getByRole('listitem').filter({ hasText: 'retried the delivery of an email' })).toContainText(new RegExp(`${admin}\\s*retried the delivery of an email · Email #\\d+`));
+  if (SCREENS) await shoot(page, 'admin-audit-email-retry-desktop-light');
 });
 
 test('the shared server has no SMTP_URL: the e-mail screen says mail is not configured', async ({ page }) => {

@@ -82,15 +82,8 @@ async function shootAll(page: Page, name: string, url: string, ready: () => Prom
   await page.setViewportSize({ width: 1280, height: 860 });
 }
 
-test('pricing -> Stripe Checkout -> back: waits for the webhook, then the plan is active and the invoice listed', async ({ page }) => {
-  const { username } = await registerInPage(page, 'stripe');
-  await page.goto('/pricing');
-  await page.getByRole('radio', { name: /Yearly/ }).click();
-  const professional = page.locator('[data-plan="professional"]');
-  await expect(professional.getByTestId('plan-price')).toContainText('£790');
-  await shootAll(page, 'pricing-yearly', '/pricing?billing=yearly', () => expect(page.getByTestId('plan-card')).toHaveCount(4));
-  await shootAll(page, 'pricing-monthly', '/pricing', () => expect(page.getByTestId('plan-card')).toHaveCount(4));
-
+/** Basic through the fake's hosted Checkout, trial included; returns once the webhook made it active. */
+async function subscribeToBasic(page: Page): Promise<void> {
   await page.goto('/pricing');
   await page.locator('[data-plan="basic"]').getByRole('link', { name: /Choose Basic/ }).click();
   await page.getByRole('button', { name: 'Confirm and subscribe' }).click();
@@ -102,6 +95,18 @@ test('pricing -> Stripe Checkout -> back: waits for the webhook, then the plan i
   await expect(page.getByTestId('checkout-return')).toContainText('Basic');
   // A first store, so the pages open without the first-store dialog in front.
   expect((await page.request.post('/api/stores', { data: { name: 'Stripe Shop' } })).status()).toBe(201);
+}
+
+test('pricing -> Stripe Checkout -> back: waits for the webhook, then the plan is active and the invoice listed', async ({ page }) => {
+  const { username } = await registerInPage(page, 'stripe');
+  await page.goto('/pricing');
+  await page.getByRole('radio', { name: /Yearly/ }).click();
+  const professional = page.locator('[data-plan="professional"]');
+  await expect(professional.getByTestId('plan-price')).toContainText('£790');
+  await shootAll(page, 'pricing-yearly', '/pricing?billing=yearly', () => expect(page.getByTestId('plan-card')).toHaveCount(4));
+  await shootAll(page, 'pricing-monthly', '/pricing', () => expect(page.getByTestId('plan-card')).toHaveCount(4));
+
+  await subscribeToBasic(page);
 
   // The trial ends and the card pays: the invoice with its PDF link.
   await fake.advanceClock(15 * DAY);
@@ -132,4 +137,42 @@ test('pricing -> Stripe Checkout -> back: waits for the webhook, then the plan i
   }).toPass({ timeout: 5 * 60_000 });
   await expect(page.getByTestId('past-due-banner')).toHaveCount(0);
   expect(username).toBeTruthy();
+});
+
+test('/settings -> Manage billing -> the Stripe Customer Portal -> Return to StorePulse: back on /settings', async ({ page }) => {
+  await registerInPage(page, 'portal');
+  await subscribeToBasic(page);
+  await page.goto('/settings#billing');
+  await page.getByRole('button', { name: 'Manage billing' }).click();
+  // The portal session's page on the fake (Stripe's host in production), for this user's customer.
+  await expect(page.getByRole('heading', { name: 'Manage your StorePulse billing' })).toBeVisible();
+  expect(new URL(page.url()).origin).toBe(new URL(fake.url).origin);
+  const portal = [...fake.objects.values()].find((item) => item.object === 'billing_portal.session' && item.url === page.url())!;
+  expect(portal.return_url).toBe(`${APP_URL}/settings`);
+  await page.getByRole('link', { name: 'Return to StorePulse' }).click();
+  await expect(page).toHaveURL(`${APP_URL}/settings`);
+  await expect(page.getByTestId('billing-state')).toContainText('Basic');
+});
+
+test('/settings lists a refunded and disputed invoice with "Refunded £10" and a "Disputed" badge', async ({ page }) => {
+  await registerInPage(page, 'dispute');
+  await subscribeToBasic(page);
+  const customer = String([...fake.objects.values()].filter((item) => item.object === 'checkout.session').at(-1)!.customer);
+  // The trial ends and the card pays £29; then part of it is refunded and the rest disputed.
+  await fake.advanceClock(15 * DAY);
+  const paid = [...fake.objects.values()].find((item) => item.object === 'invoice' && item.customer === customer && Number(item.amount_paid) > 0)!;
+  await fake.refund(paid.id, 1000);
+  await fake.dispute(paid.id);
+  await page.goto('/settings#billing');
+  const row = page.getByTestId('invoice-row').filter({ hasText: '£29' });
+  await expect(async () => {
+    await page.reload();
+    await expect(row.getByTestId('invoice-disputed')).toHaveText('Disputed', { timeout: 2000 });
+  }).toPass({ timeout: 5 * 60_000 });
+  await expect(row.getByTestId('invoice-refunded')).toHaveText('Refunded £10');
+  await expect(row).toHaveAttribute('data-status', 'paid');
+  // The trial's £0 invoice was neither refunded nor disputed.
+  await expect(page.getByTestId('invoice-row').getByTestId('invoice-disputed')).toHaveCount(1);
+  await expect(page.getByTestId('invoice-row').getByTestId('invoice-refunded')).toHaveCount(1);
+  await shootAll(page, 'billing-invoices-disputed', '/settings#billing', () => expect(page.getByTestId('invoice-disputed')).toBeVisible());
 });

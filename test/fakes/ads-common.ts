@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { minorDigits } from '../../src/server/connectors/money.ts';
 import { addDays } from '../../src/server/modules/commerce/days.ts';
-import { FakeServer, seededRandom, type FakeRequest, type FakeResponse } from './fake-server.ts';
+import { escapeHtml, FakeServer, seededRandom, type FakeRequest, type FakeResponse } from './fake-server.ts';
 
 // What the four ad platform fakes (googleads, metaads, bingads, tiktokads) share: a deterministic
 // data set of daily campaign metrics, an OAuth authority with codes and expiring tokens, and the
@@ -260,10 +260,6 @@ export class FakeTokenAuthority {
     for (const entry of this.accessTokens.values()) entry.revoked = true;
     for (const entry of this.refreshTokens.values()) entry.revoked = true;
   }
-}
-
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
 }
 
 /** The consent page: app name, the access asked for, and an Allow link back to the app. */

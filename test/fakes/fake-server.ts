@@ -3,6 +3,11 @@ import type { AddressInfo } from 'node:net';
 
 export { seededRandom } from '../../src/server/random.ts';
 
+/** Text made safe inside the HTML pages fakes serve (consent and portal pages). */
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);
+}
+
 // The loopback HTTP server under every platform fake (test/fakes/<platform>.ts). A fake registers
 // routes that answer in its platform's documented wire format; tests (and the demo/benchmarks) queue
 // faults that the fake renders the way its platform does (Shopify's THROTTLED, Meta's code 17, ...).

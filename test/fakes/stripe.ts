@@ -1,5 +1,5 @@
 import { createHash, createHmac, randomBytes } from 'node:crypto';
-import { FakeServer, type FakeRequest, type FakeResponse } from './fake-server.ts';
+import { escapeHtml, FakeServer, type FakeRequest, type FakeResponse } from './fake-server.ts';
 
 // A loopback Stripe speaking the documented REST shapes (https://docs.stripe.com/api): form-encoded
 // bodies with a[b][0][c] nesting, Bearer auth, Stripe-Version, Idempotency-Key, expand[], list
@@ -99,6 +99,7 @@ export class StripeFake {
       const session = await this.completeCheckout(r.params.id!);
       return { status: 303, headers: { location: String(session.success_url).replace('{CHECKOUT_SESSION_ID}', session.id) }, body: '' };
     });
+    s.route('GET', '/portal/:id', (r) => this.portalPage(r.params.id!));
     s.route('GET', '/invoice/:id/pdf', () => ({ headers: { 'content-type': 'application/pdf' }, body: Buffer.from('%PDF-1.4\n% fake invoice\n%%EOF\n') }));
     await s.start(port);
     return this;
@@ -235,6 +236,17 @@ export class StripeFake {
     return this.ok(portal);
   }
 
+  /** The Customer Portal a portal session's url opens: its "Return to …" link goes to the session's return_url. */
+  private portalPage(id: string): FakeResponse {
+    const portal = this.objects.get(id);
+    if (!portal || portal.object !== 'billing_portal.session') return { status: 404, body: 'No such portal session' };
+    const back = portal.return_url ? `<a href="${escapeHtml(String(portal.return_url))}">Return to StorePulse</a>` : '';
+    return {
+      headers: { 'content-type': 'text/html; charset=utf-8' },
+      body: `<!doctype html><html><head><title>Stripe Customer Portal (fake)</title></head><body><main><h1>Manage your StorePulse billing</h1><p>Customer ${escapeHtml(String(portal.customer))}</p>${back}</main></body></html>`,
+    };
+  }
+
   private checkoutPage(id: string): FakeResponse {
     const session = this.objects.get(id);
     if (!session) return { status: 404, body: 'No such checkout session' };
@@ -292,6 +304,9 @@ export class StripeFake {
       amount_due: amount,
       amount_paid: 0,
       amount_remaining: amount,
+      attempted: false,
+      attempt_count: 0,
+      next_payment_attempt: null,
       period_start: periodStart,
       period_end: periodEnd,
       parent: { type: 'subscription_details', subscription_details: { subscription: subscription.id, metadata: {} }, quote_details: null },
@@ -334,9 +349,14 @@ export class StripeFake {
     await this.emit('charge.dispute.created', dispute);
   }
 
-  /** Tries to collect an open invoice with the customer's card; sends invoice.paid or invoice.payment_failed. */
+  /**
+   * Tries to collect an open invoice with the customer's card; sends invoice.paid or
+   * invoice.payment_failed. Every attempt raises attempt_count; a failure schedules the next one
+   * (next_payment_attempt, Smart Retries) that retryPayment makes.
+   */
   private async collect(subscription: StripeObject, invoice: StripeObject): Promise<boolean> {
     const declined = Number(invoice.amount_due) > 0 && this.decliningCustomers.has(String(subscription.customer));
+    Object.assign(invoice, { attempted: true, attempt_count: Number(invoice.attempt_count ?? 0) + 1, next_payment_attempt: declined ? this.now + 3 * DAY : null });
     if (declined) {
       subscription.status = 'past_due';
       await this.emit('invoice.payment_failed', invoice);
@@ -413,6 +433,15 @@ export class StripeFake {
   declineCard(customerId: string, declining = true): void {
     if (declining) this.decliningCustomers.add(customerId);
     else this.decliningCustomers.delete(customerId);
+  }
+
+  /** Smart Retries: the open invoice of the subscription is tried again with the card on file. */
+  async retryPayment(subscriptionId: string): Promise<StripeObject> {
+    const subscription = this.objects.get(subscriptionId)!;
+    const invoice = this.objects.get(String(subscription.latest_invoice))!;
+    if (invoice.status !== 'open') throw new Error(`invoice ${invoice.id} is not open`);
+    await this.collect(subscription, invoice);
+    return invoice;
   }
 
   /** The customer fixed their card: the open invoice is paid now (Smart Retries or the portal). */

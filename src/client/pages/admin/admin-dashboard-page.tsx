@@ -145,7 +145,7 @@ export function AuditList({ entries, empty }: { entries: AuditEntry[]; empty: st
   );
 }
 
-/** The one detail worth a glance: the plan granted, the store shared, the template changed. */
+/** The one detail worth a glance: the plan granted, the store shared, the template changed, the e-mail sent again. */
 function auditDetail(entry: AuditEntry, t: TFunction<'admin'>): string | null {
   const details = entry.details ?? {};
   const pick = (key: string) => (typeof details[key] === 'string' || typeof details[key] === 'number' ? String(details[key]) : null);
@@ -156,6 +156,10 @@ function auditDetail(entry: AuditEntry, t: TFunction<'admin'>): string | null {
   }
   if (entry.action === 'guest.invited') return [pick('storeName'), pick('email')].filter(Boolean).join(', ') || null;
   if (entry.action === 'guest.removed') return pick('storeName');
+  if (entry.action === 'email.retry_delivery') {
+    const id = pick('emailId');
+    return id ? t('audit.emailNumber', { id }) : null;
+  }
   if (entry.action === 'email_template.updated') {
     const key = pick('key');
     return key ? t(`email.templates.${key}.name`, { defaultValue: key }) : null;

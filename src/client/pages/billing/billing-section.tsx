@@ -76,11 +76,20 @@ export function BillingSection() {
                     <td className="text-right tabular-nums">
                       {formatMoney(invoice.status === 'paid' ? invoice.amountPaidMinor : invoice.amountDueMinor, invoice.currency, language)}
                       {invoice.amountRefundedMinor > 0 && (
-                        <span className="text-base-content/70 block text-xs">{t('invoices.refunded', { amount: formatMoney(invoice.amountRefundedMinor, invoice.currency, language) })}</span>
+                        <span className="text-base-content/70 block text-xs" data-testid="invoice-refunded">
+                          {t('invoices.refunded', { amount: formatMoney(invoice.amountRefundedMinor, invoice.currency, language) })}
+                        </span>
                       )}
                     </td>
                     <td>
-                      <span className={`badge badge-sm badge-soft ${STATUS_BADGE[invoice.status] ?? 'badge-ghost'}`}>{t(`invoices.statuses.${invoice.status}`)}</span>
+                      <div className="flex flex-wrap gap-1">
+                        <span className={`badge badge-sm badge-soft ${STATUS_BADGE[invoice.status] ?? 'badge-ghost'}`}>{t(`invoices.statuses.${invoice.status}`)}</span>
+                        {invoice.disputed && (
+                          <span className="badge badge-sm badge-error" title={t('invoices.disputedHint')} data-testid="invoice-disputed">
+                            {t('invoices.disputed')}
+                          </span>
+                        )}
+                      </div>
                     </td>
                     <td className="text-right whitespace-nowrap">
                       {invoice.invoicePdf && (

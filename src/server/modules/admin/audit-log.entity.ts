@@ -19,6 +19,8 @@ export const AUDIT_ACTIONS = [
   'account.deletion_scheduled',
   'account.deletion_cancelled',
   'account.deleted',
+  // An administrator put a failed e-mail back on the delivery queue (email/email.router.ts, "Retry delivery").
+  'email.retry_delivery',
 ] as const;
 
 export const AuditLogEntry = defineEntity({

@@ -181,6 +181,30 @@ describe('delivery through SMTP', () => {
     expect((await admin.client.post(`/api/admin/emails/${sent}/retry`, {})).body.message).toBe('Only a failed e-mail can be sent again');
   });
 
+  it('"Retry delivery" is audited with the administrator and the e-mail id; a refused retry records nothing', async () => {
+    const { user, credentials } = await signedInClient(testApp.app, 'retryaudit');
+    peer.refuseRecipient(credentials.email, 550, 'Mailbox unavailable');
+    const email = await sendEmail(testApp.orm.em.fork(), { to: credentials.email, template: 'contact_confirmation', userId: user.id, variables: { name: 'Retry', message: 'Hi' } }, quiet);
+    await expect.poll(async () => (await row(email.id)).status).toBe('failed');
+    const admin = await signedInAdmin(testApp.app, testApp.orm);
+    const retriesOf = async (emailId: number) =>
+      ((await admin.client.get('/api/admin/audit-log?limit=100')).body as { action: string; actorUserId: number | null; targetUserId: number | null; details: Record<string, unknown> | null }[])
+        .filter((entry) => entry.action === 'email.retry_delivery' && entry.details?.emailId === emailId);
+    expect(await retriesOf(email.id)).toEqual([]);
+    expect((await admin.client.post(`/api/admin/emails/${email.id}/retry`, {})).status).toBe(200);
+    const [entry, ...more] = await retriesOf(email.id);
+    expect(more).toEqual([]);
+    expect(entry).toMatchObject({ actorUserId: admin.user.id, targetUserId: user.id, details: { emailId: email.id, template: 'contact_confirmation' } });
+    // The entry names the e-mail, never its recipient's address.
+    expect(JSON.stringify(entry)).not.toContain(credentials.email);
+    await expect.poll(async () => (await row(email.id)).attempts).toBe(2);
+    // A retry the server refuses (the e-mail did not fail) leaves no entry.
+    const sent = (await sendEmail(testApp.orm.em.fork(), { to: 'fine-audit@example.com', template: 'contact_confirmation', variables: { name: 'Fine', message: 'Hi' } }, quiet)).id;
+    await expect.poll(async () => (await row(sent)).status).toBe('sent');
+    expect((await admin.client.post(`/api/admin/emails/${sent}/retry`, {})).status).toBe(400);
+    expect(await retriesOf(sent)).toEqual([]);
+  });
+
   it('a temporary refusal (421) is retried with backoff until the server accepts it, and sent once', async () => {
     peer.failNext(2, 421, 'Try again later');
     const email = await sendEmail(testApp.orm.em.fork(), { to: 'later@example.com', template: 'contact_confirmation', variables: { name: 'Later', message: 'Hi' } }, quiet);

@@ -125,6 +125,8 @@ export const emailRouter = router({
         if (email.status !== 'failed') throw new AppError('BAD_REQUEST', 'Only a failed e-mail can be sent again');
         email.status = 'pending';
         email.error = null;
+        // The recipient's address stays out of the entry: the e-mail's id leads to it while the e-mail is kept.
+        tx.create(AuditLogEntry, { actorUserId: ctx.actorUserId, targetUserId: email.userId ?? null, action: 'email.retry_delivery', details: { emailId: email.id, template: email.template }, ipAddress: ctx.clientIp });
         await tx.flush();
         await queueDelivery(tx, email.id);
         return { id: email.id, status: email.status };

@@ -145,3 +145,54 @@ describe('an administrator deleting a user', () => {
     await sqlRunner(fork()).run(`update users set deletion_scheduled_for = null where is_admin and id <> $1`, [admin.user.id]);
   });
 });
+
+describe('the audit log after a deletion', () => {
+  interface AuditRow { id: string; action: string; created_at: Date; details: Record<string, unknown> | null; ip_address: string | null; actor_user_id: number | null; target_user_id: number | null }
+  const entries = (ids: string[]) =>
+    sqlRunner(fork()).rows<AuditRow>(`select id::text, action, created_at, details, ip_address, actor_user_id, target_user_id from audit_log_entries where id = any($1::bigint[]) order by id`, [ids]);
+  const idsAbout = async (userId: number) =>
+    (await sqlRunner(fork()).rows<{ id: string }>(`select id::text from audit_log_entries where actor_user_id = $1 or target_user_id = $1 order by id`, [userId])).map((row) => row.id);
+
+  it('keeps each entry about the deleted user with its action and time, without e-mail addresses, names, reasons or its IPs; others keep theirs', async () => {
+    // The owner invites a guest, asks for a new address; an admin views the account as the owner, then schedules its deletion.
+    const { owner, guest } = await ownerWithData();
+    const newEmail = `moved-${owner.credentials.email}`;
+    expect((await trpcMutation(owner.client, 'settings.requestEmailChange', { newEmail, currentPassword: owner.credentials.password })).status).toBe(200);
+    const admin = await signedInAdmin(testApp.app, testApp.orm);
+    expect((await admin.client.post('/api/admin/enter-guest-mode', { userId: owner.user.id })).status).toBe(200);
+    expect((await admin.client.post('/api/admin/exit-guest-mode')).status).toBe(200);
+    const reason = `Asked by ${owner.credentials.email}, ticket 7`;
+    expect((await trpcMutation(admin.client, 'admin.scheduleUserDeletion', { userId: owner.user.id, reason })).status).toBe(200);
+    // A visitor invited by e-mail before registering: the invitation names them by address only.
+    const host = await ownerWithStore(testApp.app, testApp.orm, 'Host Shop');
+    const visitor = await newGuestOf(testApp.app, testApp.orm, host, host.store.id);
+    expect((await trpcMutation(admin.client, 'admin.scheduleUserDeletion', { userId: visitor.user.id, reason: 'test' })).status).toBe(200);
+    const [visitorInvitation] = (await entries(await idsAbout(host.user.id))).filter((row) => row.action === 'guest.invited');
+    expect(visitorInvitation!.details).toMatchObject({ email: visitor.credentials.email, storeName: 'Host Shop' });
+    // Someone else's entry that names nobody deleted.
+    const bystander = await ownerWithStore(testApp.app, testApp.orm, 'Bystander Shop');
+    await newGuestOf(testApp.app, testApp.orm, bystander, bystander.store.id);
+    const bystanderBefore = await entries(await idsAbout(bystander.user.id));
+
+    const ownerIds = await idsAbout(owner.user.id);
+    const before = await entries(ownerIds);
+    expect(before.map((row) => row.action)).toEqual(expect.arrayContaining(['guest.invited', 'email.change_requested', 'guest_mode.enter', 'guest_mode.exit', 'account.deletion_scheduled']));
+    expect(before.find((row) => row.action === 'email.change_requested')!.ip_address).not.toBeNull();
+    expect(await deleteDueAccounts(fork, afterGrace())).toBeGreaterThanOrEqual(2);
+
+    const after = await entries(ownerIds);
+    expect(after.map(({ id, action, created_at }) => ({ id, action, created_at }))).toEqual(before.map(({ id, action, created_at }) => ({ id, action, created_at })));
+    const text = JSON.stringify(after);
+    for (const personal of [owner.credentials.email, owner.credentials.username, newEmail, guest.credentials.email, 'Leaving Shop', reason]) expect(text).not.toContain(personal);
+    const byAction = (action: string) => after.find((row) => row.action === action)!;
+    expect(byAction('guest.invited').details).toEqual({ storeId: owner.store.id });
+    expect(byAction('email.change_requested')).toMatchObject({ details: {}, ip_address: null, actor_user_id: null, target_user_id: null });
+    expect(byAction('account.deletion_scheduled').details).toEqual({ deletionScheduledFor: before.find((row) => row.action === 'account.deletion_scheduled')!.details!.deletionScheduledFor, byAdmin: true });
+    // What the administrator did keeps the administrator and their address.
+    expect(byAction('guest_mode.enter')).toMatchObject({ details: {}, actor_user_id: admin.user.id, ip_address: before.find((row) => row.action === 'guest_mode.enter')!.ip_address });
+
+    const [invitationAfter] = await entries([visitorInvitation!.id]);
+    expect(invitationAfter!.details).toEqual({ storeId: host.store.id });
+    expect(await entries(bystanderBefore.map((row) => row.id))).toEqual(bystanderBefore);
+  });
+});

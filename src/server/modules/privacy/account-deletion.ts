@@ -68,6 +68,37 @@ export async function cancelAccountDeletion(em: EntityManager, user: UserEntity,
   await em.flush();
 }
 
+/**
+ * The keys of audit `details` whose values say nothing about a person: our own row ids, counts, plan
+ * and template keys, dates and flags. Every other key (usernames, e-mail addresses, store and shop
+ * names, a deletion's free-text reason, platform customer and order references, and any key added
+ * later until it is listed here) is removed when the account an entry is about is deleted.
+ */
+export const IMPERSONAL_AUDIT_DETAIL_KEYS = [
+  'storeId', 'plan', 'days', 'key', 'template', 'emailId', 'exportId', 'webhookId', 'byAdmin', 'deletionScheduledFor', 'stores',
+  'customersRedacted', 'ordersRedacted', 'ordersToRedact', 'deliveriesDeleted', 'loyaltyDeleted', 'exportsDeleted', 'tracking',
+  'ordersDeleted', 'refundsDeleted', 'customersDeleted', 'productsDeleted',
+] as const;
+
+/**
+ * The audit entries about an account keep their action and time but lose its personal values: the
+ * details of entries it acted in or was the target of, or that name its e-mail address or username
+ * (an invitation sent before it registered), keep only IMPERSONAL_AUDIT_DETAIL_KEYS; the client
+ * address of what it did itself goes. Runs before the ids are cleared, which would hide the entries.
+ */
+async function anonymiseAuditEntries(q: SqlRunner, userId: number): Promise<void> {
+  await q.run(
+    `update audit_log_entries e
+        set details = (select coalesce(jsonb_object_agg(d.key, d.value), '{}'::jsonb) from jsonb_each(e.details) d where d.key = any($2::text[]))
+       where jsonb_typeof(e.details) = 'object'
+         and (e.actor_user_id = $1 or e.target_user_id = $1
+              or exists (select 1 from users u, jsonb_each_text(e.details) v
+                          where u.id = $1 and lower(v.value) in (lower(u.email), lower(u.username))))`,
+    [userId, [...IMPERSONAL_AUDIT_DETAIL_KEYS]],
+  );
+  await q.run(`update audit_log_entries set ip_address = null where actor_user_id = $1`, [userId]);
+}
+
 /** Deletes one account whose time has come, in one transaction: its stores' rows, then what names it. */
 async function deleteAccount(q: SqlRunner, userId: number): Promise<number[]> {
   const stores = await q.rows<{ id: number }>(`select id from stores where owner_id = $1 order by id`, [userId]);
@@ -96,6 +127,7 @@ async function deleteAccount(q: SqlRunner, userId: number): Promise<number[]> {
   );
   for (const { table_name: table } of plain) await q.run(`delete from "${table}" where user_id = $1`, [userId]);
   // The audit log keeps what happened, no longer whose account it was.
+  await anonymiseAuditEntries(q, userId);
   await q.run(`update audit_log_entries set actor_user_id = null where actor_user_id = $1`, [userId]);
   await q.run(`update audit_log_entries set target_user_id = null where target_user_id = $1`, [userId]);
   await q.run(`delete from users where id = $1`, [userId]);

@@ -55,6 +55,11 @@ export const BillingInvoice = defineEntity({
     periodStart: p.datetime(),
     periodEnd: p.datetime(),
     paidAt: p.datetime().nullable(),
+    /**
+     * When the "payment failed" e-mail went out for this invoice: once per failure episode, however
+     * many retries (each a new invoice.payment_failed) follow (stripe-events.ts).
+     */
+    paymentFailureEmailedAt: p.datetime().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
     updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
   },

@@ -124,6 +124,31 @@ describe('failed payments', () => {
     expect(await current(client)).toMatchObject({ hasActiveSubscription: true, subscription: { status: 'active', graceUntil: null } });
   });
 
+  it('sends the "payment failed" e-mail once per failed invoice, not on each Smart Retry; the next invoice failing sends another', async () => {
+    const { client, user, subscriptionId, customerId } = await subscribed('retries');
+    const failureMails = () => database.orm.em.fork().count(OutboundEmail, { template: 'payment_failed', userId: user.id });
+    stripe.declineCard(customerId);
+    await stripe.advanceClock(15 * DAY);
+    await runEventsJob();
+    expect(await failureMails()).toBe(1);
+    const retried = await stripe.retryPayment(subscriptionId);
+    await runEventsJob();
+    const attempts = stripe.sentEvents
+      .filter((event) => event.type === 'invoice.payment_failed' && (event.data as { object: { id: string } }).object.id === retried.id)
+      .map((event) => (event.data as { object: { attempt_count: number } }).object.attempt_count);
+    expect(attempts).toEqual([1, 2]);
+    expect(await failureMails()).toBe(1);
+    // Paid at last; a month later the next invoice fails: a new episode, a new e-mail.
+    await stripe.recoverPayment(subscriptionId);
+    await runEventsJob();
+    expect(await current(client)).toMatchObject({ subscription: { status: 'active' } });
+    stripe.declineCard(customerId);
+    await stripe.advanceClock(31 * DAY);
+    await runEventsJob();
+    expect(stripe.objects.get(String(stripe.objects.get(subscriptionId)!.latest_invoice))!.id).not.toBe(retried.id);
+    expect(await failureMails()).toBe(2);
+  });
+
   it('access ends when the grace period passes without payment', async () => {
     const { client, customerId, user } = await subscribed('graceover');
     stripe.declineCard(customerId);

@@ -146,6 +146,20 @@ async function mailUser(context: ProcessContext, userId: number, template: 'tria
   await sendEmail(context.em, { to: user.email, template, userId, variables: { username: user.username, billingUrl: `${context.baseUrl}/settings`, ...variables } }, context.log);
 }
 
+/**
+ * Stripe retries a failed invoice several times (Smart Retries), sending invoice.payment_failed for
+ * each attempt with a rising attempt_count; a manual attempt does not raise it (docs/platform-notes.md,
+ * "Stripe Billing"). The user hears of a failure once per invoice: the first failure claims the
+ * invoice's row, in the transaction that queues the e-mail, and later attempts find it claimed.
+ */
+async function mailPaymentFailureOnce(context: ProcessContext, invoice: Stripe.Invoice, mail: { userId: number; variables: Record<string, string> }): Promise<void> {
+  await context.em.transactional(async (tx) => {
+    const claimed = await tx.nativeUpdate(BillingInvoice, { stripeInvoiceId: invoice.id!, user: mail.userId, paymentFailureEmailedAt: null }, { paymentFailureEmailedAt: context.now });
+    if (claimed === 0) return;
+    await mailUser({ ...context, em: tx }, mail.userId, 'payment_failed', mail.variables);
+  });
+}
+
 async function handleEvent(context: ProcessContext, event: Stripe.Event): Promise<void> {
   const { em, stripe } = context;
   switch (event.type) {
@@ -181,10 +195,9 @@ async function handleEvent(context: ProcessContext, event: Stripe.Event): Promis
       const subscriptionId = subscriptionIdOfInvoice(invoice);
       const row = subscriptionId ? await syncSubscription(em, stripe, subscriptionId, context.now) : null;
       if (event.type === 'invoice.payment_failed' && row?.status === 'past_due') {
-        await mailUser(context, row.user.id, 'payment_failed', {
-          planName: row.plan.name,
-          amount: formatMoney(invoice.amount_due, invoice.currency.toUpperCase(), 'en'),
-          graceUntil: row.graceUntil!.toISOString().slice(0, 10),
+        await mailPaymentFailureOnce(context, invoice, {
+          userId: row.user.id,
+          variables: { planName: row.plan.name, amount: formatMoney(invoice.amount_due, invoice.currency.toUpperCase(), 'en'), graceUntil: row.graceUntil!.toISOString().slice(0, 10) },
         });
       }
       return;
