@@ -1,3 +1,4 @@
+import { affiliatesRouter } from '../modules/affiliates/affiliates.router.ts';
 import { adminRouter } from '../modules/admin/admin.router.ts';
 import { anomaliesRouter } from '../modules/anomalies/anomalies.router.ts';
 import { attributionRouter } from '../modules/attribution/attribution.router.ts';
@@ -35,6 +36,7 @@ const featureRouters = {
   subscription: subscriptionsRouter,
   connections: connectionsRouter,
   admin: adminRouter,
+  affiliates: affiliatesRouter,
   settings: settingsRouter,
   support: supportRouter,
   featureRequests: featureRequestsRouter,

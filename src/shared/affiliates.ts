@@ -1,0 +1,20 @@
+import { z } from 'zod';
+
+/** The first-party cookie that remembers the last referral link a visitor followed. */
+export const REFERRAL_COOKIE_NAME = 'sp_ref';
+export const DEFAULT_REFERRAL_COOKIE_DAYS = 60;
+
+export const AFFILIATE_FLAG_KINDS = ['self_referral', 'same_card'] as const;
+export type AffiliateFlagKind = (typeof AFFILIATE_FLAG_KINDS)[number];
+
+export const referralCodeSchema = z.string().trim().regex(/^[a-z0-9]{6,32}$/i, 'Enter a valid referral code');
+
+export const recordClickInput = z.object({ code: referralCodeSchema });
+export const recordClickOutput = z.object({ recorded: z.boolean() });
+
+export const affiliateMembershipOutput = z.object({
+  code: z.string(),
+  /** The referral link path; the client prefixes its origin. */
+  linkPath: z.string(),
+  joinedAt: z.string(),
+}).nullable();
