@@ -18,3 +18,11 @@ export const affiliateMembershipOutput = z.object({
   linkPath: z.string(),
   joinedAt: z.string(),
 }).nullable();
+
+export const DEFAULT_COMMISSION_RATE_PERCENT = 30;
+export const DEFAULT_COMMISSION_MONTHS = 12;
+/** Days a commission is held (the refund window) before it becomes payable. */
+export const COMMISSION_HOLD_DAYS = 30;
+/** earned: counts (pending during the hold, then payable); reversed: chargeback; blocked: a fraud rule. */
+export const COMMISSION_STATUSES = ['earned', 'reversed', 'blocked'] as const;
+export type CommissionStatus = (typeof COMMISSION_STATUSES)[number];

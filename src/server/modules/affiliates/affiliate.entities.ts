@@ -1,5 +1,6 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
-import { AFFILIATE_FLAG_KINDS } from '../../../shared/affiliates.ts';
+import { AFFILIATE_FLAG_KINDS, COMMISSION_STATUSES } from '../../../shared/affiliates.ts';
+import { BillingInvoice } from '../subscriptions/billing.entities.ts';
 import { User } from '../users/user.entity.ts';
 
 /** A user who joined the affiliate programme; rate and duration overrides are null for the defaults. */
@@ -60,3 +61,24 @@ export const AffiliateFlag = defineEntity({
   indexes: [{ properties: ['affiliate', 'createdAt'] }],
 });
 export type AffiliateFlagEntity = InferEntity<typeof AffiliateFlag>;
+
+/** What one paid invoice of a referred account earns its affiliate: one row per invoice, recomputed on refunds and disputes. */
+export const AffiliateCommission = defineEntity({
+  name: 'AffiliateCommission',
+  tableName: 'affiliate_commissions',
+  properties: {
+    id: p.integer().primary().autoincrement(),
+    affiliate: () => p.manyToOne(Affiliate).deleteRule('cascade'),
+    invoice: () => p.oneToOne(BillingInvoice).owner().unique().deleteRule('cascade'),
+    status: p.enum(COMMISSION_STATUSES),
+    currency: p.string().length(3),
+    ratePercent: p.integer(),
+    amountMinor: p.bigint('number'),
+    /** The end of the refund hold: pending before, payable after. */
+    payableAt: p.datetime(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+  },
+  indexes: [{ properties: ['affiliate', 'payableAt'] }],
+});
+export type AffiliateCommissionEntity = InferEntity<typeof AffiliateCommission>;
