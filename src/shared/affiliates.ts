@@ -26,3 +26,32 @@ export const COMMISSION_HOLD_DAYS = 30;
 /** earned: counts (pending during the hold, then payable); reversed: chargeback; blocked: a fraud rule. */
 export const COMMISSION_STATUSES = ['earned', 'reversed', 'blocked'] as const;
 export type CommissionStatus = (typeof COMMISSION_STATUSES)[number];
+
+export const referredAccountOutput = z.object({
+  /** 1 for the affiliate's first referral: accounts are never named. */
+  ordinal: z.number(),
+  joinedAt: z.string(),
+  planName: z.string().nullable(),
+  standing: z.enum(['signed_up', 'trial', 'paying', 'lapsed']),
+});
+
+export const affiliateDashboardOutput = z.object({
+  membership: affiliateMembershipOutput,
+  currency: z.string(),
+  kpis: z.object({
+    clicks: z.number(),
+    signUps: z.number(),
+    trials: z.number(),
+    payingCustomers: z.number(),
+    /** Sign-ups per click, 0..1; null without clicks. */
+    conversionRate: z.number().nullable(),
+    earnedMinor: z.number(),
+    pendingMinor: z.number(),
+    payableMinor: z.number(),
+    paidMinor: z.number(),
+  }),
+  /** Per month (YYYY-MM): sign-ups and commissions earned. */
+  months: z.array(z.object({ month: z.string(), signUps: z.number(), earnedMinor: z.number() })),
+  referrals: z.array(referredAccountOutput),
+});
+export type AffiliateDashboard = z.infer<typeof affiliateDashboardOutput>;

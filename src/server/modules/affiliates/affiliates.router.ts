@@ -1,13 +1,9 @@
 import { z } from 'zod';
-import { affiliateMembershipOutput, recordClickInput, recordClickOutput } from '../../../shared/affiliates.ts';
+import { affiliateDashboardOutput, affiliateMembershipOutput, recordClickInput, recordClickOutput } from '../../../shared/affiliates.ts';
 import { router } from '../../trpc/init.ts';
 import { authedProcedure, publicProcedure } from '../../trpc/procedures.ts';
-import type { AffiliateEntity } from './affiliate.entities.ts';
+import { affiliateDashboard, membershipOf as membership } from './affiliate-dashboard.service.ts';
 import { affiliateOf, joinAffiliateProgramme, recordReferralClick } from './affiliates.service.ts';
-
-function membership(affiliate: AffiliateEntity | null) {
-  return affiliate && { code: affiliate.code, linkPath: `/?ref=${affiliate.code}`, joinedAt: affiliate.createdAt.toISOString() };
-}
 
 /** The affiliate programme: referral links, their clicks and the sign-ups they bring. */
 export const affiliatesRouter = router({
@@ -25,6 +21,12 @@ export const affiliatesRouter = router({
     .input(z.void())
     .output(affiliateMembershipOutput)
     .query(async ({ ctx }) => membership(await affiliateOf(ctx.em, ctx.user))),
+
+  dashboard: authedProcedure
+    .meta({ openapi: { method: 'GET', path: '/affiliate/dashboard', tags: ['affiliates'], summary: 'Your clicks, referred accounts and commissions' } })
+    .input(z.void())
+    .output(affiliateDashboardOutput)
+    .query(({ ctx }) => affiliateDashboard(ctx.em, ctx.user)),
 
   join: authedProcedure
     .meta({ openapi: { method: 'POST', path: '/affiliate', tags: ['affiliates'], summary: 'Join the affiliate programme' } })

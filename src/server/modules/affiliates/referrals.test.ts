@@ -107,3 +107,26 @@ describe('referral links', () => {
     expect(answer.status).toBe(401);
   });
 });
+
+describe('the affiliate dashboard', () => {
+  it('shows an affiliate their own clicks and anonymised referrals, never another affiliate\'s', async () => {
+    const mine = await newAffiliate('mine');
+    const theirs = await newAffiliate('theirs');
+    await signUpWith(await followLink(mine.code));
+    await followLink(mine.code);
+    const referredElsewhere = uniqueUser('elsewhere');
+    await signUpWith(await followLink(theirs.code), referredElsewhere);
+
+    const dashboard = (await mine.client.get('/api/affiliate/dashboard')).body;
+    expect(dashboard.kpis).toMatchObject({ clicks: 2, signUps: 1, trials: 0, payingCustomers: 0, conversionRate: 0.5, earnedMinor: 0 });
+    expect(dashboard.referrals).toEqual([{ ordinal: 1, joinedAt: expect.any(String), planName: null, standing: 'signed_up' }]);
+    expect(JSON.stringify(dashboard)).not.toContain(referredElsewhere.username);
+    expect((await theirs.client.get('/api/affiliate/dashboard')).body.kpis).toMatchObject({ clicks: 1, signUps: 1 });
+  });
+
+  it('before joining the dashboard is empty; signed out it is refused', async () => {
+    const { client } = await signedInClient(testApp.app, 'nojoin');
+    expect((await client.get('/api/affiliate/dashboard')).body).toMatchObject({ membership: null, referrals: [] });
+    expect((await new ApiClient(testApp.app).get('/api/affiliate/dashboard')).status).toBe(401);
+  });
+});
