@@ -238,7 +238,6 @@ test("placeholders of a store with a year of orders never say 'Connect your plat
   await page.setViewportSize(DESKTOP);
   for (const [route, title] of [
     ['/product-image-generator', 'Product Image Generator'],
-    ['/affiliate-dashboard', 'Affiliate Dashboard'],
     ['/meta-comments-manager', 'Meta Comments'],
     ['/shopping-optimizer', 'Shopping Optimizer'],
   ] as const) {

@@ -23,6 +23,7 @@ if (typeof window !== 'undefined' && window.location.pathname === '/dashboard') 
 const DashboardPage = lazy(() => loadDashboardPage().then((m) => ({ default: m.DashboardPage })));
 const OnboardingPricingPage = lazy(() => import('./pages/onboarding-pricing/onboarding-pricing-page.tsx').then((m) => ({ default: m.OnboardingPricingPage })));
 const AcceptInvitePage = lazy(() => import('./pages/accept-invite/accept-invite-page.tsx').then((m) => ({ default: m.AcceptInvitePage })));
+const AffiliateDashboardPage = lazy(() => import('./pages/affiliates/affiliate-dashboard-page.tsx').then((m) => ({ default: m.AffiliateDashboardPage })));
 const AdminAffiliatePage = lazy(() => import('./pages/admin/admin-affiliate-page.tsx').then((m) => ({ default: m.AdminAffiliatePage })));
 const AdminDashboardPage = lazy(() => import('./pages/admin/admin-dashboard-page.tsx').then((m) => ({ default: m.AdminDashboardPage })));
 const AdminUserDashboardPage = lazy(() => import('./pages/admin/admin-user-dashboard-page.tsx').then((m) => ({ default: m.AdminUserDashboardPage })));
@@ -147,7 +148,6 @@ function PricingRoute() {
 const DATA_SCREEN_ROUTES: readonly { path: string; screen: DataScreen; requirement: RouteRequirement }[] = [
   { path: '/meta-comments-manager', screen: 'metaComments', requirement: 'subscription' },
   { path: '/product-image-generator', screen: 'productImageGenerator', requirement: 'subscription' },
-  { path: '/affiliate-dashboard', screen: 'affiliateDashboard', requirement: 'subscription' },
 ];
 
 function PublicPage({ children }: { children: ReactNode }) {
@@ -352,6 +352,11 @@ export function App() {
       <Route path="/shopping-optimizer">
         <ShellPage requirement="subscription">
           <ShoppingOptimizerRoute />
+        </ShellPage>
+      </Route>
+      <Route path="/affiliate-dashboard">
+        <ShellPage requirement="subscription">
+          <AffiliateDashboardPage />
         </ShellPage>
       </Route>
       {DATA_SCREEN_ROUTES.map((route) => (
