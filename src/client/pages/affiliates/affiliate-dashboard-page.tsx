@@ -59,7 +59,14 @@ function Programme({ data, link }: { data: AffiliateDashboard; link: string }) {
     ['pending', money(kpis.pendingMinor)],
     ['payable', money(kpis.payableMinor)],
   ] as const;
-  const chartOptions = useMemo(() => ({ xaxis: { categories: data.months.map((month) => month.month) } }), [data.months]);
+  const chartOptions = useMemo(() => {
+    const most = Math.max(1, ...data.months.map((month) => month.signUps));
+    // Whole sign-ups only: as many ticks as there are steps, at most five.
+    return {
+      xaxis: { categories: data.months.map((month) => month.month) },
+      yaxis: { min: 0, tickAmount: Math.min(5, most), labels: { formatter: (value: number) => new Intl.NumberFormat(locale).format(Math.round(value)) } },
+    };
+  }, [data.months, locale]);
 
   return (
     <>
@@ -83,7 +90,7 @@ function Programme({ data, link }: { data: AffiliateDashboard; link: string }) {
 
       <div className="grid grid-cols-2 gap-4 lg:grid-cols-4">
         {cards.map(([key, value]) => (
-          <KpiCard key={key} label={t(`kpis.${key}`)} value={value} testId={`affiliate-kpi-${key}`} />
+          <KpiCard key={key} label={t(`kpis.${key}`)} value={value} comparable={false} testId={`affiliate-kpi-${key}`} />
         ))}
       </div>
 
