@@ -29,6 +29,12 @@ export function createServices(overrides: Partial<AppServices> = {}): AppService
   };
 }
 
+/** The request's first-party cookies besides the session (e.g. the referral cookie); null off HTTP. */
+export interface RequestCookies {
+  get(name: string): string | undefined;
+  set(name: string, value: string, maxAgeSeconds: number): void;
+}
+
 export interface Context {
   em: EntityManager;
   session: SessionControl;
@@ -49,6 +55,9 @@ export interface Context {
   services: AppServices;
   /** Over HTTP, for a call whose answer may be cached: where the procedure notes the cached answer it gave (answer-cache-plugin.ts). */
   noteAnswer: AnswerNote | null;
+  cookies: RequestCookies | null;
+  /** The caller's user agent, for hashed visitor keys; null off HTTP. */
+  userAgent: string | null;
 }
 
 export async function createContextInner(options: {
@@ -61,6 +70,8 @@ export async function createContextInner(options: {
   sessionKey?: string | null;
   systemActor?: boolean;
   noteAnswer?: AnswerNote | null;
+  cookies?: RequestCookies | null;
+  userAgent?: string | null;
 }): Promise<Context> {
   const { em, session } = options;
   const sessionUser = session.userId === null ? null : await em.findOne(User, { id: session.userId });
@@ -86,6 +97,8 @@ export async function createContextInner(options: {
     sessionKey: options.sessionKey ?? null,
     services: options.services,
     noteAnswer: options.noteAnswer ?? null,
+    cookies: options.cookies ?? null,
+    userAgent: options.userAgent ?? null,
   };
 }
 
@@ -105,6 +118,12 @@ export function contextFactory(fork: () => EntityManager, services: AppServices,
       rememberOrigin: () => publicOrigin.remember(req),
       sessionKey: req.session?.sessionId ? secretHash(req.session.sessionId) : null,
       noteAnswer: answerNoteFor(req),
+      cookies: {
+        get: (name) => req.cookies[name],
+        set: (name, value, maxAgeSeconds) =>
+          void res.setCookie(name, value, { path: '/', httpOnly: true, sameSite: 'lax', secure: req.protocol === 'https', maxAge: maxAgeSeconds }),
+      },
+      userAgent: req.headers['user-agent'] ?? null,
     });
   };
 }

@@ -1,3 +1,4 @@
+import { affiliatesRouter } from '../modules/affiliates/affiliates.router.ts';
 import { privacyRouter } from '../modules/privacy/privacy.router.ts';
 import { adminRouter } from '../modules/admin/admin.router.ts';
 import { anomaliesRouter } from '../modules/anomalies/anomalies.router.ts';
@@ -38,6 +39,7 @@ const featureRouters = {
   subscription: subscriptionsRouter,
   connections: connectionsRouter,
   admin: adminRouter,
+  affiliates: affiliatesRouter,
   settings: settingsRouter,
   privacy: privacyRouter,
   support: supportRouter,

@@ -5,6 +5,7 @@ import { formatMoney } from '../../../shared/currencies.ts';
 import type { JobDefinition } from '../../jobs/queues.ts';
 import { sendEmail } from '../email/email.service.ts';
 import { User } from '../users/user.entity.ts';
+import { applyInvoiceToCommission } from '../affiliates/commissions.service.ts';
 import { BillingCustomer, BillingInvoice, StripeEvent } from './billing.entities.ts';
 import { planFromLookupKey, type StripePaymentProvider } from './stripe-billing.ts';
 import { Subscription, type SubscriptionEntity } from './subscription.entity.ts';
@@ -178,6 +179,7 @@ async function handleEvent(context: ProcessContext, event: Stripe.Event): Promis
     case 'invoice.paid':
     case 'invoice.payment_failed': {
       const { invoice } = await syncInvoice(em, stripe, event.data.object.id!);
+      if (event.type === 'invoice.paid') await applyInvoiceToCommission(em, invoice.id!);
       const subscriptionId = subscriptionIdOfInvoice(invoice);
       const row = subscriptionId ? await syncSubscription(em, stripe, subscriptionId, context.now) : null;
       if (event.type === 'invoice.payment_failed' && row?.status === 'past_due') {
@@ -220,6 +222,7 @@ async function recordChargeOutcome(context: ProcessContext, chargeId: string, di
     `update billing_invoices set amount_refunded = ?, disputed = disputed or ?, updated_at = now() where stripe_invoice_id = ? and user_id = ?`,
     [charge.amount_refunded, disputed, invoiceId, userId],
   );
+  await applyInvoiceToCommission(em, invoiceId);
 }
 
 /**

@@ -1,0 +1,66 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { AffiliateDashboard } from '../../../shared/affiliates.ts';
+import { Subscription } from '../subscriptions/subscription.entity.ts';
+import type { UserEntity } from '../users/user.entity.ts';
+import { AffiliateClick, AffiliateCommission, AffiliateReferral, type AffiliateEntity } from './affiliate.entities.ts';
+import { affiliateOf } from './affiliates.service.ts';
+import { commissionTotals } from './commissions.service.ts';
+
+/** The plans' currency: commissions are shown in it. */
+const PROGRAMME_CURRENCY = 'GBP';
+
+const EMPTY_KPIS: AffiliateDashboard['kpis'] = {
+  clicks: 0, signUps: 0, trials: 0, payingCustomers: 0, conversionRate: null, earnedMinor: 0, pendingMinor: 0, payableMinor: 0, paidMinor: 0,
+};
+
+export function membershipOf(affiliate: AffiliateEntity | null): AffiliateDashboard['membership'] {
+  return affiliate && { code: affiliate.code, linkPath: `/?ref=${affiliate.code}`, joinedAt: affiliate.createdAt.toISOString() };
+}
+
+/** The signed-in affiliate's own figures: every query is scoped to their affiliate row. */
+export async function affiliateDashboard(em: EntityManager, user: UserEntity, now = new Date()): Promise<AffiliateDashboard> {
+  const affiliate = await affiliateOf(em, user);
+  if (!affiliate) return { membership: null, currency: PROGRAMME_CURRENCY, kpis: EMPTY_KPIS, months: [], referrals: [] };
+
+  const [clicks, referrals, commissions, totals] = await Promise.all([
+    em.count(AffiliateClick, { affiliate: affiliate.id }),
+    em.find(AffiliateReferral, { affiliate: affiliate.id }, { orderBy: { signedUpAt: 'asc', id: 'asc' } }),
+    em.find(AffiliateCommission, { affiliate: affiliate.id, status: 'earned' }, { populate: ['invoice'] }),
+    commissionTotals(em, affiliate.id, now),
+  ]);
+  const subscriptions = referrals.length === 0 ? [] : await em.find(
+    Subscription,
+    { user: { $in: referrals.map((referral) => referral.referredUser.id) } },
+    { populate: ['plan'], orderBy: { createdAt: 'desc' } },
+  );
+  const latestByUser = new Map<number, (typeof subscriptions)[number]>();
+  for (const subscription of subscriptions) if (!latestByUser.has(subscription.user.id)) latestByUser.set(subscription.user.id, subscription);
+
+  const accounts = referrals.map((referral, index) => {
+    const subscription = latestByUser.get(referral.referredUser.id);
+    const standing = !subscription ? 'signed_up' : subscription.status === 'trial' ? 'trial' : subscription.status === 'active' ? 'paying' : 'lapsed';
+    return { ordinal: index + 1, joinedAt: referral.signedUpAt.toISOString(), planName: subscription?.plan.name ?? null, standing } as const;
+  });
+
+  const months = new Map<string, { month: string; signUps: number; earnedMinor: number }>();
+  const monthOf = (date: Date) => date.toISOString().slice(0, 7);
+  const entry = (month: string) => months.get(month) ?? months.set(month, { month, signUps: 0, earnedMinor: 0 }).get(month)!;
+  for (const referral of referrals) entry(monthOf(referral.signedUpAt)).signUps += 1;
+  for (const commission of commissions) entry(monthOf(commission.invoice.paidAt ?? commission.createdAt)).earnedMinor += commission.amountMinor;
+
+  return {
+    membership: membershipOf(affiliate),
+    currency: PROGRAMME_CURRENCY,
+    kpis: {
+      clicks,
+      signUps: referrals.length,
+      trials: accounts.filter((account) => account.standing === 'trial').length,
+      payingCustomers: accounts.filter((account) => account.standing === 'paying').length,
+      conversionRate: clicks === 0 ? null : referrals.length / clicks,
+      ...totals,
+      paidMinor: 0,
+    },
+    months: [...months.values()].sort((a, b) => a.month.localeCompare(b.month)),
+    referrals: accounts,
+  };
+}

@@ -1,0 +1,66 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { COMMISSION_HOLD_DAYS, DEFAULT_COMMISSION_MONTHS, DEFAULT_COMMISSION_RATE_PERCENT } from '../../../shared/affiliates.ts';
+import { BillingInvoice } from '../subscriptions/billing.entities.ts';
+import { AffiliateCommission, AffiliateReferral } from './affiliate.entities.ts';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+function addMonths(date: Date, months: number): Date {
+  const result = new Date(date);
+  result.setUTCMonth(result.getUTCMonth() + months);
+  return result;
+}
+
+/**
+ * Brings the commission of one invoice in line with it (called by the Stripe events job after it
+ * stored an invoice.paid, a refund or a dispute): a paid invoice of a referred account within the
+ * affiliate's duration earns the rate of what was kept (paid minus refunded); a dispute reverses it.
+ * One row per invoice, so a redelivered event never pays twice.
+ */
+export async function applyInvoiceToCommission(em: EntityManager, stripeInvoiceId: string): Promise<void> {
+  const invoice = await em.findOne(BillingInvoice, { stripeInvoiceId }, { refresh: true });
+  if (!invoice || invoice.amountPaid <= 0 || !invoice.paidAt) return;
+  const referral = await em.findOne(AffiliateReferral, { referredUser: invoice.user.id }, { populate: ['affiliate'] });
+  if (!referral) return;
+  const affiliate = referral.affiliate;
+  const months = affiliate.commissionMonths ?? DEFAULT_COMMISSION_MONTHS;
+  if (invoice.paidAt.getTime() >= addMonths(referral.signedUpAt, months).getTime()) return;
+
+  const existing = await em.findOne(AffiliateCommission, { invoice: invoice.id });
+  const ratePercent = existing?.ratePercent ?? affiliate.commissionRatePercent ?? DEFAULT_COMMISSION_RATE_PERCENT;
+  const kept = Math.max(0, invoice.amountPaid - invoice.amountRefunded);
+  const amountMinor = invoice.disputed ? 0 : Math.round((kept * ratePercent) / 100);
+  const status = existing?.status === 'blocked' ? 'blocked' : invoice.disputed ? 'reversed' : 'earned';
+  if (existing) {
+    existing.amountMinor = amountMinor;
+    existing.status = status;
+  } else {
+    em.create(AffiliateCommission, {
+      affiliate,
+      invoice,
+      status,
+      currency: invoice.currency,
+      ratePercent,
+      amountMinor,
+      payableAt: new Date(invoice.paidAt.getTime() + COMMISSION_HOLD_DAYS * DAY_MS),
+    });
+  }
+  await em.flush();
+}
+
+export interface CommissionTotals {
+  /** Every earned commission, held or not (minor units). */
+  earnedMinor: number;
+  /** Still in the refund hold. */
+  pendingMinor: number;
+  /** Past the hold. */
+  payableMinor: number;
+}
+
+/** An affiliate's earned commissions split by the hold, as of `now` (the hold is computed from dates). */
+export async function commissionTotals(em: EntityManager, affiliateId: number, now = new Date()): Promise<CommissionTotals> {
+  const rows = await em.find(AffiliateCommission, { affiliate: affiliateId, status: 'earned' });
+  const pendingMinor = rows.filter((row) => row.payableAt > now).reduce((sum, row) => sum + row.amountMinor, 0);
+  const earnedMinor = rows.reduce((sum, row) => sum + row.amountMinor, 0);
+  return { earnedMinor, pendingMinor, payableMinor: earnedMinor - pendingMinor };
+}
