@@ -7,6 +7,8 @@ import { DEFAULT_AUTH_RATE_LIMITS, type AuthRateLimits } from './modules/auth/at
 import { PLATFORM_KEYS, type PlatformKey } from '../shared/platforms.ts';
 import { parseAllowList, type AllowEntry } from './outbound/address-policy.ts';
 import { mailSettingsFrom, type MailSettings } from './modules/email/mail-settings.ts';
+import { DEFAULT_PAYOUT_THRESHOLD_MINOR, DEFAULT_REFERRAL_COOKIE_DAYS } from '../shared/affiliates.ts';
+import type { AffiliateSettings } from './modules/affiliates/affiliate-settings.ts';
 
 const booleanFromEnv = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
@@ -46,6 +48,8 @@ const envSchema = z.object({
   ECB_RATES_URL: z.url({ protocol: /^https?$/, error: 'ECB_RATES_URL must be an http or https address' }).default('https://www.ecb.europa.eu/stats/eurofxref'),
   SMTP_URL: z.string().trim().optional(),
   MAIL_FROM: z.string().trim().optional(),
+  AFFILIATE_COOKIE_DAYS: z.coerce.number({ error: 'AFFILIATE_COOKIE_DAYS must be a number of days' }).int('AFFILIATE_COOKIE_DAYS must be a whole number of days').min(1, 'AFFILIATE_COOKIE_DAYS must be at least 1').max(3650).default(DEFAULT_REFERRAL_COOKIE_DAYS),
+  AFFILIATE_PAYOUT_THRESHOLD_PENCE: z.coerce.number({ error: 'AFFILIATE_PAYOUT_THRESHOLD_PENCE must be an amount in pence' }).int('AFFILIATE_PAYOUT_THRESHOLD_PENCE must be a whole number of pence').min(1, 'AFFILIATE_PAYOUT_THRESHOLD_PENCE must be at least 1').default(DEFAULT_PAYOUT_THRESHOLD_MINOR),
   SMTP_TLS_REJECT_UNAUTHORIZED: z.enum(['true', 'false'], { error: 'SMTP_TLS_REJECT_UNAUTHORIZED must be true or false' }).default('true'),
 });
 
@@ -202,6 +206,8 @@ export interface AppConfig {
   mail: MailSettings | null;
   /** The optional image model (IMAGE_API_URL, IMAGE_API_KEY, IMAGE_MODEL): null, the default, keeps it off. */
   imageModel: ImageModelSettings | null;
+  /** The affiliate programme: AFFILIATE_COOKIE_DAYS (referral window, 60) and AFFILIATE_PAYOUT_THRESHOLD_PENCE (5000 = £50.00). */
+  affiliates: AffiliateSettings;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
@@ -279,5 +285,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     llm,
     mail,
     imageModel,
+    affiliates: { cookieDays: values.AFFILIATE_COOKIE_DAYS, payoutThresholdMinor: values.AFFILIATE_PAYOUT_THRESHOLD_PENCE },
   };
 }

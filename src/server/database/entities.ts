@@ -37,7 +37,7 @@ import { StoreTimezoneChange } from '../modules/stores/store-timezone-change.ent
 import { Store } from '../modules/stores/store.entity.ts';
 import { Plan } from '../modules/subscriptions/plan.entity.ts';
 import { Subscription } from '../modules/subscriptions/subscription.entity.ts';
-import { Affiliate, AffiliateClick, AffiliateCommission, AffiliateFlag, AffiliateReferral } from '../modules/affiliates/affiliate.entities.ts';
+import { Affiliate, AffiliateClick, AffiliateCommission, AffiliateFlag, AffiliatePayout, AffiliatePayoutItem, AffiliateReferral } from '../modules/affiliates/affiliate.entities.ts';
 import { BillingCustomer, BillingInvoice, StripeEvent } from '../modules/subscriptions/billing.entities.ts';
 import { ContactMessage } from '../modules/support/contact-message.entity.ts';
 import { User } from '../modules/users/user.entity.ts';
@@ -55,6 +55,8 @@ export const entities = [
   AffiliateReferral,
   AffiliateFlag,
   AffiliateCommission,
+  AffiliatePayout,
+  AffiliatePayoutItem,
   Session,
   AuditLogEntry,
   PlatformConnection,

@@ -8,6 +8,7 @@ import { secretHash } from '../modules/auth/link-token.ts';
 import { httpSession, type SessionControl } from '../modules/sessions/session-control.ts';
 import { testPaymentProvider, type PaymentProvider } from '../modules/subscriptions/payment-provider.ts';
 import { User, type UserEntity } from '../modules/users/user.entity.ts';
+import { DEFAULT_AFFILIATE_SETTINGS, type AffiliateSettings } from '../modules/affiliates/affiliate-settings.ts';
 import { publicOriginResolver, type PublicOriginSettings } from '../public-origin.ts';
 
 /** Long-lived collaborators, built once per app and shared by every request. */
@@ -18,6 +19,8 @@ export interface AppServices {
   answers: BoundedCache<CachedAnswer>;
   /** The optional LLM (modules/llm): null unless configured. */
   llm: LlmProvider | null;
+  /** The affiliate programme's settings (config.ts). */
+  affiliates: AffiliateSettings;
 }
 
 export function createServices(overrides: Partial<AppServices> = {}): AppServices {
@@ -26,6 +29,7 @@ export function createServices(overrides: Partial<AppServices> = {}): AppService
     authLimiters: overrides.authLimiters ?? createAuthLimiters(),
     answers: overrides.answers ?? createAnswerCache(),
     llm: overrides.llm ?? null,
+    affiliates: overrides.affiliates ?? DEFAULT_AFFILIATE_SETTINGS,
   };
 }
 

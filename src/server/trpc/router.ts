@@ -1,3 +1,4 @@
+import { affiliateAdminRouter } from '../modules/affiliates/affiliate-admin.router.ts';
 import { affiliatesRouter } from '../modules/affiliates/affiliates.router.ts';
 import { privacyRouter } from '../modules/privacy/privacy.router.ts';
 import { adminRouter } from '../modules/admin/admin.router.ts';
@@ -40,6 +41,7 @@ const featureRouters = {
   connections: connectionsRouter,
   admin: adminRouter,
   affiliates: affiliatesRouter,
+  affiliateAdmin: affiliateAdminRouter,
   settings: settingsRouter,
   privacy: privacyRouter,
   support: supportRouter,

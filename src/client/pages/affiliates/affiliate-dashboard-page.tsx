@@ -7,6 +7,7 @@ import { DataError, DataLoading } from '../../components/data-page.tsx';
 import { EmptyState, PageHeader } from '../../components/empty-state.tsx';
 import { KpiCard } from '../../components/kpi-card.tsx';
 import { formatMoney } from '../../lib/format.ts';
+import { PayoutsSection } from './affiliate-payouts.tsx';
 import { trpc } from '../../lib/trpc.ts';
 
 /** /affiliate-dashboard: join the programme, share the link, follow clicks, referred accounts and commissions. */
@@ -55,9 +56,6 @@ function Programme({ data, link }: { data: AffiliateDashboard; link: string }) {
     ['trials', count(kpis.trials)],
     ['payingCustomers', count(kpis.payingCustomers)],
     ['conversionRate', kpis.conversionRate === null ? null : new Intl.NumberFormat(locale, { style: 'percent', maximumFractionDigits: 1 }).format(kpis.conversionRate)],
-    ['earned', money(kpis.earnedMinor)],
-    ['pending', money(kpis.pendingMinor)],
-    ['payable', money(kpis.payableMinor)],
   ] as const;
   const chartOptions = useMemo(() => {
     const most = Math.max(1, ...data.months.map((month) => month.signUps));
@@ -88,11 +86,16 @@ function Programme({ data, link }: { data: AffiliateDashboard; link: string }) {
         </div>
       </section>
 
-      <div className="grid grid-cols-2 gap-4 lg:grid-cols-4">
-        {cards.map(([key, value]) => (
-          <KpiCard key={key} label={t(`kpis.${key}`)} value={value} comparable={false} testId={`affiliate-kpi-${key}`} />
+      <div className="grid grid-cols-2 gap-4 sm:grid-cols-3 lg:grid-cols-5">
+        {cards.map(([key, value], index) => (
+          // The fifth card spans the phone's two columns rather than standing alone.
+          <div key={key} className={index === cards.length - 1 ? 'col-span-2 sm:col-span-1' : ''}>
+            <KpiCard label={t(`kpis.${key}`)} value={value} comparable={false} testId={`affiliate-kpi-${key}`} />
+          </div>
         ))}
       </div>
+
+      <PayoutsSection data={data} />
 
       <section className="card bg-base-100 border-base-content/10 border shadow-sm" aria-labelledby="affiliate-chart">
         <div className="card-body">

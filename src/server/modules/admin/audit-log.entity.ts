@@ -19,6 +19,11 @@ export const AUDIT_ACTIONS = [
   'account.deletion_scheduled',
   'account.deletion_cancelled',
   'account.deleted',
+  // The affiliate programme's admin decisions (affiliates/affiliate-admin.service.ts), about the affiliate's account.
+  'affiliate.override_changed',
+  'affiliate.payout_approved',
+  'affiliate.payout_rejected',
+  'affiliate.payout_paid',
 ] as const;
 
 export const AuditLogEntry = defineEntity({

@@ -1,13 +1,12 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { AffiliateDashboard } from '../../../shared/affiliates.ts';
+import { OPEN_PAYOUT_STATUSES, type AffiliateDashboard } from '../../../shared/affiliates.ts';
 import { Subscription } from '../subscriptions/subscription.entity.ts';
 import type { UserEntity } from '../users/user.entity.ts';
 import { AffiliateClick, AffiliateCommission, AffiliateReferral, type AffiliateEntity } from './affiliate.entities.ts';
 import { affiliateOf } from './affiliates.service.ts';
 import { commissionTotals } from './commissions.service.ts';
+import { payableBalance, payoutsOf, PROGRAMME_CURRENCY, toPayoutOutput } from './payouts.service.ts';
 
-/** The plans' currency: commissions are shown in it. */
-const PROGRAMME_CURRENCY = 'GBP';
 
 const EMPTY_KPIS: AffiliateDashboard['kpis'] = {
   clicks: 0, signUps: 0, trials: 0, payingCustomers: 0, conversionRate: null, earnedMinor: 0, pendingMinor: 0, payableMinor: 0, paidMinor: 0,
@@ -18,15 +17,19 @@ export function membershipOf(affiliate: AffiliateEntity | null): AffiliateDashbo
 }
 
 /** The signed-in affiliate's own figures: every query is scoped to their affiliate row. */
-export async function affiliateDashboard(em: EntityManager, user: UserEntity, now = new Date()): Promise<AffiliateDashboard> {
+export async function affiliateDashboard(em: EntityManager, user: UserEntity, thresholdMinor: number, now = new Date()): Promise<AffiliateDashboard> {
   const affiliate = await affiliateOf(em, user);
-  if (!affiliate) return { membership: null, currency: PROGRAMME_CURRENCY, kpis: EMPTY_KPIS, months: [], referrals: [] };
+  if (!affiliate) {
+    return { membership: null, currency: PROGRAMME_CURRENCY, kpis: EMPTY_KPIS, payouts: { thresholdMinor, adjustmentMinor: 0, open: null, history: [] }, months: [], referrals: [] };
+  }
 
-  const [clicks, referrals, commissions, totals] = await Promise.all([
+  const [clicks, referrals, commissions, totals, balance, payouts] = await Promise.all([
     em.count(AffiliateClick, { affiliate: affiliate.id }),
     em.find(AffiliateReferral, { affiliate: affiliate.id }, { orderBy: { signedUpAt: 'asc', id: 'asc' } }),
     em.find(AffiliateCommission, { affiliate: affiliate.id, status: 'earned' }, { populate: ['invoice'] }),
     commissionTotals(em, affiliate.id, now),
+    payableBalance(em, affiliate.id, now),
+    payoutsOf(em, affiliate.id),
   ]);
   const subscriptions = referrals.length === 0 ? [] : await em.find(
     Subscription,
@@ -36,6 +39,7 @@ export async function affiliateDashboard(em: EntityManager, user: UserEntity, no
   const latestByUser = new Map<number, (typeof subscriptions)[number]>();
   for (const subscription of subscriptions) if (!latestByUser.has(subscription.user.id)) latestByUser.set(subscription.user.id, subscription);
 
+  const history = payouts.map(toPayoutOutput);
   const accounts = referrals.map((referral, index) => {
     const subscription = latestByUser.get(referral.referredUser.id);
     const standing = !subscription ? 'signed_up' : subscription.status === 'trial' ? 'trial' : subscription.status === 'active' ? 'paying' : 'lapsed';
@@ -58,7 +62,13 @@ export async function affiliateDashboard(em: EntityManager, user: UserEntity, no
       payingCustomers: accounts.filter((account) => account.standing === 'paying').length,
       conversionRate: clicks === 0 ? null : referrals.length / clicks,
       ...totals,
-      paidMinor: 0,
+      paidMinor: history.filter((payout) => payout.status === 'paid').reduce((sum, payout) => sum + payout.amountMinor, 0),
+    },
+    payouts: {
+      thresholdMinor,
+      adjustmentMinor: balance.adjustmentMinor,
+      open: history.find((payout) => (OPEN_PAYOUT_STATUSES as readonly string[]).includes(payout.status)) ?? null,
+      history,
     },
     months: [...months.values()].sort((a, b) => a.month.localeCompare(b.month)),
     referrals: accounts,

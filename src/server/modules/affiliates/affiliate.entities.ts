@@ -1,5 +1,5 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
-import { AFFILIATE_FLAG_KINDS, COMMISSION_STATUSES } from '../../../shared/affiliates.ts';
+import { AFFILIATE_FLAG_KINDS, COMMISSION_STATUSES, PAYOUT_STATUSES } from '../../../shared/affiliates.ts';
 import { BillingInvoice } from '../subscriptions/billing.entities.ts';
 import { User } from '../users/user.entity.ts';
 
@@ -82,3 +82,49 @@ export const AffiliateCommission = defineEntity({
   indexes: [{ properties: ['affiliate', 'payableAt'] }],
 });
 export type AffiliateCommissionEntity = InferEntity<typeof AffiliateCommission>;
+
+/**
+ * A payout of an affiliate's payable balance. It keeps its own amount, so its history survives when the
+ * commissions behind it go (a referred account deleted). Who decided is a plain user id, as in the audit log.
+ */
+export const AffiliatePayout = defineEntity({
+  name: 'AffiliatePayout',
+  tableName: 'affiliate_payouts',
+  properties: {
+    id: p.integer().primary().autoincrement(),
+    affiliate: () => p.manyToOne(Affiliate).deleteRule('cascade'),
+    amountMinor: p.bigint('number'),
+    currency: p.string().length(3),
+    status: p.enum(PAYOUT_STATUSES),
+    requestedAt: p.datetime().onCreate(() => new Date()),
+    approvedAt: p.datetime().nullable(),
+    approvedBy: p.integer().nullable(),
+    paidAt: p.datetime().nullable(),
+    paidBy: p.integer().nullable(),
+    rejectedAt: p.datetime().nullable(),
+    rejectedBy: p.integer().nullable(),
+    /** The bank transfer's (or other payment's) reference, required to mark it paid. */
+    reference: p.text().nullable(),
+    note: p.text().nullable(),
+  },
+  indexes: [{ properties: ['affiliate', 'requestedAt'] }],
+});
+export type AffiliatePayoutEntity = InferEntity<typeof AffiliatePayout>;
+
+/**
+ * What one payout settled of one commission: the commission's payable amount when it was requested, or a
+ * negative correction when a commission already paid out was refunded or reversed since.
+ */
+export const AffiliatePayoutItem = defineEntity({
+  name: 'AffiliatePayoutItem',
+  tableName: 'affiliate_payout_items',
+  properties: {
+    id: p.integer().primary().autoincrement(),
+    payout: () => p.manyToOne(AffiliatePayout).deleteRule('cascade'),
+    commission: () => p.manyToOne(AffiliateCommission).deleteRule('cascade'),
+    amountMinor: p.bigint('number'),
+  },
+  indexes: [{ properties: ['commission'] }],
+  uniques: [{ properties: ['payout', 'commission'] }],
+});
+export type AffiliatePayoutItemEntity = InferEntity<typeof AffiliatePayoutItem>;

@@ -1,18 +1,12 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { DEFAULT_REFERRAL_COOKIE_DAYS, REFERRAL_COOKIE_NAME, type AffiliateFlagKind } from '../../../shared/affiliates.ts';
+import { REFERRAL_COOKIE_NAME, type AffiliateFlagKind } from '../../../shared/affiliates.ts';
 import type { RequestCookies } from '../../trpc/context.ts';
 import type { UserEntity } from '../users/user.entity.ts';
 import { Affiliate, AffiliateClick, AffiliateFlag, AffiliateReferral, type AffiliateEntity } from './affiliate.entities.ts';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
-
-/** How long a referral link's cookie (and the click behind it) attributes a sign-up: AFFILIATE_COOKIE_DAYS, default 60. */
-export function referralWindowDays(env: NodeJS.ProcessEnv = process.env): number {
-  const days = Number(env.AFFILIATE_COOKIE_DAYS);
-  return Number.isInteger(days) && days > 0 ? days : DEFAULT_REFERRAL_COOKIE_DAYS;
-}
 
 function sha256(text: string): string {
   return createHash('sha256').update(text, 'utf8').digest('hex');
@@ -56,7 +50,7 @@ async function flag(em: EntityManager, affiliate: AffiliateEntity, kind: Affilia
 export async function recordReferralClick(
   em: EntityManager,
   code: string,
-  visitor: { user: UserEntity | null; clientIp: string | null; userAgent: string | null; cookies: RequestCookies | null; now?: Date },
+  visitor: { user: UserEntity | null; clientIp: string | null; userAgent: string | null; cookies: RequestCookies | null; cookieDays: number; now?: Date },
 ): Promise<{ recorded: boolean }> {
   const affiliate = await em.findOne(Affiliate, { code: code.toLowerCase() }, { populate: ['user'] });
   if (!affiliate) return { recorded: false };
@@ -73,7 +67,7 @@ export async function recordReferralClick(
     clickedAt: now,
   });
   await em.flush();
-  visitor.cookies?.set(REFERRAL_COOKIE_NAME, `${affiliate.code}.${click.id}`, referralWindowDays() * 24 * 60 * 60);
+  visitor.cookies?.set(REFERRAL_COOKIE_NAME, `${affiliate.code}.${click.id}`, visitor.cookieDays * 24 * 60 * 60);
   return { recorded: true };
 }
 
@@ -81,11 +75,11 @@ export async function recordReferralClick(
  * At sign-up: the referral cookie names a click; a click within the window attributes the new account
  * to its affiliate, unless it is the affiliate's own mailbox (blocked and flagged).
  */
-export async function attributeSignUp(em: EntityManager, newUser: UserEntity, cookieValue: string | undefined, now = new Date()): Promise<void> {
+export async function attributeSignUp(em: EntityManager, newUser: UserEntity, cookieValue: string | undefined, windowDays: number, now = new Date()): Promise<void> {
   const match = /^([a-z0-9]{6,32})\.(\d{1,10})$/.exec(cookieValue ?? '');
   if (!match) return;
   const click = await em.findOne(AffiliateClick, { id: Number(match[2]), affiliate: { code: match[1] } }, { populate: ['affiliate.user'] });
-  if (!click || now.getTime() - click.clickedAt.getTime() > referralWindowDays() * DAY_MS) return;
+  if (!click || now.getTime() - click.clickedAt.getTime() > windowDays * DAY_MS) return;
   const affiliate = click.affiliate;
   if (affiliate.user.id === newUser.id || mailboxHash(affiliate.user.email) === mailboxHash(newUser.email)) {
     await flag(em, affiliate, 'self_referral', `Sign-up of account #${newUser.id} with the affiliate's own e-mail address`);

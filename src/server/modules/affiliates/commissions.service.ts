@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { COMMISSION_HOLD_DAYS, DEFAULT_COMMISSION_MONTHS, DEFAULT_COMMISSION_RATE_PERCENT } from '../../../shared/affiliates.ts';
 import { BillingInvoice } from '../subscriptions/billing.entities.ts';
 import { AffiliateCommission, AffiliateReferral } from './affiliate.entities.ts';
+import { payableBalance } from './payouts.service.ts';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -53,7 +54,7 @@ export interface CommissionTotals {
   earnedMinor: number;
   /** Still in the refund hold. */
   pendingMinor: number;
-  /** Past the hold. */
+  /** Past the hold and not yet settled by a payout, with corrections of what was paid out (payouts.service.ts). */
   payableMinor: number;
 }
 
@@ -62,5 +63,5 @@ export async function commissionTotals(em: EntityManager, affiliateId: number, n
   const rows = await em.find(AffiliateCommission, { affiliate: affiliateId, status: 'earned' });
   const pendingMinor = rows.filter((row) => row.payableAt > now).reduce((sum, row) => sum + row.amountMinor, 0);
   const earnedMinor = rows.reduce((sum, row) => sum + row.amountMinor, 0);
-  return { earnedMinor, pendingMinor, payableMinor: earnedMinor - pendingMinor };
+  return { earnedMinor, pendingMinor, payableMinor: (await payableBalance(em, affiliateId, now)).payableMinor };
 }

@@ -16,7 +16,7 @@ export const authRouter = router({
     .output(userOutput)
     .mutation(async ({ ctx, input }) => {
       const user = await register(ctx.em, input, { session: ctx.session, limiters: ctx.services.authLimiters, clientIp: ctx.clientIp });
-      await attributeSignUp(ctx.em, user, ctx.cookies?.get(REFERRAL_COOKIE_NAME));
+      await attributeSignUp(ctx.em, user, ctx.cookies?.get(REFERRAL_COOKIE_NAME), ctx.services.affiliates.cookieDays);
       await ctx.rememberOrigin();
       return toPublicUser(user);
     }),
