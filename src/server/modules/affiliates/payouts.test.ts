@@ -71,7 +71,7 @@ describe('affiliate payouts', () => {
     expect(audit[1]!.details).toMatchObject({ reference: 'BACS-2026-0042', amountMinor: 5530 });
   });
 
-  it('a refund after the payout becomes a negative adjustment carried into the next balance', async () => {
+  it('a refund or chargeback after the payout becomes a negative adjustment carried into the next balance', async () => {
     const { client, affiliateId, referred } = await affiliateWithPayable();
     const payoutId = (await client.post('/api/affiliate/payouts')).body.id as number;
     const admin = await signedInAdmin(world.app, database.orm);
@@ -94,6 +94,13 @@ describe('affiliate payouts', () => {
     dashboard = await dashboardOf(client);
     expect(dashboard.kpis.payableMinor).toBe(5530 - 1400);
     expect(dashboard.payouts.adjustmentMinor).toBe(-1400);
+
+    // A chargeback of the paid-out invoice takes back all of what was paid for it.
+    await world.stripe.dispute(referred.paidInvoiceId!);
+    await runEventsJob();
+    dashboard = await dashboardOf(client);
+    expect(dashboard.payouts.adjustmentMinor).toBe(-5530);
+    expect(dashboard.kpis.payableMinor).toBe(0);
   });
 
   it('a rejected payout gives its commissions back to the payable balance', async () => {
