@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { auditEntryOutput, userIdSchema } from './admin.ts';
 
 /** The first-party cookie that remembers the last referral link a visitor followed. */
 export const REFERRAL_COOKIE_NAME = 'sp_ref';
@@ -93,3 +94,106 @@ export const rejectPayoutInput = payoutIdInput.extend({ note: z.string().trim().
 export const markPayoutPaidInput = payoutIdInput.extend({
   reference: z.string().trim().min(1, PAYOUT_REFERENCE_REQUIRED_MESSAGE).max(200, 'Keep the reference under 200 characters'),
 });
+
+export const AFFILIATE_LIST_SORTS = ['email', 'code', 'referrals', 'paying', 'earned', 'payable', 'paid', 'joined'] as const;
+export type AffiliateListSort = (typeof AFFILIATE_LIST_SORTS)[number];
+export const AFFILIATE_LIST_PAGE_SIZE = 20;
+
+export const affiliateListInput = z.object({
+  page: z.coerce.number().int().min(1).default(1),
+  pageSize: z.coerce.number().int().min(1).max(100).default(AFFILIATE_LIST_PAGE_SIZE),
+  sort: z.enum(AFFILIATE_LIST_SORTS).default('earned'),
+  direction: z.enum(['asc', 'desc']).default('desc'),
+  /** Part of the e-mail address, username or code. */
+  q: z.string().trim().max(200).optional(),
+});
+export type AffiliateListInput = z.input<typeof affiliateListInput>;
+
+export const affiliateListRowOutput = z.object({
+  affiliateId: z.number(),
+  userId: z.number(),
+  username: z.string(),
+  email: z.string(),
+  code: z.string(),
+  joinedAt: z.string(),
+  referrals: z.number(),
+  paying: z.number(),
+  earnedMinor: z.number(),
+  payableMinor: z.number(),
+  paidMinor: z.number(),
+  openPayout: z.object({ amountMinor: z.number(), status: z.enum(OPEN_PAYOUT_STATUSES) }).nullable(),
+  flags: z.number(),
+});
+export type AffiliateListRow = z.infer<typeof affiliateListRowOutput>;
+
+export const affiliateListOutput = z.object({
+  rows: z.array(affiliateListRowOutput),
+  total: z.number(),
+  page: z.number(),
+  pageSize: z.number(),
+  currency: z.string(),
+});
+
+export const commissionRateOverrideSchema = z
+  .number({ error: 'Enter a rate from 0 to 100 %' })
+  .int('Enter a whole percentage')
+  .min(0, 'Enter a rate from 0 to 100 %')
+  .max(100, 'Enter a rate from 0 to 100 %');
+export const commissionMonthsOverrideSchema = z
+  .number({ error: 'Enter a duration from 1 to 120 months' })
+  .int('Enter a whole number of months')
+  .min(1, 'Enter a duration from 1 to 120 months')
+  .max(120, 'Enter a duration from 1 to 120 months');
+
+/** null: the programme's default. */
+export const affiliateOverridesInput = z.object({
+  userId: userIdSchema,
+  commissionRatePercent: commissionRateOverrideSchema.nullable(),
+  commissionMonths: commissionMonthsOverrideSchema.nullable(),
+});
+
+export const affiliateDetailOutput = z.object({
+  affiliate: z.object({
+    id: z.number(),
+    userId: z.number(),
+    username: z.string(),
+    email: z.string(),
+    code: z.string(),
+    joinedAt: z.string(),
+    commissionRatePercent: z.number().nullable(),
+    commissionMonths: z.number().nullable(),
+  }),
+  currency: z.string(),
+  kpis: z.object({
+    referrals: z.number(),
+    paying: z.number(),
+    earnedMinor: z.number(),
+    pendingMinor: z.number(),
+    payableMinor: z.number(),
+    paidMinor: z.number(),
+  }),
+  /** The admin sees who was referred (the affiliate does not). */
+  referrals: z.array(z.object({
+    userId: z.number(),
+    username: z.string(),
+    email: z.string(),
+    signedUpAt: z.string(),
+    planName: z.string().nullable(),
+    standing: referredAccountOutput.shape.standing,
+  })),
+  commissions: z.array(z.object({
+    id: z.number(),
+    invoice: z.string(),
+    paidAt: z.string().nullable(),
+    amountMinor: z.number(),
+    currency: z.string(),
+    ratePercent: z.number(),
+    status: z.enum(COMMISSION_STATUSES),
+    payableAt: z.string(),
+  })),
+  payouts: z.array(payoutOutput),
+  flags: z.array(z.object({ id: z.number(), kind: z.enum(AFFILIATE_FLAG_KINDS), detail: z.string(), createdAt: z.string() })),
+  /** The admin decisions about this affiliate (overrides, payouts), newest first. */
+  audit: z.array(auditEntryOutput),
+});
+export type AffiliateDetail = z.infer<typeof affiliateDetailOutput>;

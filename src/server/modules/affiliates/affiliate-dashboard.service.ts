@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { OPEN_PAYOUT_STATUSES, type AffiliateDashboard } from '../../../shared/affiliates.ts';
 import { Subscription } from '../subscriptions/subscription.entity.ts';
 import type { UserEntity } from '../users/user.entity.ts';
-import { AffiliateClick, AffiliateCommission, AffiliateReferral, type AffiliateEntity } from './affiliate.entities.ts';
+import { AffiliateClick, AffiliateCommission, AffiliateReferral, type AffiliateEntity, type AffiliateReferralEntity } from './affiliate.entities.ts';
 import { affiliateOf } from './affiliates.service.ts';
 import { commissionTotals } from './commissions.service.ts';
 import { payableBalance, payoutsOf, PROGRAMME_CURRENCY, toPayoutOutput } from './payouts.service.ts';
@@ -14,6 +14,24 @@ const EMPTY_KPIS: AffiliateDashboard['kpis'] = {
 
 export function membershipOf(affiliate: AffiliateEntity | null): AffiliateDashboard['membership'] {
   return affiliate && { code: affiliate.code, linkPath: `/?ref=${affiliate.code}`, joinedAt: affiliate.createdAt.toISOString() };
+}
+
+export type ReferralStanding = AffiliateDashboard['referrals'][number]['standing'];
+
+/** Each referred account's latest plan and where it stands: signed up (no subscription), on trial, paying or lapsed. */
+export async function referralStandings(em: EntityManager, referrals: AffiliateReferralEntity[]): Promise<Map<number, { planName: string | null; standing: ReferralStanding }>> {
+  const subscriptions = referrals.length === 0 ? [] : await em.find(
+    Subscription,
+    { user: { $in: referrals.map((referral) => referral.referredUser.id) } },
+    { populate: ['plan'], orderBy: { createdAt: 'desc' } },
+  );
+  const standings = new Map<number, { planName: string | null; standing: ReferralStanding }>();
+  for (const referral of referrals) standings.set(referral.referredUser.id, { planName: null, standing: 'signed_up' });
+  for (const subscription of [...subscriptions].reverse()) {
+    const standing = subscription.status === 'trial' ? 'trial' : subscription.status === 'active' ? 'paying' : 'lapsed';
+    standings.set(subscription.user.id, { planName: subscription.plan.name, standing });
+  }
+  return standings;
 }
 
 /** The signed-in affiliate's own figures: every query is scoped to their affiliate row. */
@@ -31,19 +49,11 @@ export async function affiliateDashboard(em: EntityManager, user: UserEntity, th
     payableBalance(em, affiliate.id, now),
     payoutsOf(em, affiliate.id),
   ]);
-  const subscriptions = referrals.length === 0 ? [] : await em.find(
-    Subscription,
-    { user: { $in: referrals.map((referral) => referral.referredUser.id) } },
-    { populate: ['plan'], orderBy: { createdAt: 'desc' } },
-  );
-  const latestByUser = new Map<number, (typeof subscriptions)[number]>();
-  for (const subscription of subscriptions) if (!latestByUser.has(subscription.user.id)) latestByUser.set(subscription.user.id, subscription);
-
   const history = payouts.map(toPayoutOutput);
+  const standings = await referralStandings(em, referrals);
   const accounts = referrals.map((referral, index) => {
-    const subscription = latestByUser.get(referral.referredUser.id);
-    const standing = !subscription ? 'signed_up' : subscription.status === 'trial' ? 'trial' : subscription.status === 'active' ? 'paying' : 'lapsed';
-    return { ordinal: index + 1, joinedAt: referral.signedUpAt.toISOString(), planName: subscription?.plan.name ?? null, standing } as const;
+    const { planName, standing } = standings.get(referral.referredUser.id)!;
+    return { ordinal: index + 1, joinedAt: referral.signedUpAt.toISOString(), planName, standing } as const;
   });
 
   const months = new Map<string, { month: string; signUps: number; earnedMinor: number }>();

@@ -26,21 +26,23 @@ interface OutstandingLine {
 }
 
 /**
- * The commissions past their hold that are not (fully) settled by a payout. An earned commission is worth its
- * amount; a reversed or blocked one nothing, so one reversed after being paid out becomes a negative line.
+ * Per commission: its affiliate, when its hold ends, what it is worth now (an earned commission its amount; a
+ * reversed or blocked one nothing) and what payouts that were not rejected settled of it.
  */
+export const COMMISSION_LEDGER_SQL = `
+  select c.id, c.affiliate_id, c.payable_at,
+         case when c.status = 'earned' then c.amount_minor else 0 end as worth,
+         coalesce(sum(i.amount_minor) filter (where p.status <> 'rejected'), 0) as settled,
+         count(i.id) filter (where p.status <> 'rejected') as items
+    from affiliate_commissions c
+    left join affiliate_payout_items i on i.commission_id = c.id
+    left join affiliate_payouts p on p.id = i.payout_id
+   group by c.id, c.affiliate_id, c.payable_at, c.status, c.amount_minor`;
+
+/** The commissions past their hold not (fully) settled by a payout; one paid out and then reversed gives a negative line. */
 async function outstandingLines(em: EntityManager, affiliateId: number, now: Date): Promise<OutstandingLine[]> {
   const rows: { id: number; worth: string; settled: string; items: string }[] = await em.getConnection().execute(
-    `select c.id,
-            case when c.status = 'earned' then c.amount_minor else 0 end as worth,
-            coalesce(sum(i.amount_minor) filter (where p.status <> 'rejected'), 0) as settled,
-            count(i.id) filter (where p.status <> 'rejected') as items
-       from affiliate_commissions c
-       left join affiliate_payout_items i on i.commission_id = c.id
-       left join affiliate_payouts p on p.id = i.payout_id
-      where c.affiliate_id = ? and c.payable_at <= ?
-      group by c.id
-      order by c.id`,
+    `select id, worth, settled, items from (${COMMISSION_LEDGER_SQL}) ledger where affiliate_id = ? and payable_at <= ? order by id`,
     [affiliateId, now],
     'all',
     em.getTransactionContext(),
