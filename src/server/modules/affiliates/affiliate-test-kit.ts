@@ -62,7 +62,7 @@ export function useAffiliateWorld() {
   }
 
   /** A visitor who followed the affiliate's link, signed up, subscribed and paid the first £79 invoice when the trial ended. */
-  async function referredSubscriber(code: string, beforeCheckout?: (userId: number) => Promise<void>) {
+  async function referredSubscriber(code: string, beforeCheckout?: (userId: number) => Promise<void>, beforeFirstPayment?: (customer: string) => void) {
     const client = new ApiClient(app);
     const click = await client.post('/api/affiliate/clicks', { code });
     const cookie = String([click.headers['set-cookie']].flat().find((value) => String(value).startsWith('sp_ref='))).split(';')[0]!;
@@ -70,6 +70,7 @@ export function useAffiliateWorld() {
     expect(registered.status).toBe(201);
     await beforeCheckout?.(registered.body.id);
     const customer = await subscribe(client);
+    beforeFirstPayment?.(customer);
     // The trial ends: the first £79 invoice is paid.
     await stripe.advanceClock(15 * DAY);
     await runEventsJob();

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { COMMISSION_HOLD_DAYS, DEFAULT_COMMISSION_MONTHS, DEFAULT_COMMISSION_RATE_PERCENT } from '../../../shared/affiliates.ts';
-import { BillingInvoice } from '../subscriptions/billing.entities.ts';
-import { AffiliateCommission, AffiliateReferral } from './affiliate.entities.ts';
+import { BillingInvoice, type BillingInvoiceEntity } from '../subscriptions/billing.entities.ts';
+import { AffiliateCommission, AffiliateFlag, AffiliateReferral } from './affiliate.entities.ts';
 import { payableBalance } from './payouts.service.ts';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -28,10 +28,11 @@ export async function applyInvoiceToCommission(em: EntityManager, stripeInvoiceI
   if (invoice.paidAt.getTime() >= addMonths(referral.signedUpAt, months).getTime()) return;
 
   const existing = await em.findOne(AffiliateCommission, { invoice: invoice.id });
+  const sameCard = !existing && (await paidWithAffiliatesOwnCard(em, invoice, affiliate.user.id));
   const ratePercent = existing?.ratePercent ?? affiliate.commissionRatePercent ?? DEFAULT_COMMISSION_RATE_PERCENT;
   const kept = Math.max(0, invoice.amountPaid - invoice.amountRefunded);
   const amountMinor = invoice.disputed ? 0 : Math.round((kept * ratePercent) / 100);
-  const status = existing?.status === 'blocked' ? 'blocked' : invoice.disputed ? 'reversed' : 'earned';
+  const status = existing?.status === 'blocked' || sameCard ? 'blocked' : invoice.disputed ? 'reversed' : 'earned';
   if (existing) {
     existing.amountMinor = amountMinor;
     existing.status = status;
@@ -45,8 +46,22 @@ export async function applyInvoiceToCommission(em: EntityManager, stripeInvoiceI
       amountMinor,
       payableAt: new Date(invoice.paidAt.getTime() + COMMISSION_HOLD_DAYS * DAY_MS),
     });
+    if (sameCard) {
+      em.create(AffiliateFlag, {
+        affiliate,
+        kind: 'same_card',
+        detail: `Invoice ${invoice.stripeInvoiceId} of referred account #${invoice.user.id} was paid with a card the affiliate pays with too; its commission is blocked`,
+      });
+    }
   }
   await em.flush();
+}
+
+/** Whether the referred account's invoice was paid with a card (same Stripe fingerprint) that also paid one of the affiliate's own invoices. */
+async function paidWithAffiliatesOwnCard(em: EntityManager, invoice: BillingInvoiceEntity, affiliateUserId: number): Promise<boolean> {
+  if (!invoice.cardFingerprint) return false;
+  const matches = await em.count(BillingInvoice, { user: affiliateUserId, cardFingerprint: invoice.cardFingerprint, amountPaid: { $gt: 0 } });
+  return matches > 0;
 }
 
 export interface CommissionTotals {

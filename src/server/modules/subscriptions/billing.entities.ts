@@ -55,6 +55,8 @@ export const BillingInvoice = defineEntity({
     periodStart: p.datetime(),
     periodEnd: p.datetime(),
     paidAt: p.datetime().nullable(),
+    /** The paying card's Stripe fingerprint (charge.payment_method_details.card.fingerprint): the same card number gives the same value; the affiliate same-card rule compares it. */
+    cardFingerprint: p.string().length(64).nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
     updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
   },

@@ -134,6 +134,21 @@ async function syncInvoice(em: EntityManager, stripe: Stripe, invoiceId: string)
   return { invoice, userId };
 }
 
+/**
+ * The fingerprint of the card that paid an invoice, stored on it (the affiliate same-card rule compares them):
+ * invoice -> invoice payment -> payment intent -> its charge's payment_method_details.card.fingerprint.
+ */
+async function recordCardFingerprint(em: EntityManager, stripe: Stripe, invoiceId: string, userId: number): Promise<void> {
+  const payments = await stripe.invoicePayments.list({ invoice: invoiceId, limit: 1 });
+  const payment = payments.data[0]?.payment;
+  const intent = typeof payment?.payment_intent === 'string' ? payment.payment_intent : payment?.payment_intent?.id;
+  if (!intent) return;
+  const charges = await stripe.charges.list({ payment_intent: intent, limit: 1 });
+  const fingerprint = charges.data[0]?.payment_method_details?.card?.fingerprint;
+  if (!fingerprint) return;
+  await em.getConnection().execute(`update billing_invoices set card_fingerprint = ?, updated_at = now() where stripe_invoice_id = ? and user_id = ?`, [fingerprint, invoiceId, userId]);
+}
+
 interface ProcessContext {
   em: EntityManager;
   stripe: Stripe;
@@ -178,8 +193,11 @@ async function handleEvent(context: ProcessContext, event: Stripe.Event): Promis
     }
     case 'invoice.paid':
     case 'invoice.payment_failed': {
-      const { invoice } = await syncInvoice(em, stripe, event.data.object.id!);
-      if (event.type === 'invoice.paid') await applyInvoiceToCommission(em, invoice.id!);
+      const { invoice, userId } = await syncInvoice(em, stripe, event.data.object.id!);
+      if (event.type === 'invoice.paid') {
+        await recordCardFingerprint(em, stripe, invoice.id!, userId);
+        await applyInvoiceToCommission(em, invoice.id!);
+      }
       const subscriptionId = subscriptionIdOfInvoice(invoice);
       const row = subscriptionId ? await syncSubscription(em, stripe, subscriptionId, context.now) : null;
       if (event.type === 'invoice.payment_failed' && row?.status === 'past_due') {
