@@ -56,8 +56,8 @@ export function AdminAffiliatesSection() {
       title={t('affiliates.title')}
       aside={list.data && <span className="text-base-content/70 text-sm">{t('affiliates.total', { count: list.data.total })}</span>}
     >
-      <div className="border-base-content/10 border-b p-4 sm:px-5">
-        <label className="input w-full md:max-w-md">
+      <div className="border-base-content/10 flex flex-wrap gap-2 border-b p-4 sm:px-5">
+        <label className="input min-w-0 flex-1 basis-64 md:max-w-md md:flex-none">
           <SearchIcon className="text-base-content/60" aria-hidden="true" />
           <input
             type="search"
@@ -68,6 +68,24 @@ export function AdminAffiliatesSection() {
             onChange={(event) => update({ affQ: event.target.value, affPage: null })}
           />
         </label>
+        {/* Below lg the table becomes a list without column headings: the sort is chosen here. */}
+        <select
+          className="select w-auto lg:hidden"
+          aria-label={t('affiliates.sortLabel')}
+          value={`${sort}:${direction}`}
+          onChange={(event) => {
+            const [nextSort, nextDirection] = event.target.value.split(':');
+            update({ affSort: nextSort ?? null, affDir: nextDirection ?? null, affPage: null });
+          }}
+        >
+          {AFFILIATE_LIST_SORTS.flatMap((key) =>
+            (['desc', 'asc'] as const).map((order) => (
+              <option key={`${key}:${order}`} value={`${key}:${order}`}>
+                {t(`affiliates.sortOption.${order}`, { column: t(`affiliates.columns.${key}`) })}
+              </option>
+            )),
+          )}
+        </select>
       </div>
       {list.isPending && <LoadingBlock label={t('common.loading')} />}
       {list.isError && (

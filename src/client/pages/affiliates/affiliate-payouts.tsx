@@ -76,30 +76,43 @@ export function PayoutsSection({ data }: { data: AffiliateDashboard }) {
         {payouts.history.length === 0 ? (
           <p className="text-base-content/70 text-sm">{t('payouts.none')}</p>
         ) : (
-          <div className="overflow-x-auto">
-            <table className="table table-sm" data-testid="payout-history">
-              <thead>
-                <tr>
-                  <th scope="col">{t('payouts.columns.date')}</th>
-                  <th scope="col" className="text-right">{t('payouts.columns.amount')}</th>
-                  <th scope="col">{t('payouts.columns.status')}</th>
-                  <th scope="col">{t('payouts.columns.reference')}</th>
-                </tr>
-              </thead>
-              <tbody>
-                {payouts.history.map((payout) => (
-                  <tr key={payout.id}>
-                    <td className="whitespace-nowrap">{date(payout.paidAt ?? payout.requestedAt)}</td>
-                    <td className="text-right whitespace-nowrap tabular-nums">{money(payout.amountMinor)}</td>
-                    <td>
-                      <span className={`badge badge-sm whitespace-nowrap ${PAYOUT_STATUS_CLASS[payout.status]}`}>{t(`payouts.status.${payout.status}`)}</span>
-                    </td>
-                    <td className="break-all">{payout.reference ?? <span className="text-base-content/60">—</span>}</td>
+          <>
+            <ul className="divide-base-content/10 divide-y sm:hidden" data-testid="payout-history-list">
+              {payouts.history.map((payout) => (
+                <li key={payout.id} className="flex flex-wrap items-center justify-between gap-x-3 gap-y-1 py-2 text-sm">
+                  <span className="font-semibold tabular-nums">{money(payout.amountMinor)}</span>
+                  <span className={`badge badge-sm whitespace-nowrap ${PAYOUT_STATUS_CLASS[payout.status]}`}>{t(`payouts.status.${payout.status}`)}</span>
+                  <span className="text-base-content/70 w-full text-xs break-all">
+                    {[date(payout.paidAt ?? payout.requestedAt), payout.reference].filter(Boolean).join(' · ')}
+                  </span>
+                </li>
+              ))}
+            </ul>
+            <div className="hidden overflow-x-auto sm:block">
+              <table className="table table-sm" data-testid="payout-history">
+                <thead>
+                  <tr>
+                    <th scope="col">{t('payouts.columns.date')}</th>
+                    <th scope="col" className="text-right">{t('payouts.columns.amount')}</th>
+                    <th scope="col">{t('payouts.columns.status')}</th>
+                    <th scope="col">{t('payouts.columns.reference')}</th>
                   </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+                </thead>
+                <tbody>
+                  {payouts.history.map((payout) => (
+                    <tr key={payout.id}>
+                      <td className="whitespace-nowrap">{date(payout.paidAt ?? payout.requestedAt)}</td>
+                      <td className="text-right whitespace-nowrap tabular-nums">{money(payout.amountMinor)}</td>
+                      <td>
+                        <span className={`badge badge-sm whitespace-nowrap ${PAYOUT_STATUS_CLASS[payout.status]}`}>{t(`payouts.status.${payout.status}`)}</span>
+                      </td>
+                      <td className="break-all">{payout.reference ?? <span className="text-base-content/60">—</span>}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          </>
         )}
       </div>
     </section>
