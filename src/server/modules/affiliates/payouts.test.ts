@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { signedInAdmin, signedInClient, type ApiClient } from '../../../../test/harness.ts';
 import { AuditLogEntry } from '../admin/audit-log.entity.ts';
+import { User } from '../users/user.entity.ts';
 import { Affiliate } from './affiliate.entities.ts';
 import { DAY, useAffiliateWorld } from './affiliate-test-kit.ts';
 
@@ -101,6 +102,23 @@ describe('affiliate payouts', () => {
     dashboard = await dashboardOf(client);
     expect(dashboard.payouts.adjustmentMinor).toBe(-5530);
     expect(dashboard.kpis.payableMinor).toBe(0);
+  });
+
+  it('two requests at once make one payout; its history survives the referred account being deleted', async () => {
+    const { client, referred } = await affiliateWithPayable();
+    const answers = await Promise.all([client.post('/api/affiliate/payouts'), client.post('/api/affiliate/payouts')]);
+    expect(answers.map((answer) => answer.status).sort()).toEqual([200, 409]);
+    const payoutId = answers.find((answer) => answer.status === 200)!.body.id as number;
+    const admin = await signedInAdmin(world.app, database.orm);
+    await admin.client.post(`/api/admin/affiliate-payouts/${payoutId}/approve`);
+    await admin.client.post(`/api/admin/affiliate-payouts/${payoutId}/paid`, { reference: 'BACS-9' });
+
+    // The account goes (account deletion also ends its Stripe subscription).
+    for (const item of world.stripe.objects.values()) if (item.object === 'subscription' && item.customer === referred.customer) item.status = 'canceled';
+    await database.orm.em.fork().nativeDelete(User, { id: referred.userId });
+    const dashboard = await dashboardOf(client);
+    expect(dashboard.kpis).toMatchObject({ paidMinor: 5530, payableMinor: 0, signUps: 0 });
+    expect(dashboard.payouts.history).toMatchObject([{ id: payoutId, amountMinor: 5530, status: 'paid', reference: 'BACS-9' }]);
   });
 
   it('a rejected payout gives its commissions back to the payable balance', async () => {
