@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { createStore, distinctAddress, otherPerson, registered, screenshots, signedInAdmin, sql, startTrial } from './admin-helpers.ts';
+import { createStore, distinctAddress, otherPerson, registered, screenshots, seriousViolations, signedInAdmin, sql, startTrial } from './admin-helpers.ts';
 
 // The affiliate programme end to end: join, share the link, a visitor follows it in a fresh browser and
 // signs up, the affiliate's dashboard counts the sign-up. With SCREENSHOTS_DIR set it photographs the dashboard.
@@ -116,6 +116,19 @@ test('an affiliate requests a payout; an admin sets an override, approves it and
   await expect(page.getByTestId('payout-history')).toContainText('BACS-E2E-0042');
   await expect(page.getByTestId('payout-history')).toContainText('paid');
   await expect(page.getByTestId('payout-reason')).toContainText('Payouts open at £50.00 payable');
+  for (const theme of ['light', 'dark']) {
+    await page.evaluate((value) => window.localStorage.setItem('theme', value), theme);
+    await page.reload();
+    await expect(page.getByTestId('payout-history')).toContainText('BACS-E2E-0042');
+    expect(await seriousViolations(page, 'main')).toEqual([]);
+    await admin.page.evaluate((value) => window.localStorage.setItem('theme', value), theme);
+    await admin.page.goto('/admin/dashboard');
+    await expect(admin.page.getByTestId('affiliates-list')).toContainText(affiliate.email);
+    expect(await seriousViolations(admin.page, 'main')).toEqual([]);
+  }
+  await page.evaluate(() => window.localStorage.removeItem('theme'));
+  await admin.page.evaluate(() => window.localStorage.removeItem('theme'));
+  await admin.page.goto(`/admin/affiliate/${affiliate.id}`);
 
   if (process.env.SCREENSHOTS_DIR) {
     await screenshots(page, 'affiliate-dashboard-payouts', async (shot) => {
