@@ -64,10 +64,16 @@ test('the admin grants a plan from the user’s detail page', async ({ page, pla
   expect(days).toBeGreaterThan(9.9);
   expect(days).toBeLessThan(10.1);
 
-  await page.getByRole('link', { name: 'Affiliate' }).click();
+  // Not an affiliate: no link; the affiliate page says so.
+  await expect(page.getByTestId('user-affiliate-link')).toHaveCount(0);
+  await page.goto(`/admin/affiliate/${target.id}`);
+  await expect(page.getByTestId('affiliate-empty')).toContainText('This user has not joined the affiliate programme.');
+  expect((await userSide.post('/api/affiliate')).status()).toBe(200);
+  await page.goto(`/admin/user-dashboard/${target.id}`);
+  await page.getByTestId('user-affiliate-link').click();
   await expect(page).toHaveURL(new RegExp(`/admin/affiliate/${target.id}$`));
-  await expect(page.getByTestId('affiliate-empty')).toContainText('No affiliate activity yet');
-  await expect(page.getByTestId('affiliate-empty')).toContainText(`When ${target.username} refers customers`);
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText(`Affiliate: ${target.username}`);
+  await expect(page.getByText('No referred accounts yet.')).toBeVisible();
   await userSide.dispose();
 });
 
@@ -175,11 +181,12 @@ test('the admin console has no serious or critical accessibility violations, lig
   const target = await registered(userSide, 'axe');
   await startTrial(userSide, 'business');
   await createStore(userSide, 'Axe Supplies');
+  expect((await userSide.post('/api/affiliate')).status()).toBe(200);
   const pages: [string, string][] = [
     ['/admin', 'All accounts'],
     ['/admin/dashboard', 'Recent activity'],
     [`/admin/user-dashboard/${target.id}`, 'Subscription history'],
-    [`/admin/affiliate/${target.id}`, 'No affiliate activity yet'],
+    [`/admin/affiliate/${target.id}`, 'Commission settings'],
     ['/admin/email-management', 'Preview'],
     ['/admin/email-management?tab=outbox', 'Outbox'],
   ];

@@ -223,11 +223,11 @@ test('a new subscriber without a store: the first-store dialog, no data call and
   expect(dataCalls.map((call) => call.procedure)).toContain('commerce.dataStatus');
   expect(failures).toEqual([]);
 
-  // A placeholder of this empty store may ask to connect it.
-  await page.goto('/affiliate-dashboard');
+  // A placeholder of this empty store may ask to connect it (Meta Comments: 'Coming Soon' to non-admins).
+  await page.goto('/meta-comments-manager');
   const placeholder = page.getByTestId('placeholder-screen').getByTestId('empty-state');
   await expect(placeholder.getByRole('link', { name: 'Connect your platforms' })).toBeVisible();
-  await expect(placeholder).toContainText('Connect your own store first to see StorePulse at work');
+  await expect(placeholder).toContainText('Connect Meta Ads to use it.');
   expect(failures).toEqual([]);
 });
 
@@ -237,7 +237,6 @@ test("placeholders of a store with a year of orders never say 'Connect your plat
   await signInToDemo(page);
   await page.setViewportSize(DESKTOP);
   for (const [route, title] of [
-    ['/affiliate-dashboard', 'Affiliate Dashboard'],
     ['/meta-comments-manager', 'Meta Comments'],
     ['/shopping-optimizer', 'Shopping Optimizer'],
   ] as const) {
@@ -395,7 +394,7 @@ test('the tabs and menus pass an axe scan; screenshots of the changed shell (lig
         await shot(route.slice(1));
       }
 
-      await page.goto('/affiliate-dashboard');
+      await page.goto('/meta-comments-manager');
       await expect(page.getByTestId('placeholder-screen').getByTestId('empty-state')).toBeVisible();
       await shot('placeholder-ready');
     }

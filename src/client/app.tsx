@@ -10,7 +10,6 @@ import { useAuth } from './lib/auth.tsx';
 import { signInPathFor } from './lib/safe-redirect.ts';
 import { serverMessage, type CurrentUser } from './lib/session.ts';
 import { useAccess } from './lib/use-access.ts';
-import { DataScreenPage, type DataScreen } from './pages/data-screens/data-screen-page.tsx';
 import { NotFoundPage } from './pages/not-found/not-found-page.tsx';
 
 // Pages load on demand (the dashboard and sign-in too, so neither weighs on the other's first load):
@@ -23,6 +22,7 @@ if (typeof window !== 'undefined' && window.location.pathname === '/dashboard') 
 const DashboardPage = lazy(() => loadDashboardPage().then((m) => ({ default: m.DashboardPage })));
 const OnboardingPricingPage = lazy(() => import('./pages/onboarding-pricing/onboarding-pricing-page.tsx').then((m) => ({ default: m.OnboardingPricingPage })));
 const AcceptInvitePage = lazy(() => import('./pages/accept-invite/accept-invite-page.tsx').then((m) => ({ default: m.AcceptInvitePage })));
+const AffiliateDashboardPage = lazy(() => import('./pages/affiliates/affiliate-dashboard-page.tsx').then((m) => ({ default: m.AffiliateDashboardPage })));
 const AdminAffiliatePage = lazy(() => import('./pages/admin/admin-affiliate-page.tsx').then((m) => ({ default: m.AdminAffiliatePage })));
 const AdminDashboardPage = lazy(() => import('./pages/admin/admin-dashboard-page.tsx').then((m) => ({ default: m.AdminDashboardPage })));
 const AdminUserDashboardPage = lazy(() => import('./pages/admin/admin-user-dashboard-page.tsx').then((m) => ({ default: m.AdminUserDashboardPage })));
@@ -145,10 +145,6 @@ function PricingRoute() {
   );
 }
 
-/** The data screens that later issues fill, all behind a subscription (tools: a plan above basic). */
-const DATA_SCREEN_ROUTES: readonly { path: string; screen: DataScreen; requirement: RouteRequirement }[] = [
-  { path: '/affiliate-dashboard', screen: 'affiliateDashboard', requirement: 'subscription' },
-];
 
 function PublicPage({ children }: { children: ReactNode }) {
   const { t } = useTranslation('shell');
@@ -364,13 +360,11 @@ export function App() {
           <ShoppingOptimizerRoute />
         </ShellPage>
       </Route>
-      {DATA_SCREEN_ROUTES.map((route) => (
-        <Route key={route.path} path={route.path}>
-          <ShellPage requirement={route.requirement}>
-            <DataScreenPage screen={route.screen} />
-          </ShellPage>
-        </Route>
-      ))}
+      <Route path="/affiliate-dashboard">
+        <ShellPage requirement="subscription">
+          <AffiliateDashboardPage />
+        </ShellPage>
+      </Route>
 
       {/* Admin only (non-admins go to /) */}
       <Route path="/admin">

@@ -8,6 +8,7 @@ import { AuthProvider } from './lib/auth.tsx';
 import { CurrencyProvider } from './lib/currency.tsx';
 import './lib/i18n.ts';
 import { createQueryClient } from './lib/query-client.ts';
+import { recordReferralVisit } from './lib/referral-visit.ts';
 import { bootstrapShell } from './lib/shell-bootstrap.ts';
 import { ThemeProvider } from './lib/theme.tsx';
 import { createTrpcClient, trpc } from './lib/trpc.ts';
@@ -23,6 +24,7 @@ const ICON_SIZE = '1em' as unknown as number;
 const queryClient = createQueryClient();
 const trpcClient = createTrpcClient();
 bootstrapShell(queryClient, trpcClient);
+recordReferralVisit(trpcClient);
 
 function Providers() {
   return (

@@ -69,7 +69,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     routerOptions: { maxParamLength: 5000 },
     bodyLimit: 1024 * 1024,
   });
-  const services = options.services ?? createServices({ authLimiters: createAuthLimiters(config.authRateLimits), paymentProvider: paymentProviderFor(config), llm: llmProviderFor(config.llm) });
+  const services = options.services ?? createServices({ authLimiters: createAuthLimiters(config.authRateLimits), paymentProvider: paymentProviderFor(config), llm: llmProviderFor(config.llm), affiliates: config.affiliates });
   const createContext = contextFactory(() => orm.em.fork(), services, { publicUrl: config.publicUrl, allowedHosts: config.allowedHosts });
   configureMail(config.mail);
   configureUnsubscribeSigning(resolveSessionSecret(config));

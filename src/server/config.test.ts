@@ -35,6 +35,13 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ SCHEDULED_SYNCS: 'sometimes' })).toThrow('SCHEDULED_SYNCS');
   });
 
+  it('reads the affiliate settings: referral window 60 days, payouts from 5000 pence, whole positive numbers only', () => {
+    expect(loadConfig({}).affiliates).toEqual({ cookieDays: 60, payoutThresholdMinor: 5000 });
+    expect(loadConfig({ AFFILIATE_COOKIE_DAYS: '30', AFFILIATE_PAYOUT_THRESHOLD_PENCE: '2500' }).affiliates).toEqual({ cookieDays: 30, payoutThresholdMinor: 2500 });
+    expect(() => loadConfig({ AFFILIATE_COOKIE_DAYS: '0' })).toThrow('AFFILIATE_COOKIE_DAYS must be at least 1');
+    expect(() => loadConfig({ AFFILIATE_PAYOUT_THRESHOLD_PENCE: '50.5' })).toThrow('AFFILIATE_PAYOUT_THRESHOLD_PENCE must be a whole number of pence');
+  });
+
   it('PAYMENT_PROVIDER=stripe needs the secret key and the webhook secret, each in its own form', () => {
     expect(loadConfig({}).paymentProvider).toBe('test');
     expect(loadConfig({}).stripe).toBeNull();

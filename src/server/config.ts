@@ -7,6 +7,8 @@ import { DEFAULT_AUTH_RATE_LIMITS, type AuthRateLimits } from './modules/auth/at
 import { PLATFORM_KEYS, type PlatformKey } from '../shared/platforms.ts';
 import { parseAllowList, type AllowEntry } from './outbound/address-policy.ts';
 import { mailSettingsFrom, type MailSettings } from './modules/email/mail-settings.ts';
+import { DEFAULT_PAYOUT_THRESHOLD_MINOR, DEFAULT_REFERRAL_COOKIE_DAYS } from '../shared/affiliates.ts';
+import type { AffiliateSettings } from './modules/affiliates/affiliate-settings.ts';
 
 const booleanFromEnv = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
@@ -59,6 +61,8 @@ const envSchema = z.object({
     .regex(/^([A-Za-z0-9._-]+\/)*[A-Za-z0-9._-]*$/, 'S3_PREFIX may only hold letters, digits, dots, dashes, underscores and slashes between them (e.g. storepulse/)')
     .refine((prefix) => !prefix.split('/').some((part) => part === '.' || part === '..'), 'S3_PREFIX must not hold . or .. as a folder (MinIO refuses such keys)')
     .default(''),
+  AFFILIATE_COOKIE_DAYS: z.coerce.number({ error: 'AFFILIATE_COOKIE_DAYS must be a number of days' }).int('AFFILIATE_COOKIE_DAYS must be a whole number of days').min(1, 'AFFILIATE_COOKIE_DAYS must be at least 1').max(3650).default(DEFAULT_REFERRAL_COOKIE_DAYS),
+  AFFILIATE_PAYOUT_THRESHOLD_PENCE: z.coerce.number({ error: 'AFFILIATE_PAYOUT_THRESHOLD_PENCE must be an amount in pence' }).int('AFFILIATE_PAYOUT_THRESHOLD_PENCE must be a whole number of pence').min(1, 'AFFILIATE_PAYOUT_THRESHOLD_PENCE must be at least 1').default(DEFAULT_PAYOUT_THRESHOLD_MINOR),
   SMTP_TLS_REJECT_UNAUTHORIZED: z.enum(['true', 'false'], { error: 'SMTP_TLS_REJECT_UNAUTHORIZED must be true or false' }).default('true'),
 });
 
@@ -217,6 +221,8 @@ export interface AppConfig {
   imageModel: ImageModelSettings | null;
   /** Where the product image generator keeps its files (IMAGE_STORAGE, S3_*): DATA_DIR (local, the default) or a bucket. */
   imageStorage: ImageStorageSettings;
+  /** The affiliate programme: AFFILIATE_COOKIE_DAYS (referral window, 60) and AFFILIATE_PAYOUT_THRESHOLD_PENCE (5000 = £50.00). */
+  affiliates: AffiliateSettings;
 }
 
 export interface S3Settings {
@@ -326,5 +332,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     mail,
     imageModel,
     imageStorage: imageStorageFrom(values),
+    affiliates: { cookieDays: values.AFFILIATE_COOKIE_DAYS, payoutThresholdMinor: values.AFFILIATE_PAYOUT_THRESHOLD_PENCE },
   };
 }

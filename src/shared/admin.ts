@@ -84,6 +84,8 @@ export const userDetailOutput = z.object({
     trialStartedAt: z.string().nullable(),
     /** Set while the account waits for its deletion (privacy/account-deletion.ts). */
     deletionScheduledFor: z.string().nullable(),
+    /** Set when the account joined the affiliate programme: the console links to /admin/affiliate/{id}. */
+    affiliateCode: z.string().nullable(),
   }),
   access: z.object({
     hasActiveSubscription: z.boolean(),

@@ -26,3 +26,8 @@ export function formatMoney(amountMinor: number, currency: string, locale: strin
     maximumFractionDigits: 2,
   }).format(amountMinor / 100);
 }
+
+/** Money from integer minor units, always with its pence ("£50.00", "-£14.00"): for balances and payouts. */
+export function formatMoneyExact(amountMinor: number, currency: string, locale: string): string {
+  return new Intl.NumberFormat(locale, { style: 'currency', currency, minimumFractionDigits: 2, maximumFractionDigits: 2 }).format(amountMinor / 100);
+}

@@ -59,6 +59,7 @@ export class StripeFake {
   readonly sentEvents: StripeObject[] = [];
   private readonly idempotency = new Map<string, { bodyHash: string; response: FakeResponse }>();
   private readonly decliningCustomers = new Set<string>();
+  private readonly cards = new Map<string, string>();
   private counter = 0;
 
   private readonly options: StripeFakeOptions;
@@ -86,6 +87,7 @@ export class StripeFake {
     s.route('GET', '/v1/subscriptions', (r) => this.api(r, () => this.list('subscription', r, (sub) => !this.q(r).customer || sub.customer === this.q(r).customer)));
     s.route('GET', '/v1/invoices/:id', (r) => this.api(r, () => this.retrieve(r, 'invoice')));
     s.route('GET', '/v1/invoices', (r) => this.api(r, () => this.list('invoice', r, (inv) => !this.q(r).customer || inv.customer === this.q(r).customer)));
+    s.route('GET', '/v1/charges', (r) => this.api(r, () => this.list('charge', r, (charge) => (!this.q(r).payment_intent || charge.payment_intent === this.q(r).payment_intent) && (!this.q(r).customer || charge.customer === this.q(r).customer))));
     s.route('GET', '/v1/charges/:id', (r) => this.api(r, () => this.retrieve(r, 'charge')));
     s.route('GET', '/v1/invoice_payments', (r) =>
       this.api(r, () => {
@@ -323,8 +325,25 @@ export class StripeFake {
   private recordPayment(invoice: StripeObject): void {
     if (Number(invoice.amount_paid) <= 0) return;
     const intent = this.create('pi', 'payment_intent', { amount: invoice.amount_paid, currency: invoice.currency, customer: invoice.customer, status: 'succeeded' });
-    this.create('ch', 'charge', { amount: invoice.amount_paid, amount_refunded: 0, refunded: false, disputed: false, currency: invoice.currency, customer: invoice.customer, payment_intent: intent.id, paid: true, status: 'succeeded' });
+    this.create('ch', 'charge', {
+      amount: invoice.amount_paid, amount_refunded: 0, refunded: false, disputed: false, currency: invoice.currency, customer: invoice.customer, payment_intent: intent.id, paid: true, status: 'succeeded',
+      payment_method_details: { type: 'card', card: this.cardOf(String(invoice.customer)) },
+    });
     this.create('inpay', 'invoice_payment', { invoice: invoice.id, amount_paid: invoice.amount_paid, amount_requested: invoice.amount_due, currency: invoice.currency, is_default: true, status: 'paid', payment: { type: 'payment_intent', payment_intent: intent.id } });
+  }
+
+  /**
+   * The card a customer pays with (https://docs.stripe.com/api/charges/object: payment_method_details.card).
+   * Each customer has their own card unless a test gave them one with useCard; the fingerprint is per card number.
+   */
+  private cardOf(customerId: string): { brand: string; last4: string; fingerprint: string } {
+    const cardNumber = this.cards.get(customerId) ?? `4242${createHash('sha256').update(customerId).digest('hex').replace(/\D/g, '').padEnd(12, '0').slice(0, 12)}`;
+    return { brand: 'visa', last4: cardNumber.slice(-4), fingerprint: createHash('sha256').update(`fake-card|${cardNumber}`).digest('base64url').slice(0, 16) };
+  }
+
+  /** From now on the customer pays with this card number (two customers given the same number share a fingerprint). */
+  useCard(customerId: string, cardNumber: string): void {
+    this.cards.set(customerId, cardNumber);
   }
 
   private chargeOf(invoiceId: string): StripeObject {

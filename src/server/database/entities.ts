@@ -37,6 +37,7 @@ import { StoreTimezoneChange } from '../modules/stores/store-timezone-change.ent
 import { Store } from '../modules/stores/store.entity.ts';
 import { Plan } from '../modules/subscriptions/plan.entity.ts';
 import { Subscription } from '../modules/subscriptions/subscription.entity.ts';
+import { Affiliate, AffiliateClick, AffiliateCommission, AffiliateFlag, AffiliatePayout, AffiliatePayoutItem, AffiliateReferral } from '../modules/affiliates/affiliate.entities.ts';
 import { BillingCustomer, BillingInvoice, StripeEvent } from '../modules/subscriptions/billing.entities.ts';
 import { ContactMessage } from '../modules/support/contact-message.entity.ts';
 import { User } from '../modules/users/user.entity.ts';
@@ -49,6 +50,13 @@ export const entities = [
   BillingCustomer,
   BillingInvoice,
   StripeEvent,
+  Affiliate,
+  AffiliateClick,
+  AffiliateReferral,
+  AffiliateFlag,
+  AffiliateCommission,
+  AffiliatePayout,
+  AffiliatePayoutItem,
   Session,
   AuditLogEntry,
   PlatformConnection,

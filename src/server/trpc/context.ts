@@ -8,6 +8,7 @@ import { secretHash } from '../modules/auth/link-token.ts';
 import { httpSession, type SessionControl } from '../modules/sessions/session-control.ts';
 import { testPaymentProvider, type PaymentProvider } from '../modules/subscriptions/payment-provider.ts';
 import { User, type UserEntity } from '../modules/users/user.entity.ts';
+import { DEFAULT_AFFILIATE_SETTINGS, type AffiliateSettings } from '../modules/affiliates/affiliate-settings.ts';
 import { publicOriginResolver, type PublicOriginSettings } from '../public-origin.ts';
 
 /** Long-lived collaborators, built once per app and shared by every request. */
@@ -18,6 +19,8 @@ export interface AppServices {
   answers: BoundedCache<CachedAnswer>;
   /** The optional LLM (modules/llm): null unless configured. */
   llm: LlmProvider | null;
+  /** The affiliate programme's settings (config.ts). */
+  affiliates: AffiliateSettings;
 }
 
 export function createServices(overrides: Partial<AppServices> = {}): AppServices {
@@ -26,7 +29,14 @@ export function createServices(overrides: Partial<AppServices> = {}): AppService
     authLimiters: overrides.authLimiters ?? createAuthLimiters(),
     answers: overrides.answers ?? createAnswerCache(),
     llm: overrides.llm ?? null,
+    affiliates: overrides.affiliates ?? DEFAULT_AFFILIATE_SETTINGS,
   };
+}
+
+/** The request's first-party cookies besides the session (e.g. the referral cookie); null off HTTP. */
+export interface RequestCookies {
+  get(name: string): string | undefined;
+  set(name: string, value: string, maxAgeSeconds: number): void;
 }
 
 export interface Context {
@@ -49,6 +59,9 @@ export interface Context {
   services: AppServices;
   /** Over HTTP, for a call whose answer may be cached: where the procedure notes the cached answer it gave (answer-cache-plugin.ts). */
   noteAnswer: AnswerNote | null;
+  cookies: RequestCookies | null;
+  /** The caller's user agent, for hashed visitor keys; null off HTTP. */
+  userAgent: string | null;
 }
 
 export async function createContextInner(options: {
@@ -61,6 +74,8 @@ export async function createContextInner(options: {
   sessionKey?: string | null;
   systemActor?: boolean;
   noteAnswer?: AnswerNote | null;
+  cookies?: RequestCookies | null;
+  userAgent?: string | null;
 }): Promise<Context> {
   const { em, session } = options;
   const sessionUser = session.userId === null ? null : await em.findOne(User, { id: session.userId });
@@ -86,6 +101,8 @@ export async function createContextInner(options: {
     sessionKey: options.sessionKey ?? null,
     services: options.services,
     noteAnswer: options.noteAnswer ?? null,
+    cookies: options.cookies ?? null,
+    userAgent: options.userAgent ?? null,
   };
 }
 
@@ -105,6 +122,12 @@ export function contextFactory(fork: () => EntityManager, services: AppServices,
       rememberOrigin: () => publicOrigin.remember(req),
       sessionKey: req.session?.sessionId ? secretHash(req.session.sessionId) : null,
       noteAnswer: answerNoteFor(req),
+      cookies: {
+        get: (name) => req.cookies[name],
+        set: (name, value, maxAgeSeconds) =>
+          void res.setCookie(name, value, { path: '/', httpOnly: true, sameSite: 'lax', secure: req.protocol === 'https', maxAge: maxAgeSeconds }),
+      },
+      userAgent: req.headers['user-agent'] ?? null,
     });
   };
 }

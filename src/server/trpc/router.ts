@@ -1,3 +1,5 @@
+import { affiliateAdminRouter } from '../modules/affiliates/affiliate-admin.router.ts';
+import { affiliatesRouter } from '../modules/affiliates/affiliates.router.ts';
 import { privacyRouter } from '../modules/privacy/privacy.router.ts';
 import { adminRouter } from '../modules/admin/admin.router.ts';
 import { anomaliesRouter } from '../modules/anomalies/anomalies.router.ts';
@@ -38,6 +40,8 @@ const featureRouters = {
   subscription: subscriptionsRouter,
   connections: connectionsRouter,
   admin: adminRouter,
+  affiliates: affiliatesRouter,
+  affiliateAdmin: affiliateAdminRouter,
   settings: settingsRouter,
   privacy: privacyRouter,
   support: supportRouter,

@@ -4,9 +4,11 @@ import type { TFunction } from 'i18next';
 import { Link } from 'wouter';
 import { ClockIcon, GiftIcon, UserPlusIcon, UsersIcon } from 'lucide-react';
 import type { AuditEntry } from '../../../shared/admin.ts';
+import { formatMoneyExact } from '../../../shared/currencies.ts';
 import { formatMoney } from '../../lib/format.ts';
 import { serverMessage } from '../../lib/session.ts';
 import { trpc } from '../../lib/trpc.ts';
+import { AdminAffiliatesSection } from './admin-affiliates-section.tsx';
 import { AdminTabs, useAuditText } from './admin-shared.tsx';
 import { ErrorBlock, LoadingBlock, PageHeader, Section, useDates } from './ui.tsx';
 
@@ -103,6 +105,8 @@ export function AdminDashboardPage() {
           {audit.data && <AuditList entries={audit.data} empty={t('overview.noAudit')} />}
         </Section>
       </div>
+
+      <AdminAffiliatesSection />
     </div>
   );
 }
@@ -134,7 +138,7 @@ export function AuditList({ entries, empty }: { entries: AuditEntry[]; empty: st
                 <span className="text-base-content/60">→</span> <span>{person(entry.targetUserId, entry.targetUsername)}</span>
               </>
             )}
-            {auditDetail(entry, t) && <span className="text-base-content/70"> · {auditDetail(entry, t)}</span>}
+            {auditDetail(entry, t, dates.locale) && <span className="text-base-content/70"> · {auditDetail(entry, t, dates.locale)}</span>}
           </div>
           <time className="text-base-content/70 shrink-0 text-xs whitespace-nowrap" dateTime={entry.createdAt}>
             {dates.dateTime(entry.createdAt)}
@@ -146,7 +150,7 @@ export function AuditList({ entries, empty }: { entries: AuditEntry[]; empty: st
 }
 
 /** The one detail worth a glance: the plan granted, the store shared, the template changed, the e-mail sent again. */
-function auditDetail(entry: AuditEntry, t: TFunction<'admin'>): string | null {
+function auditDetail(entry: AuditEntry, t: TFunction<'admin'>, locale: string): string | null {
   const details = entry.details ?? {};
   const pick = (key: string) => (typeof details[key] === 'string' || typeof details[key] === 'number' ? String(details[key]) : null);
   if (entry.action === 'subscription.grant') {
@@ -159,6 +163,18 @@ function auditDetail(entry: AuditEntry, t: TFunction<'admin'>): string | null {
   if (entry.action === 'email.retry_delivery') {
     const id = pick('emailId');
     return id ? t('audit.emailNumber', { id }) : null;
+  }
+  if (entry.action === 'affiliate.override_changed') {
+    const after = (details.after ?? {}) as { commissionRatePercent?: number | null; commissionMonths?: number | null };
+    return t('audit.overrides', {
+      rate: after.commissionRatePercent == null ? t('audit.defaultValue') : `${after.commissionRatePercent} %`,
+      months: after.commissionMonths == null ? t('audit.defaultValue') : String(after.commissionMonths),
+    });
+  }
+  if (entry.action.startsWith('affiliate.payout_')) {
+    const amount = pick('amountMinor');
+    const currency = pick('currency');
+    return [amount && currency ? formatMoneyExact(Number(amount), currency, locale) : null, pick('reference')].filter(Boolean).join(', ') || null;
   }
   if (entry.action === 'email_template.updated') {
     const key = pick('key');

@@ -74,9 +74,11 @@ export function AdminUserDashboardPage({ userId }: { userId: string }) {
               {viewAs.isPending ? <span className="loading loading-spinner loading-xs" aria-hidden="true" /> : <EyeIcon />}
               {t('users.viewAs')}
             </button>
-            <Link href={`/admin/affiliate/${user.id}`} className="btn btn-ghost btn-sm">
-              {t('detail.affiliate')}
-            </Link>
+            {user.affiliateCode && (
+              <Link href={`/admin/affiliate/${user.id}`} className="btn btn-ghost btn-sm" data-testid="user-affiliate-link">
+                {t('detail.affiliate')}
+              </Link>
+            )}
           </>
         }
       />

@@ -1,5 +1,5 @@
 import { useTranslation } from 'react-i18next';
-import { GiftIcon, ImageIcon, MessageCircleIcon, ShoppingCartIcon, type LucideIcon } from 'lucide-react';
+import { MessageCircleIcon, ShoppingCartIcon, type LucideIcon } from 'lucide-react';
 import { DataError, DataLoading } from '../../components/data-page.tsx';
 import { EmptyState, PageHeader } from '../../components/empty-state.tsx';
 import { useAuth } from '../../lib/auth.tsx';
@@ -15,12 +15,10 @@ interface ScreenDefinition {
   adminOnly?: boolean;
 }
 
-/** The screens that later work fills; until then each explains what it will show. */
+/** The admin-only tools as everyone else sees them: 'Coming Soon', with what they will show. */
 const DATA_SCREENS = {
   metaComments: { icon: MessageCircleIcon, needs: 'metaads', adminOnly: true },
   shoppingOptimizer: { icon: ShoppingCartIcon, needs: 'storeAndGoogleads', adminOnly: true },
-  productImageGenerator: { icon: ImageIcon, needs: 'store' },
-  affiliateDashboard: { icon: GiftIcon, needs: 'store' },
 } satisfies Record<string, ScreenDefinition>;
 
 export type DataScreen = keyof typeof DATA_SCREENS;

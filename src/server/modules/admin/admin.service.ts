@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { Affiliate } from '../affiliates/affiliate.entities.ts';
 import type { AdminStats, AuditEntry, UserDetail } from '../../../shared/admin.ts';
 import { tierFromPlanName, type PlanTier, type SubscriptionStatus } from '../../../shared/plans.ts';
 import { AppError } from '../../errors.ts';
@@ -215,8 +216,13 @@ export async function adminStats(em: EntityManager, now = new Date()): Promise<A
 }
 
 /** Audit entries, newest first, with the usernames of who acted and on whom (when the accounts still exist). */
-export async function auditLog(em: EntityManager, options: { limit: number; aboutUserId?: number }): Promise<AuditEntry[]> {
-  const where = options.aboutUserId === undefined ? {} : { $or: [{ actorUserId: options.aboutUserId }, { targetUserId: options.aboutUserId }] };
+/** `aboutUserId`: entries by or about the account; `targetUserId`: only about it; `actionPrefix`: e.g. 'affiliate.'. */
+export async function auditLog(em: EntityManager, options: { limit: number; aboutUserId?: number; targetUserId?: number; actionPrefix?: string }): Promise<AuditEntry[]> {
+  const where = {
+    ...(options.aboutUserId === undefined ? {} : { $or: [{ actorUserId: options.aboutUserId }, { targetUserId: options.aboutUserId }] }),
+    ...(options.targetUserId === undefined ? {} : { targetUserId: options.targetUserId }),
+    ...(options.actionPrefix === undefined ? {} : { action: { $like: `${options.actionPrefix}%` } }),
+  };
   const entries = await em.find(AuditLogEntry, where, { orderBy: { createdAt: 'desc', id: 'desc' }, limit: options.limit });
   const userIds = [...new Set(entries.flatMap((entry) => [entry.actorUserId, entry.targetUserId]).filter((id): id is number => id !== null))];
   const users = userIds.length === 0 ? [] : await em.find(User, { id: { $in: userIds } });
@@ -247,6 +253,7 @@ export async function userDetail(em: EntityManager, userId: number, now = new Da
   }
   const shared = await em.find(StoreGuest, { user: user.id }, { populate: ['store.owner'], orderBy: { createdAt: 'asc' } });
   const subscriptions = await em.find(Subscription, { user: user.id }, { populate: ['plan'], orderBy: { createdAt: 'desc', id: 'desc' } });
+  const affiliate = await em.findOne(Affiliate, { user: user.id });
   return {
     user: {
       id: user.id,
@@ -258,6 +265,7 @@ export async function userDetail(em: EntityManager, userId: number, now = new Da
       createdAt: user.createdAt.toISOString(),
       trialStartedAt: user.trialStartedAt?.toISOString() ?? null,
       deletionScheduledFor: user.deletionScheduledFor?.toISOString() ?? null,
+      affiliateCode: affiliate?.code ?? null,
     },
     access: {
       hasActiveSubscription: access.hasActiveSubscription,

@@ -21,6 +21,11 @@ export const AUDIT_ACTIONS = [
   'account.deleted',
   // An administrator put a failed e-mail back on the delivery queue (email/email.router.ts, "Retry delivery").
   'email.retry_delivery',
+  // The affiliate programme's admin decisions (affiliates/affiliate-admin.service.ts), about the affiliate's account.
+  'affiliate.override_changed',
+  'affiliate.payout_approved',
+  'affiliate.payout_rejected',
+  'affiliate.payout_paid',
 ] as const;
 
 export const AuditLogEntry = defineEntity({

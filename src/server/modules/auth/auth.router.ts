@@ -3,6 +3,8 @@ import { loginInput, registerInput, userOutput } from '../../../shared/auth.ts';
 import { requestPasswordResetInput, resetPasswordInput } from '../../../shared/settings.ts';
 import { router } from '../../trpc/init.ts';
 import { authedProcedure, publicProcedure } from '../../trpc/procedures.ts';
+import { REFERRAL_COOKIE_NAME } from '../../../shared/affiliates.ts';
+import { attributeSignUp } from '../affiliates/affiliates.service.ts';
 import { toPublicUser } from '../users/user-presenter.ts';
 import { login, register } from './auth.service.ts';
 import { requestPasswordReset, resetPassword } from './password-reset.service.ts';
@@ -14,6 +16,7 @@ export const authRouter = router({
     .output(userOutput)
     .mutation(async ({ ctx, input }) => {
       const user = await register(ctx.em, input, { session: ctx.session, limiters: ctx.services.authLimiters, clientIp: ctx.clientIp });
+      await attributeSignUp(ctx.em, user, ctx.cookies?.get(REFERRAL_COOKIE_NAME), ctx.services.affiliates.cookieDays);
       await ctx.rememberOrigin();
       return toPublicUser(user);
     }),

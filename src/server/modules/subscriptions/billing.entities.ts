@@ -60,6 +60,8 @@ export const BillingInvoice = defineEntity({
      * many retries (each a new invoice.payment_failed) follow (stripe-events.ts).
      */
     paymentFailureEmailedAt: p.datetime().nullable(),
+    /** The paying card's Stripe fingerprint (charge.payment_method_details.card.fingerprint): the same card number gives the same value; the affiliate same-card rule compares it. */
+    cardFingerprint: p.string().length(64).nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
     updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
   },

@@ -5,6 +5,7 @@ import { formatMoney } from '../../../shared/currencies.ts';
 import type { JobDefinition } from '../../jobs/queues.ts';
 import { sendEmail } from '../email/email.service.ts';
 import { User } from '../users/user.entity.ts';
+import { applyInvoiceToCommission } from '../affiliates/commissions.service.ts';
 import { BillingCustomer, BillingInvoice, StripeEvent } from './billing.entities.ts';
 import { planFromLookupKey, type StripePaymentProvider } from './stripe-billing.ts';
 import { Subscription, type SubscriptionEntity } from './subscription.entity.ts';
@@ -133,6 +134,21 @@ async function syncInvoice(em: EntityManager, stripe: Stripe, invoiceId: string)
   return { invoice, userId };
 }
 
+/**
+ * The fingerprint of the card that paid an invoice, stored on it (the affiliate same-card rule compares them):
+ * invoice -> invoice payment -> payment intent -> its charge's payment_method_details.card.fingerprint.
+ */
+async function recordCardFingerprint(em: EntityManager, stripe: Stripe, invoiceId: string, userId: number): Promise<void> {
+  const payments = await stripe.invoicePayments.list({ invoice: invoiceId, limit: 1 });
+  const payment = payments.data[0]?.payment;
+  const intent = typeof payment?.payment_intent === 'string' ? payment.payment_intent : payment?.payment_intent?.id;
+  if (!intent) return;
+  const charges = await stripe.charges.list({ payment_intent: intent, limit: 1 });
+  const fingerprint = charges.data[0]?.payment_method_details?.card?.fingerprint;
+  if (!fingerprint) return;
+  await em.getConnection().execute(`update billing_invoices set card_fingerprint = ?, updated_at = now() where stripe_invoice_id = ? and user_id = ?`, [fingerprint, invoiceId, userId]);
+}
+
 interface ProcessContext {
   em: EntityManager;
   stripe: Stripe;
@@ -191,7 +207,11 @@ async function handleEvent(context: ProcessContext, event: Stripe.Event): Promis
     }
     case 'invoice.paid':
     case 'invoice.payment_failed': {
-      const { invoice } = await syncInvoice(em, stripe, event.data.object.id!);
+      const { invoice, userId } = await syncInvoice(em, stripe, event.data.object.id!);
+      if (event.type === 'invoice.paid') {
+        await recordCardFingerprint(em, stripe, invoice.id!, userId);
+        await applyInvoiceToCommission(em, invoice.id!);
+      }
       const subscriptionId = subscriptionIdOfInvoice(invoice);
       const row = subscriptionId ? await syncSubscription(em, stripe, subscriptionId, context.now) : null;
       if (event.type === 'invoice.payment_failed' && row?.status === 'past_due') {
@@ -233,6 +253,7 @@ async function recordChargeOutcome(context: ProcessContext, chargeId: string, di
     `update billing_invoices set amount_refunded = ?, disputed = disputed or ?, updated_at = now() where stripe_invoice_id = ? and user_id = ?`,
     [charge.amount_refunded, disputed, invoiceId, userId],
   );
+  await applyInvoiceToCommission(em, invoiceId);
 }
 
 /**
