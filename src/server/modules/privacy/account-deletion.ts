@@ -78,6 +78,8 @@ export const IMPERSONAL_AUDIT_DETAIL_KEYS = [
   'storeId', 'plan', 'days', 'key', 'template', 'emailId', 'exportId', 'webhookId', 'byAdmin', 'deletionScheduledFor', 'stores',
   'customersRedacted', 'ordersRedacted', 'ordersToRedact', 'deliveriesDeleted', 'loyaltyDeleted', 'exportsDeleted', 'tracking',
   'ordersDeleted', 'refundsDeleted', 'customersDeleted', 'productsDeleted',
+  // The affiliate programme's decisions: a payout's id and amount, an override's rate and months before and after.
+  'payoutId', 'amountMinor', 'currency', 'before', 'after',
 ] as const;
 
 /**
