@@ -35,9 +35,10 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ SCHEDULED_SYNCS: 'sometimes' })).toThrow('SCHEDULED_SYNCS');
   });
 
-  it('reads the affiliate settings: referral window 60 days, payouts from 5000 pence, whole positive numbers only', () => {
-    expect(loadConfig({}).affiliates).toEqual({ cookieDays: 60, payoutThresholdMinor: 5000 });
-    expect(loadConfig({ AFFILIATE_COOKIE_DAYS: '30', AFFILIATE_PAYOUT_THRESHOLD_PENCE: '2500' }).affiliates).toEqual({ cookieDays: 30, payoutThresholdMinor: 2500 });
+  it('reads the affiliate settings: referral window 60 days, last link wins, payouts from 5000 pence, whole positive numbers only', () => {
+    expect(loadConfig({}).affiliates).toEqual({ cookieDays: 60, payoutThresholdMinor: 5000, attribution: 'last' });
+    expect(loadConfig({ AFFILIATE_COOKIE_DAYS: '30', AFFILIATE_PAYOUT_THRESHOLD_PENCE: '2500', AFFILIATE_ATTRIBUTION: 'first' }).affiliates).toEqual({ cookieDays: 30, payoutThresholdMinor: 2500, attribution: 'first' });
+    expect(() => loadConfig({ AFFILIATE_ATTRIBUTION: 'middle' })).toThrow('AFFILIATE_ATTRIBUTION must be last or first');
     expect(() => loadConfig({ AFFILIATE_COOKIE_DAYS: '0' })).toThrow('AFFILIATE_COOKIE_DAYS must be at least 1');
     expect(() => loadConfig({ AFFILIATE_PAYOUT_THRESHOLD_PENCE: '50.5' })).toThrow('AFFILIATE_PAYOUT_THRESHOLD_PENCE must be a whole number of pence');
   });

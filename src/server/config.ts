@@ -62,6 +62,7 @@ const envSchema = z.object({
     .refine((prefix) => !prefix.split('/').some((part) => part === '.' || part === '..'), 'S3_PREFIX must not hold . or .. as a folder (MinIO refuses such keys)')
     .default(''),
   AFFILIATE_COOKIE_DAYS: z.coerce.number({ error: 'AFFILIATE_COOKIE_DAYS must be a number of days' }).int('AFFILIATE_COOKIE_DAYS must be a whole number of days').min(1, 'AFFILIATE_COOKIE_DAYS must be at least 1').max(3650).default(DEFAULT_REFERRAL_COOKIE_DAYS),
+  AFFILIATE_ATTRIBUTION: z.enum(['last', 'first'], { error: 'AFFILIATE_ATTRIBUTION must be last or first' }).default('last'),
   AFFILIATE_PAYOUT_THRESHOLD_PENCE: z.coerce.number({ error: 'AFFILIATE_PAYOUT_THRESHOLD_PENCE must be an amount in pence' }).int('AFFILIATE_PAYOUT_THRESHOLD_PENCE must be a whole number of pence').min(1, 'AFFILIATE_PAYOUT_THRESHOLD_PENCE must be at least 1').default(DEFAULT_PAYOUT_THRESHOLD_MINOR),
   SMTP_TLS_REJECT_UNAUTHORIZED: z.enum(['true', 'false'], { error: 'SMTP_TLS_REJECT_UNAUTHORIZED must be true or false' }).default('true'),
 });
@@ -221,7 +222,7 @@ export interface AppConfig {
   imageModel: ImageModelSettings | null;
   /** Where the product image generator keeps its files (IMAGE_STORAGE, S3_*): DATA_DIR (local, the default) or a bucket. */
   imageStorage: ImageStorageSettings;
-  /** The affiliate programme: AFFILIATE_COOKIE_DAYS (referral window, 60) and AFFILIATE_PAYOUT_THRESHOLD_PENCE (5000 = £50.00). */
+  /** The affiliate programme: AFFILIATE_COOKIE_DAYS (referral window, 60), AFFILIATE_ATTRIBUTION (last) and AFFILIATE_PAYOUT_THRESHOLD_PENCE (5000 = £50.00). */
   affiliates: AffiliateSettings;
 }
 
@@ -332,6 +333,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     mail,
     imageModel,
     imageStorage: imageStorageFrom(values),
-    affiliates: { cookieDays: values.AFFILIATE_COOKIE_DAYS, payoutThresholdMinor: values.AFFILIATE_PAYOUT_THRESHOLD_PENCE },
+    affiliates: { cookieDays: values.AFFILIATE_COOKIE_DAYS, payoutThresholdMinor: values.AFFILIATE_PAYOUT_THRESHOLD_PENCE, attribution: values.AFFILIATE_ATTRIBUTION },
   };
 }

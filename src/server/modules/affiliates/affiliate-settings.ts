@@ -6,6 +6,11 @@ export interface AffiliateSettings {
   cookieDays: number;
   /** The payable balance (pence) at which an affiliate may request a payout. */
   payoutThresholdMinor: number;
+  /** Which referral link a sign-up is credited to when a visitor followed several: the last (default) or the first still in its window. */
+  attribution: ReferralAttribution;
 }
 
-export const DEFAULT_AFFILIATE_SETTINGS: AffiliateSettings = { cookieDays: DEFAULT_REFERRAL_COOKIE_DAYS, payoutThresholdMinor: DEFAULT_PAYOUT_THRESHOLD_MINOR };
+export const REFERRAL_ATTRIBUTIONS = ['last', 'first'] as const;
+export type ReferralAttribution = (typeof REFERRAL_ATTRIBUTIONS)[number];
+
+export const DEFAULT_AFFILIATE_SETTINGS: AffiliateSettings = { cookieDays: DEFAULT_REFERRAL_COOKIE_DAYS, payoutThresholdMinor: DEFAULT_PAYOUT_THRESHOLD_MINOR, attribution: 'last' };

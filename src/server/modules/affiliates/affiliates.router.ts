@@ -14,7 +14,7 @@ export const affiliatesRouter = router({
     .input(recordClickInput)
     .output(recordClickOutput)
     .mutation(({ ctx, input }) =>
-      recordReferralClick(ctx.em, input.code, { user: ctx.sessionUser, clientIp: ctx.clientIp, userAgent: ctx.userAgent, cookies: ctx.cookies, cookieDays: ctx.services.affiliates.cookieDays }),
+      recordReferralClick(ctx.em, input.code, { user: ctx.sessionUser, clientIp: ctx.clientIp, userAgent: ctx.userAgent, cookies: ctx.cookies, cookieDays: ctx.services.affiliates.cookieDays, attribution: ctx.services.affiliates.attribution }),
     ),
 
   membership: authedProcedure

@@ -4,7 +4,8 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { REFERRAL_COOKIE_NAME, type AffiliateFlagKind } from '../../../shared/affiliates.ts';
 import type { RequestCookies } from '../../trpc/context.ts';
 import type { UserEntity } from '../users/user.entity.ts';
-import { Affiliate, AffiliateClick, AffiliateFlag, AffiliateReferral, type AffiliateEntity } from './affiliate.entities.ts';
+import { Affiliate, AffiliateClick, AffiliateFlag, AffiliateReferral, type AffiliateClickEntity, type AffiliateEntity } from './affiliate.entities.ts';
+import type { ReferralAttribution } from './affiliate-settings.ts';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -44,13 +45,14 @@ async function flag(em: EntityManager, affiliate: AffiliateEntity, kind: Affilia
 }
 
 /**
- * A visit through /?ref=<code>: counts the click and points the referral cookie at it (the last link
- * followed wins). An affiliate following their own link is flagged, not counted.
+ * A visit through /?ref=<code>: counts the click and points the referral cookie at it; the last link
+ * followed wins, or with AFFILIATE_ATTRIBUTION=first a cookie still in its window is kept. An affiliate
+ * following their own link is flagged, not counted.
  */
 export async function recordReferralClick(
   em: EntityManager,
   code: string,
-  visitor: { user: UserEntity | null; clientIp: string | null; userAgent: string | null; cookies: RequestCookies | null; cookieDays: number; now?: Date },
+  visitor: { user: UserEntity | null; clientIp: string | null; userAgent: string | null; cookies: RequestCookies | null; cookieDays: number; attribution?: ReferralAttribution; now?: Date },
 ): Promise<{ recorded: boolean }> {
   const affiliate = await em.findOne(Affiliate, { code: code.toLowerCase() }, { populate: ['user'] });
   if (!affiliate) return { recorded: false };
@@ -67,8 +69,17 @@ export async function recordReferralClick(
     clickedAt: now,
   });
   await em.flush();
-  visitor.cookies?.set(REFERRAL_COOKIE_NAME, `${affiliate.code}.${click.id}`, visitor.cookieDays * 24 * 60 * 60);
+  const kept = visitor.attribution === 'first' && (await clickInWindow(em, visitor.cookies?.get(REFERRAL_COOKIE_NAME), visitor.cookieDays, now));
+  if (!kept) visitor.cookies?.set(REFERRAL_COOKIE_NAME, `${affiliate.code}.${click.id}`, visitor.cookieDays * 24 * 60 * 60);
   return { recorded: true };
+}
+
+/** The click a referral cookie names ("<code>.<click id>"), if it is genuine and not older than the window. */
+async function clickInWindow(em: EntityManager, cookieValue: string | undefined, windowDays: number, now: Date): Promise<AffiliateClickEntity | null> {
+  const match = /^([a-z0-9]{6,32})\.(\d{1,10})$/.exec(cookieValue ?? '');
+  if (!match) return null;
+  const click = await em.findOne(AffiliateClick, { id: Number(match[2]), affiliate: { code: match[1] } }, { populate: ['affiliate.user'] });
+  return click && now.getTime() - click.clickedAt.getTime() <= windowDays * DAY_MS ? click : null;
 }
 
 /**
@@ -76,10 +87,8 @@ export async function recordReferralClick(
  * to its affiliate, unless it is the affiliate's own mailbox (blocked and flagged).
  */
 export async function attributeSignUp(em: EntityManager, newUser: UserEntity, cookieValue: string | undefined, windowDays: number, now = new Date()): Promise<void> {
-  const match = /^([a-z0-9]{6,32})\.(\d{1,10})$/.exec(cookieValue ?? '');
-  if (!match) return;
-  const click = await em.findOne(AffiliateClick, { id: Number(match[2]), affiliate: { code: match[1] } }, { populate: ['affiliate.user'] });
-  if (!click || now.getTime() - click.clickedAt.getTime() > windowDays * DAY_MS) return;
+  const click = await clickInWindow(em, cookieValue, windowDays, now);
+  if (!click) return;
   const affiliate = click.affiliate;
   if (affiliate.user.id === newUser.id || mailboxHash(affiliate.user.email) === mailboxHash(newUser.email)) {
     await flag(em, affiliate, 'self_referral', `Sign-up of account #${newUser.id} with the affiliate's own e-mail address`);

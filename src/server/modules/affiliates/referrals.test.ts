@@ -2,6 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { ApiClient, signedInClient, trpcMutation, trpcQuery, uniqueUser, useTestApp } from '../../../../test/harness.ts';
 import { User } from '../users/user.entity.ts';
 import { AffiliateClick, AffiliateFlag, AffiliateReferral } from './affiliate.entities.ts';
+import { recordReferralClick } from './affiliates.service.ts';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
 
 const testApp = useTestApp();
 
@@ -68,6 +71,26 @@ describe('referral links', () => {
     const lastCookie = await followLink(second.code, firstCookie);
     const referred = await signUpWith(lastCookie);
     expect((await referralOf(referred.id))?.affiliate.user.id).toBe(second.user.id);
+  });
+
+  it('with AFFILIATE_ATTRIBUTION=first the first link still in its window keeps the credit, and gives way once it is older', async () => {
+    const first = await newAffiliate('firstwins');
+    const second = await newAffiliate('secondloses');
+    const jar = new Map<string, string>();
+    const cookies = { get: (name: string) => jar.get(name), set: (name: string, value: string) => void jar.set(name, value) };
+    const visit = (code: string, now: Date) =>
+      recordReferralClick(testApp.orm.em.fork(), code, { user: null, clientIp: '198.51.100.7', userAgent: 'Mozilla/5.0 test', cookies, cookieDays: 60, attribution: 'first', now });
+    const start = new Date();
+    expect(await visit(first.code, start)).toEqual({ recorded: true });
+    const firstCookie = jar.get('sp_ref');
+    expect(await visit(second.code, new Date(start.getTime() + 59 * DAY_MS))).toEqual({ recorded: true });
+    expect(jar.get('sp_ref')).toBe(firstCookie);
+    expect(await testApp.orm.em.fork().count(AffiliateClick, { affiliate: { code: second.code } })).toBe(1);
+    expect((await referralOf((await signUpWith(jar.get('sp_ref'))).id))?.affiliate.user.id).toBe(first.user.id);
+
+    expect(await visit(second.code, new Date(start.getTime() + 61 * DAY_MS))).toEqual({ recorded: true });
+    expect(jar.get('sp_ref')).not.toBe(firstCookie);
+    expect(jar.get('sp_ref')).toMatch(new RegExp(`^${second.code}\\.`));
   });
 
   it('a click older than the window does not attribute the sign-up', async () => {
