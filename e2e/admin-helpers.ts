@@ -98,6 +98,8 @@ export async function sql(text: string, values: unknown[] = []): Promise<void> {
 export async function screenshots(page: Page, name: string, ready: (page: Page) => Promise<void>): Promise<void> {
   mkdirSync(SCREENS_DIR, { recursive: true });
   const url = page.url();
+  // Charts drawn without their entrance animation: a bar is shot at its height, not on its way up.
+  await page.emulateMedia({ reducedMotion: 'reduce' });
   for (const theme of ['light', 'dark'] as const) {
     await page.evaluate((value) => window.localStorage.setItem('theme', value), theme);
     for (const width of [1280, 390]) {
@@ -108,6 +110,7 @@ export async function screenshots(page: Page, name: string, ready: (page: Page) 
       await page.screenshot({ path: path.join(SCREENS_DIR, `${name}-${width}-${theme}.png`), fullPage: true });
     }
   }
+  await page.emulateMedia({ reducedMotion: null });
   await page.setViewportSize({ width: 1280, height: 720 });
 }
 

@@ -1,5 +1,6 @@
 import { expect, test } from '@playwright/test';
 import { createStore, distinctAddress, otherPerson, registered, screenshots, seriousViolations, signedInAdmin, sql, startTrial } from './admin-helpers.ts';
+import { drawnChart } from './waits.ts';
 
 // The affiliate programme end to end: join, share the link, a visitor follows it in a fresh browser and
 // signs up, the affiliate's dashboard counts the sign-up. With SCREENSHOTS_DIR set it photographs the dashboard.
@@ -27,9 +28,19 @@ test('a visitor who follows a referral link and signs up shows on the affiliate 
   await expect(page.getByTestId('affiliate-kpi-clicks')).toContainText('1');
   await expect(page.getByTestId('affiliate-referrals')).toContainText(/User #1, joined .*, no plan, signed up/);
 
+  // Six months at least, read as the reader writes them ("Nov 2026"), this one last with its sign-up.
+  await expect(drawnChart(page, 'affiliate-chart')).toBeVisible();
+  const monthRows = page.getByTestId('affiliate-chart').getByTestId('chart-table').locator('tbody tr');
+  await expect(monthRows).toHaveCount(6);
+  const thisMonth = new Intl.DateTimeFormat('en', { month: 'short', year: 'numeric', timeZone: 'UTC' }).format(new Date());
+  await expect(monthRows.last()).toContainText(thisMonth);
+  await expect(monthRows.last().locator('td')).toHaveText(['1']);
+  await expect(monthRows.first().locator('td')).toHaveText(['0']);
+
   if (process.env.SCREENSHOTS_DIR) {
     await screenshots(page, 'affiliate-dashboard', async (shot) => {
       await expect(shot.getByTestId('affiliate-kpi-signUps')).toContainText('1');
+      await expect(drawnChart(shot, 'affiliate-chart')).toBeVisible();
     });
   }
 });
@@ -133,6 +144,7 @@ test('an affiliate requests a payout; an admin sets an override, approves it and
   if (process.env.SCREENSHOTS_DIR) {
     await screenshots(page, 'affiliate-dashboard-payouts', async (shot) => {
       await expect(shot.getByTestId('payout-history')).toContainText('BACS-E2E-0042');
+      await expect(drawnChart(shot, 'affiliate-chart')).toBeVisible();
     });
     await screenshots(admin.page, 'admin-affiliate', async (shot) => {
       await expect(shot.getByTestId('affiliate-admin-payouts')).toContainText('BACS-E2E-0042');

@@ -7,6 +7,7 @@ import { DataError, DataLoading } from '../../components/data-page.tsx';
 import { EmptyState, PageHeader } from '../../components/empty-state.tsx';
 import { KpiCard } from '../../components/kpi-card.tsx';
 import { formatMoney } from '../../lib/format.ts';
+import { useNarrowScreen } from '../../lib/figure-format.ts';
 import { PayoutsSection } from './affiliate-payouts.tsx';
 import { trpc } from '../../lib/trpc.ts';
 
@@ -43,6 +44,26 @@ export function AffiliateDashboardPage() {
   );
 }
 
+/** Months the chart shows at least, this one included. */
+const CHART_MONTHS = 6;
+
+/**
+ * Every month from the first with activity (or six months back, whichever is earlier) to this one, the
+ * empty ones as zero: a new affiliate sees a timeline, not one bar across the whole chart.
+ */
+function monthsToChart(active: AffiliateDashboard['months'], now = new Date()): AffiliateDashboard['months'] {
+  const byMonth = new Map(active.map((month) => [month.month, month]));
+  const key = (date: Date) => date.toISOString().slice(0, 7);
+  const cursor = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - (CHART_MONTHS - 1), 1));
+  const first = active[0]?.month;
+  if (first && first < key(cursor)) cursor.setTime(Date.parse(`${first}-01T00:00:00Z`));
+  const months: AffiliateDashboard['months'] = [];
+  for (; key(cursor) <= key(now); cursor.setUTCMonth(cursor.getUTCMonth() + 1)) {
+    months.push(byMonth.get(key(cursor)) ?? { month: key(cursor), signUps: 0, earnedMinor: 0 });
+  }
+  return months;
+}
+
 function Programme({ data, link }: { data: AffiliateDashboard; link: string }) {
   const { t, i18n } = useTranslation('affiliates');
   const locale = i18n.resolvedLanguage ?? 'en';
@@ -57,14 +78,19 @@ function Programme({ data, link }: { data: AffiliateDashboard; link: string }) {
     ['payingCustomers', count(kpis.payingCustomers)],
     ['conversionRate', kpis.conversionRate === null ? null : new Intl.NumberFormat(locale, { style: 'percent', maximumFractionDigits: 1 }).format(kpis.conversionRate)],
   ] as const;
+  const months = useMemo(() => monthsToChart(data.months), [data.months]);
+  const narrow = useNarrowScreen();
   const chartOptions = useMemo(() => {
-    const most = Math.max(1, ...data.months.map((month) => month.signUps));
+    const most = Math.max(1, ...months.map((month) => month.signUps));
     // Whole sign-ups only: as many ticks as there are steps, at most five.
+    // "2026-11" as "Nov 2026" in the reader's language (the first of the month, read in UTC: no time zone shifts
+    // it); on a phone just "Nov", so that six months fit without their labels being cut.
+    const label = new Intl.DateTimeFormat(locale, { month: 'short', ...(narrow ? {} : { year: 'numeric' }), timeZone: 'UTC' });
     return {
-      xaxis: { categories: data.months.map((month) => month.month) },
+      xaxis: { categories: months.map((month) => label.format(new Date(`${month.month}-01T00:00:00Z`))) },
       yaxis: { min: 0, tickAmount: Math.min(5, most), labels: { formatter: (value: number) => new Intl.NumberFormat(locale).format(Math.round(value)) } },
     };
-  }, [data.months, locale]);
+  }, [months, locale, narrow]);
 
   return (
     <>
@@ -105,8 +131,9 @@ function Programme({ data, link }: { data: AffiliateDashboard; link: string }) {
             height={260}
             ariaLabel={t('chart.title')}
             categoryHeading={t('chart.month')}
-            series={[{ name: t('kpis.signUps'), data: data.months.map((month) => month.signUps) }]}
+            series={[{ name: t('kpis.signUps'), data: months.map((month) => month.signUps) }]}
             options={chartOptions}
+            testId="affiliate-chart"
           />
         </div>
       </section>
