@@ -1,12 +1,12 @@
 import { expect, test, type Page } from '@playwright/test';
-import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import os from 'node:os';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { configureUnsubscribeSigning, unsubscribeUrl } from '../src/server/modules/email/unsubscribe.ts';
 import { startSmtpPeer, type SmtpPeer } from '../test/fakes/smtp-peer.ts';
 import { distinctAddress, registered, screenshots, signedInAdmin, uniqueName, PASSWORD } from './admin-helpers.ts';
 import { E2E_PORT } from './integration-fakes-env.ts';
+import { startOwnServer, type OwnServer } from './own-server.ts';
 import { screenSettled } from './waits.ts';
 
 // E-mail through SMTP, end to end: a server of its own (`node src/server/main.ts`, its own embedded
@@ -22,51 +22,23 @@ const SCREENS = process.env.SCREENSHOTS_DIR;
 test.describe.configure({ mode: 'serial' });
 
 let peer: SmtpPeer;
-let server: ChildProcess;
-let serverExited: Promise<unknown>;
+let mailServer: OwnServer;
 let dataDir: string;
-let output = '';
 
 test.beforeAll(async () => {
   peer = await startSmtpPeer({ port: SMTP_PEER_PORT });
-  dataDir = mkdtempSync(path.join(os.tmpdir(), 'storepulse-e2e-mail-'));
-  server = spawn(process.execPath, ['--max-old-space-size=1024', 'src/server/main.ts'], {
-    env: {
-      PATH: process.env.PATH,
-      HOME: process.env.HOME,
-      PORT: String(MAIL_SERVER_PORT),
-      DATA_DIR: dataDir,
-      LOG_LEVEL: 'warn',
-      FX_SOURCE: 'synthetic',
-      TRUST_PROXY: 'true',
-      RATE_LIMIT_REGISTRATIONS_PER_IP: '10000',
-      RATE_LIMIT_LOGINS_PER_IP: '10000',
-      SMTP_URL: peer.url,
-      MAIL_FROM: 'StorePulse <noreply@storepulse.test>',
-      // The peer's certificate is self-signed, made at its start.
-      SMTP_TLS_REJECT_UNAUTHORIZED: 'false',
-      ...(process.env.CLIENT_DIST_DIR ? { CLIENT_DIST_DIR: process.env.CLIENT_DIST_DIR } : {}),
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
+  mailServer = await startOwnServer(MAIL_SERVER_PORT, 'mail', {
+    SMTP_URL: peer.url,
+    MAIL_FROM: 'StorePulse <noreply@storepulse.test>',
+    // The peer's certificate is self-signed, made at its start.
+    SMTP_TLS_REJECT_UNAUTHORIZED: 'false',
   });
-  server.stdout?.on('data', (chunk) => (output += String(chunk)));
-  server.stderr?.on('data', (chunk) => (output += String(chunk)));
-  serverExited = new Promise((resolve) => server.once('exit', resolve));
-  await expect
-    .poll(async () => {
-      if (server.exitCode !== null) throw new Error(`The mail server ended before serving:\n${output}`);
-      return fetch(`${mailBase}/healthz`).then((answer) => answer.ok, () => false);
-    }, { timeout: 10 * 60_000 })
-    .toBe(true);
+  dataDir = mailServer.dataDir;
 });
 
 test.afterAll(async () => {
-  if (server && server.exitCode === null) {
-    server.kill('SIGTERM');
-    await serverExited;
-  }
+  await mailServer?.stop();
   await peer?.stop();
-  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 });
 
 function mailAdminCli(...args: string[]): string {
