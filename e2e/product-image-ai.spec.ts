@@ -1,10 +1,10 @@
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test } from '@playwright/test';
 import { FAKE_IMAGE_MODEL_KEY, FakeImageModel } from '../test/fakes/image-model.ts';
 import { createStore, register, startTrial } from './account-helpers.ts';
 import { screenshots } from './admin-helpers.ts';
 import { E2E_PORT } from './integration-fakes-env.ts';
 import { startOwnServer, type OwnServer } from './own-server.ts';
-import { loadDemoData } from './waits.ts';
+import { imagesDecoded, loadDemoData } from './waits.ts';
 
 // The product image generator with an image model set up (IMAGE_API_URL, IMAGE_API_KEY, IMAGE_MODEL): a
 // server of its own whose model is the loopback OpenAI-compatible Images API fake (test/fakes/image-model.ts).
@@ -25,14 +25,6 @@ test.afterAll(async () => {
   await server?.stop();
   await model?.close();
 });
-
-async function galleryImagesDecoded(page: Page): Promise<void> {
-  for (const image of await page.getByTestId('image-gallery').getByRole('img').all()) {
-    await image.scrollIntoViewIfNeeded();
-    await expect.poll(() => image.evaluate((element) => (element as HTMLImageElement).complete && (element as HTMLImageElement).naturalWidth > 0)).toBe(true);
-  }
-  await page.evaluate(() => window.scrollTo(0, 0));
-}
 
 test('with an image model, a main image gets an AI background from a prompt, added to the gallery', async ({ browser }) => {
   const context = await browser.newContext({ baseURL: server.url, viewport: { width: 1280, height: 900 } });
@@ -65,7 +57,7 @@ test('with an image model, a main image gets an AI background from a prompt, add
   if (process.env.SCREENSHOTS_DIR) {
     await screenshots(page, 'product-images-ai', async (shot) => {
       await expect(shot.getByTestId('image-gallery').getByTestId('product-image')).toHaveCount(2);
-      await galleryImagesDecoded(shot);
+      await imagesDecoded(shot, shot.getByTestId('image-gallery'));
     });
   }
   await context.close();

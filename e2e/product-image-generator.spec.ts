@@ -4,7 +4,7 @@ import path from 'node:path';
 import { unzipSync } from 'fflate';
 import sharp from 'sharp';
 import { createStore, register, startTrial, test } from './account-helpers.ts';
-import { loadDemoData, screenSettled } from './waits.ts';
+import { imagesDecoded, loadDemoData, screenSettled } from './waits.ts';
 
 // The product image generator on a demo store: one product -> the white main image with its checks
 // passing -> gallery -> download; then a batch for three products -> progress to done -> the zip of
@@ -124,12 +124,8 @@ test('product image generator screenshots at 1280 and 390 px, light and dark', a
       await page.reload();
       await expect(page.getByTestId('image-gallery').getByTestId('product-image')).toHaveCount(2);
       await expect(page.getByTestId('batch-progress')).toHaveCount(0);
-      // The gallery's images load lazily: bring each into view and wait until it has decoded.
-      for (const image of await page.getByTestId('image-gallery').getByRole('img').all()) {
-        await image.scrollIntoViewIfNeeded();
-        await expect.poll(() => image.evaluate((element) => (element as HTMLImageElement).complete && (element as HTMLImageElement).naturalWidth > 0)).toBe(true);
-      }
-      await page.evaluate(() => window.scrollTo(0, 0));
+      // The gallery's images load lazily: each brought into view and decoded.
+      await imagesDecoded(page, page.getByTestId('image-gallery'));
       await screenSettled(page);
       await page.screenshot({ path: path.join(directory!, `product-images-${size}-${theme}.png`), fullPage: true });
       // The other source: a photo of one's own.

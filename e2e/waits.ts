@@ -66,3 +66,12 @@ export async function screenSettled(page: Page): Promise<void> {
   await nothingLoading(page);
   await animationsFinished(page);
 }
+
+/** Every image in `scope` brought into view (they load lazily) and decoded, then the page back at its top. */
+export async function imagesDecoded(page: Page, scope: Locator): Promise<void> {
+  for (const image of await scope.getByRole('img').all()) {
+    await image.scrollIntoViewIfNeeded();
+    await expect.poll(() => image.evaluate((element) => (element as HTMLImageElement).complete && (element as HTMLImageElement).naturalWidth > 0)).toBe(true);
+  }
+  await page.evaluate(() => window.scrollTo(0, 0));
+}

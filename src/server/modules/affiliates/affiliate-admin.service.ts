@@ -8,7 +8,7 @@ import { AuditLogEntry, type AUDIT_ACTIONS } from '../admin/audit-log.entity.ts'
 import { Affiliate, AffiliateCommission, AffiliateFlag, AffiliatePayout, AffiliateReferral, type AffiliateEntity, type AffiliatePayoutEntity } from './affiliate.entities.ts';
 import { referralStandings } from './affiliate-dashboard.service.ts';
 import { commissionTotals } from './commissions.service.ts';
-import { COMMISSION_LEDGER_SQL, payoutsOf, PROGRAMME_CURRENCY, toPayoutOutput } from './payouts.service.ts';
+import { COMMISSION_LEDGER_SQL, payoutsOf, PROGRAMME_CURRENCY, toPayoutOutput, paidTotal } from './payouts.service.ts';
 
 /** Who decides: the signed-in administrator (null for the admin CLI) and where from. */
 export interface AdminActor {
@@ -182,7 +182,7 @@ export async function affiliateDetail(em: EntityManager, userId: number, now = n
       referrals: referrals.length,
       paying: referralRows.filter((row) => row.standing === 'paying').length,
       ...totals,
-      paidMinor: payouts.filter((payout) => payout.status === 'paid').reduce((sum, payout) => sum + payout.amountMinor, 0),
+      paidMinor: paidTotal(payouts),
     },
     referrals: referralRows,
     commissions: commissions.map((commission) => ({

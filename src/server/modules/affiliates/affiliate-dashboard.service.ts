@@ -5,7 +5,7 @@ import type { UserEntity } from '../users/user.entity.ts';
 import { AffiliateClick, AffiliateCommission, AffiliateReferral, type AffiliateEntity, type AffiliateReferralEntity } from './affiliate.entities.ts';
 import { affiliateOf } from './affiliates.service.ts';
 import { commissionTotals } from './commissions.service.ts';
-import { payableBalance, payoutsOf, PROGRAMME_CURRENCY, toPayoutOutput } from './payouts.service.ts';
+import { payableBalance, payoutsOf, PROGRAMME_CURRENCY, toPayoutOutput, paidTotal } from './payouts.service.ts';
 
 
 const EMPTY_KPIS: AffiliateDashboard['kpis'] = {
@@ -72,7 +72,7 @@ export async function affiliateDashboard(em: EntityManager, user: UserEntity, th
       payingCustomers: accounts.filter((account) => account.standing === 'paying').length,
       conversionRate: clicks === 0 ? null : referrals.length / clicks,
       ...totals,
-      paidMinor: history.filter((payout) => payout.status === 'paid').reduce((sum, payout) => sum + payout.amountMinor, 0),
+      paidMinor: paidTotal(history),
     },
     payouts: {
       thresholdMinor,

@@ -82,6 +82,11 @@ export function toPayoutOutput(payout: AffiliatePayoutEntity): Payout {
   };
 }
 
+/** What the affiliate has been paid: the sum of their paid payouts. */
+export function paidTotal(payouts: readonly { status: string; amountMinor: number }[]): number {
+  return payouts.filter((payout) => payout.status === 'paid').reduce((sum, payout) => sum + payout.amountMinor, 0);
+}
+
 export function payoutsOf(em: EntityManager, affiliateId: number): Promise<AffiliatePayoutEntity[]> {
   return em.find(AffiliatePayout, { affiliate: affiliateId }, { orderBy: { requestedAt: 'desc', id: 'desc' } });
 }
